@@ -1,0 +1,40 @@
+// Run-time settings. Precedence, highest first: command-line flags, LOREKEEPER_* environment variables,
+// the .env file (in the working directory, or the file named by LOREKEEPER_ENV_FILE), built-in defaults.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "lorekeeper/core/status.hpp"
+
+namespace lorekeeper {
+
+struct Config {
+  std::string db_path;          // LOREKEEPER_DB_PATH; default $XDG_DATA_HOME/lorekeeper/lorekeeper.db
+  std::string log_level = "info";  // LOREKEEPER_LOG_LEVEL
+  std::string open5e_base_url = "https://api.open5e.com";  // LOREKEEPER_OPEN5E_BASE_URL
+  int cache_ttl_days = 7;              // LOREKEEPER_CACHE_TTL_DAYS
+  int error_cache_ttl_seconds = 300;   // LOREKEEPER_ERROR_CACHE_TTL_SECONDS
+  bool legacy_tools = false;           // LOREKEEPER_LEGACY_TOOLS
+  // Where each setting came from ("default", "env", ".env", "flag"), for `status`.
+  std::map<std::string, std::string> origin;
+};
+
+// Reads one environment variable; injectable so tests need not touch the process environment.
+using EnvLookup = std::function<std::optional<std::string>(const std::string&)>;
+EnvLookup process_env();
+
+// Parses the text of a .env file: KEY=VALUE lines, '#' comments, optional `export `, single or double quotes.
+// Malformed lines are reported in the Status with their line number.
+Result<std::map<std::string, std::string>> parse_dotenv(const std::string& text);
+
+// Builds the configuration from defaults, the .env file and the environment (flags are applied by the CLI).
+// A .env file that cannot be parsed is an error; a missing one is not.
+Result<Config> load_config(const EnvLookup& env, const std::string& dotenv_path);
+
+// $XDG_DATA_HOME/lorekeeper (or ~/.local/share/lorekeeper).
+std::string default_data_dir(const EnvLookup& env);
+
+}  // namespace lorekeeper

@@ -1,0 +1,35 @@
+// Text helpers shared by the store, the tools and the mappers.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace lorekeeper::text {
+
+// Folds text for matching: Unicode NFKD, combining marks removed, case-folded, runs of whitespace and the
+// punctuation people type inconsistently ('-', '_', '’', '\'', '.') collapsed to one space, trimmed.
+// "Ångström's  Fire-Ball" -> "angstrom s fire ball". Invalid UTF-8 bytes are dropped.
+std::string fold(std::string_view s);
+
+// ASCII lower-case copy.
+std::string lower(std::string_view s);
+
+std::string trim(std::string_view s);
+
+// Levenshtein distance over bytes, capped: returns max_distance + 1 once the distance exceeds it.
+int edit_distance(std::string_view a, std::string_view b, int max_distance);
+
+// Joins with a separator.
+std::string join(const std::vector<std::string>& parts, std::string_view sep);
+
+// Replaces invalid UTF-8 sequences with U+FFFD so the result is always valid UTF-8.
+std::string sanitize_utf8(std::string_view s);
+
+// Formats a challenge rating the way stat blocks print it: 0.125 -> "1/8", 0.5 -> "1/2", 3 -> "3".
+std::string format_cr(double cr);
+
+// Formats a number without a trailing ".0" (150.0 -> "150", 2.5 -> "2.5").
+std::string format_number(double v);
+
+}  // namespace lorekeeper::text

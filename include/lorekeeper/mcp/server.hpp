@@ -1,0 +1,78 @@
+// The MCP server: JSON-RPC 2.0 message handling for both protocol eras, independent of the transport.
+//   legacy (2024-11-05 .. 2025-11-25): `initialize` handshake, version negotiated per connection;
+//   modern (2026-07-28): stateless, `server/discover`, the version in every request's _meta, `resultType`.
+// One Server serves one connection; it is not thread-safe.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lorekeeper/tools/engine.hpp"
+
+namespace lorekeeper::mcp {
+
+using nlohmann::json;
+
+inline constexpr const char* kModernVersion = "2026-07-28";
+inline constexpr const char* kLatestLegacyVersion = "2025-11-25";
+// Legacy versions accepted in `initialize`, newest first.
+const std::vector<std::string>& legacy_versions();
+
+// JSON-RPC and MCP error codes the server emits.
+enum ErrorCode : int {
+  kParseError = -32700,
+  kInvalidRequest = -32600,
+  kMethodNotFound = -32601,
+  kInvalidParams = -32602,
+  kInternalError = -32603,
+  kResourceNotFoundLegacy = -32002,
+  kUnsupportedProtocolVersion = -32022,
+};
+
+struct ServerOptions {
+  std::string version = "0.1.0";
+  size_t max_message_bytes = 4 * 1024 * 1024;
+  int tools_page_size = 50;
+  int resources_page_size = 100;
+};
+
+class Server {
+ public:
+  // `engine` must outlive the server.
+  Server(tools::Engine& engine, ServerOptions options);
+
+  // Handles one framed message (a line on stdio, a body on HTTP). Returns the reply to send, or nothing for
+  // notifications and client responses. Never throws.
+  std::optional<json> handle_text(const std::string& text);
+  std::optional<json> handle(const json& message);
+
+  // The reply for a message that exceeded max_message_bytes and was not read.
+  json oversized_reply() const;
+
+  const ServerOptions& options() const { return options_; }
+  // The version negotiated by `initialize`, empty before it.
+  const std::string& negotiated_version() const { return negotiated_; }
+
+ private:
+  json dispatch(const json& id, const std::string& method, const json& params, bool modern);
+  json initialize(const json& params);
+  json discover();
+  json capabilities() const;
+  json server_info() const;
+  json tools_list(const json& params, bool* ok, json* error);
+  json tools_call(const json& params, bool* ok, json* error);
+  json resources_list(const json& params, bool* ok, json* error);
+  json resources_read(const json& params, bool modern, bool* ok, json* error);
+  json complete(const json& params, bool* ok, json* error);
+
+  tools::Engine& engine_;
+  ServerOptions options_;
+  std::string negotiated_;
+};
+
+// A JSON-RPC error reply.
+json make_error(const json& id, int code, const std::string& message, const json& data = json());
+
+}  // namespace lorekeeper::mcp

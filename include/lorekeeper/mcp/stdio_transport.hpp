@@ -1,0 +1,13 @@
+// Newline-delimited JSON-RPC over a pair of file descriptors (stdin/stdout for `lorekeeper serve`).
+// stdout carries protocol messages only. Returns when the input ends (EOF), after answering every complete
+// line; a final line without its newline is an incomplete message and is dropped.
+#pragma once
+
+#include "lorekeeper/mcp/server.hpp"
+
+namespace lorekeeper::mcp {
+
+// Serves until EOF on `in_fd`. Returns 0 on a clean end, 1 if the output could not be written.
+int serve_stdio(Server& server, int in_fd, int out_fd);
+
+}  // namespace lorekeeper::mcp

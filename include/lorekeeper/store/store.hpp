@@ -1,0 +1,125 @@
+// The entity store: one SQLite file (WAL mode, versioned schema) holding documents and entities with their
+// typed facets. A Store is a single connection: use it from one thread at a time; open one Store per thread.
+// Several processes may open the same file at once (one writer, many readers).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lorekeeper/core/status.hpp"
+#include "lorekeeper/model/entity.hpp"
+
+struct sqlite3;
+
+namespace lorekeeper::store {
+
+using model::Document;
+using model::Entity;
+using model::Kind;
+
+// The schema version this build reads and writes.
+inline constexpr int kSchemaVersion = 1;
+
+// Structured constraints; every field is optional and fields combine with AND. String facet values must be
+// given in their stored, normalised form (lower-case keys; see model::Facets).
+struct Query {
+  std::vector<Kind> kinds;  // empty: every kind
+  std::optional<std::vector<std::string>> document_keys;  // nullopt: any document; empty: none
+  std::string game_system;
+  std::string name_exact;                  // matches a name equal after text::fold, or exactly the key
+  std::vector<std::string> name_contains;  // folded words that must all occur in the folded name
+  std::optional<int> level, level_min, level_max;
+  std::string school, class_key, casting_time, damage_type;
+  std::optional<bool> concentration, ritual;
+  std::optional<double> cr, cr_min, cr_max;
+  std::string type, size;
+  std::optional<int> armor_class_min, hit_points_min;
+  std::string rarity;
+  std::optional<bool> requires_attunement;
+  std::string damage_dice;
+  std::optional<bool> is_simple;
+  std::vector<std::string> properties;  // every one required
+  std::optional<double> cost_min, cost_max, weight_max;
+  std::string section;
+  std::string parent_key;
+  std::optional<bool> top_level;   // true: no parent (classes, species); false: only children
+  std::vector<std::string> exclude_keys;
+  int limit = 20;
+  int offset = 0;
+};
+
+struct QueryResult {
+  std::vector<Entity> entities;  // sorted by name, then document key, then key; `raw` left empty
+  int total = 0;                 // matches before limit/offset
+};
+
+struct DocumentInfo {
+  Document document;
+  int entity_count = 0;
+  std::map<std::string, int> entity_types;  // kind name -> count
+};
+
+struct NameEntry {
+  Kind kind;
+  std::string key;
+  std::string name;
+  std::string document_key;
+};
+
+struct Stats {
+  int total = 0;
+  std::map<std::string, int> per_kind;
+  std::map<std::string, int> per_document;
+  std::map<std::string, std::string> meta;  // e.g. "synced_at:open5e_v2" -> ISO time
+};
+
+class Store {
+ public:
+  enum class Mode {
+    kReadWrite,        // create the file and apply migrations as needed
+    kExistingOnly,     // open an existing store for reading and writing; NotFound if there is none
+  };
+
+  // Opens (and, in kReadWrite, creates and migrates) the store at `path`; parent directories are created.
+  // Errors: NotFound (kExistingOnly and no file), Corruption (not a database, or a newer schema), IoError.
+  static Result<std::unique_ptr<Store>> open(const std::string& path, Mode mode);
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  const std::string& path() const { return path_; }
+  int schema_version() const { return schema_version_; }
+
+  // Replaces, in one transaction, every entity whose source_api is in `sources` with `entities`, and upserts
+  // `documents`. Readers see either the old set or the new one, never a mix. On error nothing changes.
+  Status replace_sources(const std::vector<std::string>& sources, const std::vector<Document>& documents,
+                         const std::vector<Entity>& entities);
+  // Inserts or replaces entities (by kind and key) and documents, in one transaction.
+  Status upsert(const std::vector<Document>& documents, const std::vector<Entity>& entities);
+
+  Status set_meta(const std::string& key, const std::string& value);
+  Result<std::optional<std::string>> meta(const std::string& key);
+
+  Result<QueryResult> query(const Query& q);
+  // One entity by key (and kind, when given; a key can exist in several kinds). With `with_raw` the original
+  // record is loaded too.
+  Result<std::vector<Entity>> get(const std::string& key, std::optional<Kind> kind, bool with_raw);
+  // Names and keys of the given kinds (all when empty), for completion and "did you mean" suggestions.
+  Result<std::vector<NameEntry>> names(const std::vector<Kind>& kinds);
+  Result<std::vector<DocumentInfo>> documents();
+  Result<Stats> stats();
+
+ private:
+  Store(sqlite3* db, std::string path);
+  Status migrate();
+  Status write_entities(const std::vector<Document>& documents, const std::vector<Entity>& entities);
+
+  sqlite3* db_;  // owned; closed in the destructor
+  std::string path_;
+  int schema_version_ = 0;
+};
+
+}  // namespace lorekeeper::store

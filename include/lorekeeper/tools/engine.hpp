@@ -1,0 +1,56 @@
+// The MCP tools of LoreKeeper over the store. Tools never see a transport: the protocol layer calls
+// Engine::call with validated JSON and turns the ToolResult into a CallToolResult.
+// Not thread-safe: one Engine per thread (each holds its own store connection).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lorekeeper/store/store.hpp"
+#include "lorekeeper/tools/params.hpp"
+
+namespace lorekeeper::tools {
+
+struct ToolSpec {
+  std::string name;
+  std::string title;
+  std::string description;
+  std::vector<ParamSpec> params;
+  ojson output_schema;
+};
+
+struct ToolResult {
+  json structured = json::object();  // matches the tool's outputSchema when !is_error
+  std::string text;                  // Markdown for the model
+  bool is_error = false;
+};
+
+// The tools, in the order tools/list presents them.
+const std::vector<ToolSpec>& tool_specs();
+const ToolSpec* find_tool(const std::string& name);
+
+class Engine {
+ public:
+  // `db_path` is opened on first use, and re-tried on later calls while it does not exist, so a store created
+  // by `lorekeeper sync` in another process is picked up without a restart.
+  explicit Engine(std::string db_path);
+  ~Engine();
+
+  // Runs a tool. Unknown names are the caller's to reject (find_tool); bad arguments give is_error results.
+  ToolResult call(const std::string& name, const json& arguments);
+
+  // The store, opening it if needed; nullptr (with the reason in *why) when there is none or it is unreadable.
+  store::Store* store(std::string* why);
+  const std::string& db_path() const { return db_path_; }
+
+  // Entity names starting with (or containing) `prefix`, for argument completion; at most `max`.
+  std::vector<std::string> complete_names(const std::vector<model::Kind>& kinds, const std::string& prefix,
+                                          size_t max);
+
+ private:
+  std::string db_path_;
+  std::unique_ptr<store::Store> store_;
+};
+
+}  // namespace lorekeeper::tools

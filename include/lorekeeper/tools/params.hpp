@@ -1,0 +1,41 @@
+// Declarative tool parameters: one description per parameter drives both the JSON Schema a client sees and
+// the validation of the arguments a client sends, so the two cannot drift apart.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lorekeeper/core/status.hpp"
+
+namespace lorekeeper::tools {
+
+using nlohmann::json;
+using ojson = nlohmann::ordered_json;
+
+enum class ParamType { kString, kInteger, kNumber, kBoolean, kStringArray };
+
+struct ParamSpec {
+  std::string name;
+  ParamType type = ParamType::kString;
+  std::string description;
+  std::vector<std::string> enum_values;  // accepted case-insensitively; reported in this spelling
+  std::optional<double> minimum;
+  std::optional<double> maximum;
+  json default_value;                    // null: none
+  bool required = false;
+  // Extra accepted spellings mapped to an enum value (e.g. "very rare" -> "very-rare"); not in the schema.
+  std::vector<std::pair<std::string, std::string>> aliases;
+};
+
+// The JSON Schema (2020-12, flat and portable: type/description/enum/default/minimum/maximum) of a parameter
+// list, as used for a tool's inputSchema.
+ojson input_schema(const std::vector<ParamSpec>& params);
+
+// Validates `arguments` (an object, or null for none) against `params`. On success returns an object holding
+// only the parameters given (nulls dropped), enum values in their canonical spelling, defaults filled in.
+// On failure returns InvalidArgument with a message that names the parameter and what is valid.
+Result<json> validate_arguments(const std::vector<ParamSpec>& params, const json& arguments);
+
+}  // namespace lorekeeper::tools

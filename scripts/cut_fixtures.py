@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Cuts the small Open5e fixture mirror used by the tests from the full recorded mirror.
+
+Usage: scripts/cut_fixtures.py [MIRROR_DIR] [OUT_DIR]
+The output keeps the mirror's layout (<path>/<query>.json), so the directory loader reads it exactly as
+it reads the full mirror. Spells are split over two pages to exercise `next` handling.
+"""
+import glob
+import json
+import os
+import sys
+
+MIRROR = sys.argv[1] if len(sys.argv) > 1 else "../shared/data/open5e-mirror"
+OUT = sys.argv[2] if len(sys.argv) > 2 else "tests/fixtures/mirror-mini"
+
+PICK = {
+    "spells": ["srd_fireball", "srd-2024_fireball", "a5e-ag_fireball", "srd_cure-wounds", "srd-2024_cure-wounds",
+               "srd_mass-cure-wounds", "srd_magic-missile", "srd_fire-bolt", "srd-2024_fire-bolt", "srd_shield",
+               "srd_shield-of-faith", "srd_hold-person", "srd_lightning-bolt", "srd_wish",
+               "srd_delayed-blast-fireball", "deepmx_shield-of-star-and-shadow"],
+    "creatures": ["srd_goblin", "srd-2024_goblin-warrior", "srd_hobgoblin", "srd_adult-red-dragon",
+                  "srd-2024_adult-red-dragon", "srd_red-dragon-wyrmling", "srd_owlbear", "srd_wraith",
+                  "srd_lich", "srd_vampire", "srd_vampire-spawn", "tob_dust-goblin", "a5e-mm_goblin"],
+    "classes": ["srd_wizard", "srd_school-of-evocation", "srd_fighter", "srd_champion", "srd_cleric",
+                "srd-2024_wizard", "srd-2024_fighter", "srd-2024_champion"],
+    "species": ["srd_elf", "srd_high-elf", "srd_dwarf", "srd_hill-dwarf", "srd_human", "srd-2024_elf",
+                "srd_half-elf"],
+    "backgrounds": ["srd_acolyte", "srd-2024_acolyte", "srd-2024_sage", "a5e-ag_sage"],
+    "feats": ["srd_grappler", "srd-2024_grappler", "srd-2024_alert"],
+    "weapons": ["srd_longsword", "srd-2024_longsword", "srd_dagger", "srd_longbow", "srd_battleaxe"],
+    "armor": ["srd_plate", "srd-2024_plate-armor", "srd_leather", "srd_breastplate", "srd-2024_shield"],
+    "items": ["srd_rope-hempen-50-feet", "srd-2024_rope", "srd_torch", "srd_backpack"],
+    "magicitems": ["srd_bag-of-holding", "srd-2024_bag-of-holding", "srd_potion-of-healing",
+                   "srd_vorpal-sword-longsword", "srd_cloak-of-elvenkind"],
+    "conditions": ["grappled", "prone", "poisoned", "frightened"],
+    "rules": ["srd_attacking_opportunity-attacks", "srd_attacking_grappling", "srd-2024_combat_cover"],
+}
+# Small reference endpoints are copied whole.
+WHOLE = ["documents", "damagetypes", "weaponproperties", "skills", "abilities", "spellschools", "languages",
+         "alignments", "sizes", "creaturetypes", "itemrarities", "itemcategories", "environments", "rulesets"]
+
+
+def records(endpoint):
+    seen = {}
+    for path in sorted(glob.glob(os.path.join(MIRROR, "v2", endpoint, "limit=100*.json"))):
+        with open(path, encoding="utf-8") as f:
+            for rec in json.load(f)["results"]:
+                seen.setdefault(rec.get("key"), rec)
+    return seen
+
+
+def write_pages(endpoint, recs, per_page):
+    out_dir = os.path.join(OUT, "v2", endpoint)
+    os.makedirs(out_dir, exist_ok=True)
+    pages = [recs[i:i + per_page] for i in range(0, len(recs), per_page)] or [[]]
+    base = "https://api.open5e.com/v2/%s/" % endpoint
+    for n, page in enumerate(pages, start=1):
+        body = {
+            "count": len(recs),
+            "next": ("%s?limit=100&page=%d" % (base, n + 1)) if n < len(pages) else None,
+            "previous": None if n == 1 else ("%s?limit=100" % base if n == 2 else "%s?limit=100&page=%d" % (base, n - 1)),
+            "results": page,
+        }
+        name = "limit=100.json" if n == 1 else "limit=100&page=%d.json" % n
+        with open(os.path.join(out_dir, name), "w", encoding="utf-8") as f:
+            json.dump(body, f, ensure_ascii=False, indent=1)
+            f.write("\n")
+
+
+def main():
+    for endpoint, keys in PICK.items():
+        all_recs = records(endpoint)
+        missing = [k for k in keys if k not in all_recs]
+        if missing:
+            sys.exit("missing %s records: %s" % (endpoint, missing))
+        recs = [all_recs[k] for k in keys]
+        write_pages(endpoint, recs, 10 if endpoint == "spells" else 100)
+    for endpoint in WHOLE:
+        recs = list(records(endpoint).values())
+        if endpoint == "rulesets":
+            # Rulesets embed every rule in full; keep the sections the fixture rules belong to, without the copies.
+            wanted = {"srd_attacking", "srd-2024_combat"}
+            recs = [dict(r, rules=[{"key": x["key"], "name": x["name"]} for x in r.get("rules", [])])
+                    for r in recs if r["key"] in wanted]
+        write_pages(endpoint, recs, 100)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,341 @@
+#include "lorekeeper/cli/app.hpp"
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <iostream>
+
+#include "lorekeeper/core/config.hpp"
+#include "lorekeeper/core/json_util.hpp"
+#include "lorekeeper/core/log.hpp"
+#include "lorekeeper/core/text.hpp"
+#include "lorekeeper/mcp/server.hpp"
+#include "lorekeeper/mcp/stdio_transport.hpp"
+#include "lorekeeper/open5e/directory_source.hpp"
+#include "lorekeeper/store/store.hpp"
+#include "lorekeeper/tools/engine.hpp"
+
+namespace lorekeeper::cli {
+
+namespace {
+
+using json = nlohmann::json;
+
+constexpr const char* kVersion = "0.1.0";
+
+void out(const std::string& s) {
+  std::fwrite(s.data(), 1, s.size(), stdout);
+  std::fflush(stdout);
+}
+
+// Age of an ISO-8601 UTC timestamp in a short human form ("3 days").
+std::string age_of(const std::string& iso) {
+  std::tm tm{};
+  if (strptime(iso.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm) == nullptr) return "unknown";
+  const std::time_t then = timegm(&tm);
+  const long long secs = static_cast<long long>(std::time(nullptr) - then);
+  if (secs < 120) return std::to_string(secs) + " seconds";
+  if (secs < 7200) return std::to_string(secs / 60) + " minutes";
+  if (secs < 172800) return std::to_string(secs / 3600) + " hours";
+  return std::to_string(secs / 86400) + " days";
+}
+
+int cmd_status(const Config& cfg, bool as_json) {
+  json j = {{"version", kVersion}, {"db_path", cfg.db_path}, {"config_origin", cfg.origin}};
+  auto opened = store::Store::open(cfg.db_path, store::Store::Mode::kExistingOnly);
+  if (!opened) {
+    const bool missing = opened.status().code() == StatusCode::kNotFound;
+    j["store"] = {{"state", missing ? "missing" : "unreadable"}, {"error", opened.status().message()}};
+    j["hint"] = "Fill the store with: lorekeeper sync --source <recorded Open5e directory>";
+    if (as_json) {
+      out(j.dump(2) + "\n");
+    } else {
+      out("LoreKeeper " + std::string(kVersion) + "\nStore: " + cfg.db_path + "\n  " +
+          (missing ? "empty: no store has been created yet." : "unreadable: " + opened.status().message()) +
+          "\n  Fill it with: lorekeeper sync --source <recorded Open5e directory>\n");
+    }
+    return missing ? 0 : 1;
+  }
+  auto stats = (*opened)->stats();
+  if (!stats) {
+    std::fprintf(stderr, "lorekeeper: %s\n", stats.status().to_string().c_str());
+    return 1;
+  }
+  json sources = json::object();
+  for (const auto& [k, v] : stats->meta) {
+    if (k.rfind("synced_at:", 0) == 0) {
+      sources[k.substr(10)]["synced_at"] = v;
+      sources[k.substr(10)]["age"] = age_of(v);
+    } else if (k.rfind("source:", 0) == 0) {
+      sources[k.substr(7)]["from"] = v;
+    }
+  }
+  j["store"] = {{"state", stats->total > 0 ? "ready" : "empty"},
+                {"schema_version", (*opened)->schema_version()},
+                {"entities", stats->total},
+                {"per_kind", stats->per_kind},
+                {"per_document", stats->per_document},
+                {"sources", sources}};
+  j["model"] = {{"state", "absent"}, {"note", "semantic search is not built yet: search matches names and filters"}};
+  if (as_json) {
+    out(j.dump(2) + "\n");
+    return 0;
+  }
+  std::string s = "LoreKeeper " + std::string(kVersion) + "\nStore: " + cfg.db_path + " (schema v" +
+                  std::to_string((*opened)->schema_version()) + ")\n";
+  s += "  " + std::to_string(stats->total) + " entities\n";
+  if (stats->total == 0) s += "  Fill it with: lorekeeper sync --source <recorded Open5e directory>\n";
+  for (const auto& [src, info] : sources.items()) {
+    s += "  source " + src + ": synced " + info.value("synced_at", "?") + " (" + info.value("age", "?") + " ago)" +
+         (info.contains("from") ? " from " + info["from"].get<std::string>() : "") + "\n";
+  }
+  s += "Per kind:\n";
+  for (const auto& [k, n] : stats->per_kind) s += "  " + k + ": " + std::to_string(n) + "\n";
+  s += "Per document:\n";
+  for (const auto& [k, n] : stats->per_document) s += "  " + k + ": " + std::to_string(n) + "\n";
+  s += "Semantic search: not available yet (name and filter search only).\n";
+  out(s);
+  return 0;
+}
+
+int cmd_sync(const Config& cfg, const std::string& source, bool quiet) {
+  if (source.empty()) {
+    std::fprintf(stderr,
+                 "lorekeeper sync: --source DIR is required (a directory of recorded Open5e API pages; "
+                 "syncing from the live API is not available in this build).\n");
+    return 2;
+  }
+  auto opened = store::Store::open(cfg.db_path, store::Store::Mode::kReadWrite);
+  if (!opened) {
+    std::fprintf(stderr, "lorekeeper sync: %s\n", opened.status().to_string().c_str());
+    return 1;
+  }
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  const auto start = std::chrono::steady_clock::now();
+  std::string last_endpoint;
+  auto progress = [&](const std::string& endpoint, int pages, int records) {
+    if (quiet) return;
+    if (tty) {
+      std::fprintf(stderr, "\r\033[K%-18s pages %4d  records %6d", endpoint.c_str(), pages, records);
+    } else {
+      std::fprintf(stderr, "sync %s: page %d, %d records\n", endpoint.c_str(), pages, records);
+    }
+    last_endpoint = endpoint;
+  };
+  auto report = open5e::load_directory(source, **opened, progress);
+  if (!quiet && tty) std::fprintf(stderr, "\r\033[K");
+  if (!report) {
+    std::fprintf(stderr, "lorekeeper sync failed: %s\nThe store was left as it was.\n",
+                 report.status().to_string().c_str());
+    return 1;
+  }
+  const double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  int total = 0;
+  for (const auto& [k, n] : report->entities) total += n;
+  std::string s = "Synced " + std::to_string(total) + " entities from " + source + " in " +
+                  text::format_number(std::round(secs * 100) / 100) + " s (" + std::to_string(report->pages) +
+                  " pages).\n";
+  for (const auto& [k, n] : report->entities) s += "  " + k + ": " + std::to_string(n) + "\n";
+  if (report->duplicates > 0) s += "  duplicates ignored: " + std::to_string(report->duplicates) + "\n";
+  if (!report->missing_endpoints.empty()) {
+    s += "  endpoints not in the source: " + text::join(report->missing_endpoints, ", ") + "\n";
+  }
+  if (!report->skipped.empty()) {
+    s += "  skipped records: " + std::to_string(report->skipped.size()) + "\n";
+    for (const auto& k : report->skipped) s += "    " + k.endpoint + " " + k.key + ": " + k.reason + "\n";
+  }
+  std::fputs(s.c_str(), stderr);
+  return 0;
+}
+
+// Parses "key=value": the value as JSON when it is valid JSON (numbers, booleans, arrays), else a string.
+bool parse_filter(const std::string& kv, json* args) {
+  const size_t eq = kv.find('=');
+  if (eq == std::string::npos || eq == 0) return false;
+  const std::string key = kv.substr(0, eq);
+  const std::string value = kv.substr(eq + 1);
+  json v = json::parse(value, nullptr, false);
+  (*args)[key] = v.is_discarded() ? json(value) : v;
+  return true;
+}
+
+int print_tool_result(const tools::ToolResult& r, bool as_json) {
+  if (r.is_error) {
+    std::fprintf(stderr, "lorekeeper: %s\n", r.text.c_str());
+    return 1;
+  }
+  out(as_json ? r.structured.dump(2) + "\n" : r.text);
+  return 0;
+}
+
+int cmd_search(const Config& cfg, const std::string& query, const std::string& kind, const std::vector<std::string>& filters,
+               const std::vector<std::string>& documents, int limit, bool as_json) {
+  json args = json::object();
+  for (const auto& f : filters) {
+    if (!parse_filter(f, &args)) {
+      std::fprintf(stderr, "lorekeeper search: --filter expects key=value, got '%s'\n", f.c_str());
+      return 2;
+    }
+  }
+  if (!documents.empty()) args["documents"] = documents;
+  if (limit > 0) args["limit"] = limit;
+  std::string tool;
+  const std::string k = text::lower(kind);
+  if (k.empty() || k == "all") {
+    tool = "search_all";
+    args["query"] = query;
+  } else {
+    args["search"] = query;
+    if (query.empty()) args.erase("search");
+    if (k == "spell") tool = "search_spell";
+    else if (k == "creature" || k == "monster") tool = "search_creature";
+    else if (k == "class" || k == "race" || k == "species" || k == "background" || k == "feat") {
+      tool = "search_character_option";
+      args["type"] = k == "species" ? "race" : k;
+    } else if (k == "weapon" || k == "armor" || k == "magic-item" || k == "item" || k == "equipment") {
+      tool = "search_equipment";
+      args["type"] = k == "equipment" ? "all" : k;
+    } else {
+      tool = "search_rule";
+      args["rule_type"] = k;
+    }
+  }
+  tools::Engine engine(cfg.db_path);
+  return print_tool_result(engine.call(tool, args), as_json);
+}
+
+int cmd_documents(const Config& cfg, const std::string& source, bool as_json) {
+  tools::Engine engine(cfg.db_path);
+  json args = json::object();
+  if (!source.empty()) args["source"] = source;
+  return print_tool_result(engine.call("list_documents", args), as_json);
+}
+
+int cmd_tool(const Config& cfg, const std::string& name, const std::string& args_text, bool as_json) {
+  if (tools::find_tool(name) == nullptr) {
+    std::vector<std::string> names;
+    for (const auto& s : tools::tool_specs()) names.push_back(s.name);
+    std::fprintf(stderr, "lorekeeper tool: unknown tool '%s'. Tools: %s\n", name.c_str(), text::join(names, ", ").c_str());
+    return 2;
+  }
+  json args = args_text.empty() ? json::object() : json::parse(args_text, nullptr, false);
+  if (args.is_discarded()) {
+    std::fprintf(stderr, "lorekeeper tool: ARGS must be a JSON object\n");
+    return 2;
+  }
+  tools::Engine engine(cfg.db_path);
+  return print_tool_result(engine.call(name, args), as_json);
+}
+
+int cmd_serve(const Config& cfg) {
+  tools::Engine engine(cfg.db_path);
+  mcp::ServerOptions options;
+  options.version = kVersion;
+  mcp::Server server(engine, options);
+  log::info("serving MCP on stdio; store " + cfg.db_path);
+  return mcp::serve_stdio(server, STDIN_FILENO, STDOUT_FILENO);
+}
+
+}  // namespace
+
+int run(int argc, char** argv) {
+  CLI::App app{"LoreKeeper: D&D 5e reference content for AI assistants, over MCP and on the command line.",
+               "lorekeeper"};
+  app.set_version_flag("--version", std::string("lorekeeper ") + kVersion);
+  app.require_subcommand(1);
+  std::string db_flag;
+  std::string log_level_flag;
+  std::string env_file = ".env";
+  app.add_option("--db", db_flag, "Store file (default: $LOREKEEPER_DB_PATH, else $XDG_DATA_HOME/lorekeeper/lorekeeper.db)");
+  app.add_option("--log-level", log_level_flag, "debug, info, warning, error or off (default: $LOREKEEPER_LOG_LEVEL or info)");
+  app.add_option("--env-file", env_file, "Settings file read before the environment (default: ./.env)");
+  app.footer(
+      "Settings, highest precedence first: flags, LOREKEEPER_* environment variables, the .env file, defaults.\n"
+      "Environment: LOREKEEPER_DB_PATH, LOREKEEPER_LOG_LEVEL, LOREKEEPER_ENV_FILE, LOREKEEPER_OPEN5E_BASE_URL,\n"
+      "LOREKEEPER_CACHE_TTL_DAYS, LOREKEEPER_ERROR_CACHE_TTL_SECONDS, LOREKEEPER_LEGACY_TOOLS.");
+
+  auto* serve = app.add_subcommand("serve", "Serve MCP over stdio (the default transport of MCP hosts)");
+
+  bool status_json = false;
+  auto* status = app.add_subcommand("status", "Show the store: path, counts per kind and document, data age");
+  status->add_flag("--json", status_json, "Machine-readable output");
+
+  std::string sync_source;
+  bool sync_quiet = false;
+  auto* sync = app.add_subcommand("sync", "Fill or refresh the store from recorded Open5e API pages");
+  sync->add_option("--source", sync_source, "Directory of recorded API pages (layout: docs/formats/mirror-layout.md)");
+  sync->add_flag("--quiet", sync_quiet, "No progress output");
+
+  std::string query;
+  std::string kind;
+  std::vector<std::string> filters;
+  std::vector<std::string> documents;
+  int limit = 0;
+  bool search_json = false;
+  auto* search = app.add_subcommand("search", "Search like the MCP tools do");
+  search->add_option("query", query, "Name or words (may be empty with --kind and filters)");
+  search->add_option("-k,--kind", kind,
+                     "spell, creature, class, race, background, feat, weapon, armor, item, magic-item, equipment, "
+                     "or a rule type (rule, condition, skill, ...); default: all kinds");
+  search->add_option("-f,--filter", filters, "Tool parameter as key=value (e.g. level=3, school=evocation)");
+  search->add_option("-d,--document", documents, "Only this source document (repeatable)");
+  search->add_option("-n,--limit", limit, "Maximum results (1-100)");
+  search->add_flag("--json", search_json, "Print the structured result as JSON");
+
+  std::string doc_source;
+  bool doc_json = false;
+  auto* docs = app.add_subcommand("documents", "List the source documents in the store");
+  docs->add_option("--source", doc_source, "open5e_v2, open5e_v1 or orcbrew");
+  docs->add_flag("--json", doc_json, "Machine-readable output");
+
+  std::string tool_name;
+  std::string tool_args;
+  bool tool_json = false;
+  auto* tool = app.add_subcommand("tool", "Call one MCP tool directly with JSON arguments");
+  tool->add_option("name", tool_name, "Tool name (e.g. search_spell)")->required();
+  tool->add_option("args", tool_args, "Arguments as a JSON object");
+  tool->add_flag("--json", tool_json, "Print the structured result as JSON");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+
+  auto env = process_env();
+  if (auto f = env("LOREKEEPER_ENV_FILE"); f && env_file == ".env") env_file = *f;
+  auto cfg = load_config(env, env_file);
+  if (!cfg) {
+    std::fprintf(stderr, "lorekeeper: %s\n", cfg.status().message().c_str());
+    return 2;
+  }
+  if (!db_flag.empty()) {
+    cfg->db_path = db_flag;
+    cfg->origin["db_path"] = "flag";
+  }
+  if (!log_level_flag.empty()) {
+    cfg->log_level = log_level_flag;
+    cfg->origin["log_level"] = "flag";
+  }
+  log::Level level;
+  if (!log::parse_level(cfg->log_level, &level)) {
+    std::fprintf(stderr, "lorekeeper: unknown log level '%s' (debug, info, warning, error, off)\n",
+                 cfg->log_level.c_str());
+    return 2;
+  }
+  log::set_level(level);
+
+  if (*serve) return cmd_serve(*cfg);
+  if (*status) return cmd_status(*cfg, status_json);
+  if (*sync) return cmd_sync(*cfg, sync_source, sync_quiet);
+  if (*search) return cmd_search(*cfg, query, kind, filters, documents, limit, search_json);
+  if (*docs) return cmd_documents(*cfg, doc_source, doc_json);
+  if (*tool) return cmd_tool(*cfg, tool_name, tool_args, tool_json);
+  return 2;
+}
+
+}  // namespace lorekeeper::cli

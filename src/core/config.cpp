@@ -1,0 +1,133 @@
+#include "lorekeeper/core/config.hpp"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "lorekeeper/core/text.hpp"
+
+namespace lorekeeper {
+
+EnvLookup process_env() {
+  return [](const std::string& name) -> std::optional<std::string> {
+    const char* v = std::getenv(name.c_str());
+    if (v == nullptr) return std::nullopt;
+    return std::string(v);
+  };
+}
+
+Result<std::map<std::string, std::string>> parse_dotenv(const std::string& text) {
+  std::map<std::string, std::string> out;
+  std::istringstream in(text);
+  std::string line;
+  int line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    std::string t = text::trim(line);
+    if (t.empty() || t[0] == '#') continue;
+    if (t.rfind("export ", 0) == 0) t = text::trim(t.substr(7));
+    const size_t eq = t.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return Status::invalid_argument(".env line " + std::to_string(line_no) + ": expected KEY=VALUE");
+    }
+    std::string key = text::trim(t.substr(0, eq));
+    std::string value = text::trim(t.substr(eq + 1));
+    if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'')) {
+      if (value.back() != value.front()) {
+        return Status::invalid_argument(".env line " + std::to_string(line_no) + ": unterminated quote");
+      }
+      value = value.substr(1, value.size() - 2);
+    } else {
+      const size_t hash = value.find(" #");
+      if (hash != std::string::npos) value = text::trim(value.substr(0, hash));
+    }
+    out[key] = value;
+  }
+  return out;
+}
+
+std::string default_data_dir(const EnvLookup& env) {
+  if (auto xdg = env("XDG_DATA_HOME"); xdg && !xdg->empty()) return *xdg + "/lorekeeper";
+  std::string home = env("HOME").value_or(".");
+  return home + "/.local/share/lorekeeper";
+}
+
+namespace {
+
+bool parse_bool(const std::string& v, bool* out) {
+  const std::string l = text::lower(text::trim(v));
+  if (l == "1" || l == "true" || l == "yes" || l == "on") *out = true;
+  else if (l == "0" || l == "false" || l == "no" || l == "off" || l.empty()) *out = false;
+  else return false;
+  return true;
+}
+
+}  // namespace
+
+Result<Config> load_config(const EnvLookup& env, const std::string& dotenv_path) {
+  std::map<std::string, std::string> dotenv;
+  std::ifstream f(dotenv_path);
+  if (f) {
+    std::stringstream ss;
+    ss << f.rdbuf();
+    auto parsed = parse_dotenv(ss.str());
+    if (!parsed) return Status::invalid_argument(dotenv_path + ": " + parsed.status().message());
+    dotenv = std::move(*parsed);
+  }
+  Config c;
+  c.db_path = default_data_dir(env) + "/lorekeeper.db";
+  for (const char* k : {"db_path", "log_level", "open5e_base_url", "cache_ttl_days", "error_cache_ttl_seconds",
+                        "legacy_tools"}) {
+    c.origin[k] = "default";
+  }
+  auto lookup = [&](const std::string& name, std::string* origin) -> std::optional<std::string> {
+    if (auto v = env(name)) {
+      *origin = "env";
+      return v;
+    }
+    if (auto it = dotenv.find(name); it != dotenv.end()) {
+      *origin = ".env";
+      return it->second;
+    }
+    return std::nullopt;
+  };
+  std::string origin;
+  if (auto v = lookup("LOREKEEPER_DB_PATH", &origin)) {
+    std::string p = *v;
+    if (!p.empty() && p[0] == '~') p = env("HOME").value_or("") + p.substr(1);
+    c.db_path = p;
+    c.origin["db_path"] = origin;
+  }
+  if (auto v = lookup("LOREKEEPER_LOG_LEVEL", &origin)) {
+    c.log_level = *v;
+    c.origin["log_level"] = origin;
+  }
+  if (auto v = lookup("LOREKEEPER_OPEN5E_BASE_URL", &origin)) {
+    c.open5e_base_url = *v;
+    c.origin["open5e_base_url"] = origin;
+  }
+  auto read_int = [&](const char* name, const char* field, int* dst) -> Status {
+    if (auto v = lookup(name, &origin)) {
+      char* end = nullptr;
+      long n = std::strtol(v->c_str(), &end, 10);
+      if (v->empty() || *end != '\0' || n < 0 || n > 1000000000L) {
+        return Status::invalid_argument(std::string(name) + " must be a non-negative integer, got '" + *v + "'");
+      }
+      *dst = static_cast<int>(n);
+      c.origin[field] = origin;
+    }
+    return Status::ok();
+  };
+  LOREKEEPER_RETURN_IF_ERROR(read_int("LOREKEEPER_CACHE_TTL_DAYS", "cache_ttl_days", &c.cache_ttl_days));
+  LOREKEEPER_RETURN_IF_ERROR(
+      read_int("LOREKEEPER_ERROR_CACHE_TTL_SECONDS", "error_cache_ttl_seconds", &c.error_cache_ttl_seconds));
+  if (auto v = lookup("LOREKEEPER_LEGACY_TOOLS", &origin)) {
+    if (!parse_bool(*v, &c.legacy_tools)) {
+      return Status::invalid_argument("LOREKEEPER_LEGACY_TOOLS must be 0/1/true/false, got '" + *v + "'");
+    }
+    c.origin["legacy_tools"] = origin;
+  }
+  return c;
+}
+
+}  // namespace lorekeeper

@@ -1,0 +1,141 @@
+#include "lorekeeper/core/text.hpp"
+
+#include <utf8proc.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace lorekeeper::text {
+
+namespace {
+
+bool is_separator_codepoint(utf8proc_int32_t cp) {
+  switch (cp) {
+    case '-': case '_': case '\'': case '.': case ',': case '/': case ':': case ';': case '(': case ')':
+    case 0x2019: case 0x2018: case 0x2010: case 0x2011: case 0x2013: case 0x2014: case 0x00AD:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+std::string fold(std::string_view s) {
+  std::string clean = sanitize_utf8(s);
+  utf8proc_uint8_t* mapped = nullptr;
+  const auto options = static_cast<utf8proc_option_t>(UTF8PROC_COMPAT | UTF8PROC_DECOMPOSE | UTF8PROC_STRIPMARK |
+                                                      UTF8PROC_CASEFOLD | UTF8PROC_IGNORE);
+  utf8proc_ssize_t n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(clean.data()),
+                                    static_cast<utf8proc_ssize_t>(clean.size()), &mapped, options);
+  if (n < 0 || mapped == nullptr) return lower(trim(clean));
+  std::string out;
+  out.reserve(static_cast<size_t>(n));
+  bool pending_space = false;
+  utf8proc_ssize_t i = 0;
+  while (i < n) {
+    utf8proc_int32_t cp = 0;
+    utf8proc_ssize_t len = utf8proc_iterate(mapped + i, n - i, &cp);
+    if (len <= 0) break;
+    const auto category = utf8proc_category(cp);
+    const bool space = cp == ' ' || cp == '\t' || cp == '\n' || cp == '\r' || category == UTF8PROC_CATEGORY_ZS ||
+                       is_separator_codepoint(cp);
+    if (space) {
+      pending_space = !out.empty();
+    } else {
+      if (pending_space) out.push_back(' ');
+      pending_space = false;
+      out.append(reinterpret_cast<const char*>(mapped + i), static_cast<size_t>(len));
+    }
+    i += len;
+  }
+  std::free(mapped);
+  return out;
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string trim(std::string_view s) {
+  size_t b = 0;
+  size_t e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return std::string(s.substr(b, e - b));
+}
+
+int edit_distance(std::string_view a, std::string_view b, int max_distance) {
+  const int la = static_cast<int>(a.size());
+  const int lb = static_cast<int>(b.size());
+  if (std::abs(la - lb) > max_distance) return max_distance + 1;
+  std::vector<int> prev(static_cast<size_t>(lb) + 1);
+  std::vector<int> cur(static_cast<size_t>(lb) + 1);
+  for (int j = 0; j <= lb; ++j) prev[static_cast<size_t>(j)] = j;
+  for (int i = 1; i <= la; ++i) {
+    cur[0] = i;
+    int row_min = cur[0];
+    for (int j = 1; j <= lb; ++j) {
+      const int cost = a[static_cast<size_t>(i - 1)] == b[static_cast<size_t>(j - 1)] ? 0 : 1;
+      cur[static_cast<size_t>(j)] = std::min({prev[static_cast<size_t>(j)] + 1, cur[static_cast<size_t>(j - 1)] + 1,
+                                              prev[static_cast<size_t>(j - 1)] + cost});
+      row_min = std::min(row_min, cur[static_cast<size_t>(j)]);
+    }
+    if (row_min > max_distance) return max_distance + 1;
+    std::swap(prev, cur);
+  }
+  return std::min(prev[static_cast<size_t>(lb)], max_distance + 1);
+}
+
+std::string join(const std::vector<std::string>& parts, std::string_view sep) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i) out.append(sep);
+    out.append(parts[i]);
+  }
+  return out;
+}
+
+std::string sanitize_utf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  size_t i = 0;
+  while (i < s.size()) {
+    utf8proc_int32_t cp = 0;
+    utf8proc_ssize_t len = utf8proc_iterate(reinterpret_cast<const utf8proc_uint8_t*>(s.data() + i),
+                                            static_cast<utf8proc_ssize_t>(s.size() - i), &cp);
+    if (len <= 0) {
+      out.append("\xEF\xBF\xBD");
+      ++i;
+      continue;
+    }
+    out.append(s.substr(i, static_cast<size_t>(len)));
+    i += static_cast<size_t>(len);
+  }
+  return out;
+}
+
+std::string format_cr(double cr) {
+  if (std::fabs(cr - 0.125) < 1e-9) return "1/8";
+  if (std::fabs(cr - 0.25) < 1e-9) return "1/4";
+  if (std::fabs(cr - 0.5) < 1e-9) return "1/2";
+  return format_number(cr);
+}
+
+std::string format_number(double v) {
+  if (std::fabs(v - std::round(v)) < 1e-9) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+    return buf;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+}  // namespace lorekeeper::text

@@ -1,0 +1,630 @@
+#include "lorekeeper/open5e/mapper.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <functional>
+
+#include "lorekeeper/core/json_util.hpp"
+#include "lorekeeper/core/text.hpp"
+
+namespace lorekeeper::open5e {
+
+using json_util::child;
+using json_util::num;
+using json_util::str;
+
+namespace {
+
+const std::vector<Endpoint> kEndpoints = {
+    {"spellschools", Kind::kSpellSchool},   {"damagetypes", Kind::kDamageType},
+    {"weaponproperties", Kind::kWeaponProperty}, {"skills", Kind::kSkill},
+    {"abilities", Kind::kAbilityScore},     {"languages", Kind::kLanguage},
+    {"alignments", Kind::kAlignment},       {"sizes", Kind::kSize},
+    {"creaturetypes", Kind::kCreatureType}, {"itemrarities", Kind::kItemRarity},
+    {"itemcategories", Kind::kItemCategory}, {"environments", Kind::kEnvironment},
+    {"conditions", Kind::kCondition},       {"rulesets", Kind::kRuleSection},
+    {"rules", Kind::kRule},                 {"spells", Kind::kSpell},
+    {"creatures", Kind::kCreature},         {"classes", Kind::kClass},
+    {"species", Kind::kSpecies},            {"backgrounds", Kind::kBackground},
+    {"feats", Kind::kFeat},                 {"weapons", Kind::kWeapon},
+    {"armor", Kind::kArmor},                {"items", Kind::kItem},
+    {"magicitems", Kind::kMagicItem},
+};
+
+// The name of a {name, key} object, or the string itself.
+std::string name_of(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  return str(v, "name");
+}
+std::string key_of(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  return str(v, "key");
+}
+
+void put_if(json& data, const char* field, const json& value) {
+  if (value.is_null()) return;
+  if (value.is_string() && value.get_ref<const std::string&>().empty()) return;
+  if ((value.is_array() || value.is_object()) && value.empty()) return;
+  data[field] = value;
+}
+
+void put_str(json& data, const char* field, const std::string& value) {
+  if (!value.empty()) data[field] = value;
+}
+
+// Text of a "descriptions" array (reference kinds carry one description per document).
+std::string descriptions_text(const json& rec) {
+  std::vector<std::string> parts;
+  const std::string d = str(rec, "desc");
+  if (!d.empty() && d != "[None provided]") parts.push_back(d);
+  const json& ds = child(rec, "descriptions");
+  if (ds.is_array()) {
+    for (const auto& x : ds) {
+      const std::string t = str(x, "desc");
+      if (!t.empty()) parts.push_back(t);
+    }
+  }
+  return text::join(parts, "\n\n");
+}
+
+// Resolves the record's document: an embedded object, or a key looked up in the documents list.
+Result<Document> resolve_document(const json& rec, const MappingContext& ctx) {
+  const json& d = child(rec, "document");
+  std::string key;
+  if (d.is_object()) key = str(d, "key");
+  else if (d.is_string()) key = d.get<std::string>();
+  if (key.empty()) {
+    // Rules carry the document as a URL: https://api.open5e.com/v2/documents/srd-2024/
+    return Status::invalid_argument("record has no document");
+  }
+  if (key.rfind("http", 0) == 0) {
+    std::string k = key;
+    while (!k.empty() && k.back() == '/') k.pop_back();
+    key = k.substr(k.find_last_of('/') + 1);
+  }
+  Document doc;
+  if (auto it = ctx.documents.find(key); it != ctx.documents.end()) {
+    doc = it->second;
+  } else {
+    doc.key = key;
+    if (d.is_object()) {
+      doc.name = str(d, "name");
+      doc.display_name = str(d, "display_name");
+      doc.publisher = name_of(child(d, "publisher"));
+      doc.game_system = key_of(child(d, "gamesystem"));
+      doc.url = str(d, "permalink");
+    }
+    if (doc.name.empty()) doc.name = key;
+  }
+  doc.source_api = "open5e_v2";
+  return doc;
+}
+
+std::string components_of(const json& rec) {
+  std::vector<std::string> c;
+  if (json_util::boolean(rec, "verbal").value_or(false)) c.push_back("V");
+  if (json_util::boolean(rec, "somatic").value_or(false)) c.push_back("S");
+  if (json_util::boolean(rec, "material").value_or(false)) c.push_back("M");
+  return text::join(c, ", ");
+}
+
+void map_spell(const json& rec, Entity& e) {
+  auto& f = e.facets;
+  auto& d = e.data;
+  if (auto lv = num(rec, "level")) {
+    f.level = static_cast<int>(*lv);
+    d["level"] = *f.level;
+  }
+  const json& school = child(rec, "school");
+  f.school = text::lower(key_of(school));
+  put_str(d, "school", name_of(school));
+  const std::string ct = str(rec, "casting_time");
+  f.casting_time = model::normalize_casting_time(ct);
+  put_str(d, "casting_time", ct);
+  put_str(d, "reaction_condition", str(rec, "reaction_condition"));
+  std::string range = str(rec, "range_text");
+  if (range.empty()) {
+    if (auto r = num(rec, "range")) range = text::format_number(*r) + " " + str(rec, "range_unit");
+  }
+  put_str(d, "range", range);
+  put_str(d, "components", components_of(rec));
+  put_str(d, "material", str(rec, "material_specified"));
+  if (auto c = num(rec, "material_cost")) d["material_cost"] = *c;
+  if (json_util::boolean(rec, "material_consumed").value_or(false)) d["material_consumed"] = true;
+  put_str(d, "duration", str(rec, "duration"));
+  f.concentration = json_util::boolean(rec, "concentration").value_or(false);
+  f.ritual = json_util::boolean(rec, "ritual").value_or(false);
+  d["concentration"] = *f.concentration;
+  d["ritual"] = *f.ritual;
+  put_str(d, "desc", str(rec, "desc"));
+  put_str(d, "higher_level", str(rec, "higher_level"));
+  json classes = json::array();
+  const json& cls = child(rec, "classes");
+  if (cls.is_array()) {
+    for (const auto& c : cls) {
+      const std::string n = name_of(c);
+      const std::string k = key_of(c);
+      if (!n.empty()) {
+        classes.push_back(n);
+        f.classes.push_back(text::fold(n));
+      }
+      if (!k.empty()) f.classes.push_back(text::lower(k));
+    }
+  }
+  d["classes"] = classes;
+  put_str(d, "damage_roll", str(rec, "damage_roll"));
+  const json& dts = child(rec, "damage_types");
+  if (dts.is_array()) {
+    json types = json::array();
+    for (const auto& t : dts) {
+      const std::string k = text::lower(key_of(t));
+      if (!k.empty()) {
+        types.push_back(k);
+        f.damage_types.push_back(k);
+      }
+    }
+    put_if(d, "damage_types", types);
+  }
+  put_str(d, "saving_throw_ability", str(rec, "saving_throw_ability"));
+  if (json_util::boolean(rec, "attack_roll").value_or(false)) d["attack_roll"] = true;
+  put_str(d, "target_type", str(rec, "target_type"));
+  if (auto n = num(rec, "target_count")) d["target_count"] = *n;
+  if (auto sz = num(rec, "shape_size")) {
+    d["area"] = text::format_number(*sz) + "-" + (str(rec, "shape_size_unit") == "feet" ? "foot" : str(rec, "shape_size_unit")) +
+                " " + str(rec, "shape_type");
+  }
+  const json& opts = child(rec, "casting_options");
+  if (opts.is_array()) {
+    json out = json::array();
+    for (const auto& o : opts) {
+      if (str(o, "type") == "default") continue;
+      json x = json::object();
+      for (auto it = o.begin(); it != o.end(); ++it) {
+        if (!it->is_null()) x[it.key()] = *it;
+      }
+      if (x.size() > 1) out.push_back(std::move(x));
+    }
+    put_if(d, "casting_options", out);
+  }
+  std::vector<std::string> parts = {str(rec, "desc"), str(rec, "higher_level")};
+  e.text = text::join(parts, "\n\n");
+}
+
+json named_list(const json& arr, const char* name_field = "name") {
+  json out = json::array();
+  if (!arr.is_array()) return out;
+  for (const auto& x : arr) {
+    const std::string n = x.is_string() ? x.get<std::string>() : str(x, name_field);
+    if (!n.empty()) out.push_back(n);
+  }
+  return out;
+}
+
+void map_creature(const json& rec, Entity& e) {
+  auto& f = e.facets;
+  auto& d = e.data;
+  const json& size = child(rec, "size");
+  const json& type = child(rec, "type");
+  f.size = text::lower(key_of(size));
+  f.type = text::lower(key_of(type));
+  put_str(d, "size", name_of(size));
+  put_str(d, "type", name_of(type));
+  put_str(d, "subcategory", str(rec, "subcategory"));
+  put_str(d, "alignment", str(rec, "alignment"));
+  if (auto ac = num(rec, "armor_class")) {
+    f.armor_class = static_cast<int>(*ac);
+    d["armor_class"] = *f.armor_class;
+  }
+  put_str(d, "armor_detail", str(rec, "armor_detail"));
+  if (auto hp = num(rec, "hit_points")) {
+    f.hit_points = static_cast<int>(*hp);
+    d["hit_points"] = *f.hit_points;
+  }
+  put_str(d, "hit_dice", str(rec, "hit_dice"));
+  const json& speed = child(rec, "speed");
+  if (speed.is_object()) {
+    json s = json::object();
+    for (auto it = speed.begin(); it != speed.end(); ++it) {
+      if (it.key() != "unit" && it->is_number()) s[it.key()] = *it;
+      if (it.key() == "hover" && it->is_boolean() && it->get<bool>()) s["hover"] = true;
+    }
+    put_if(d, "speed", s);
+  }
+  put_if(d, "ability_scores", child(rec, "ability_scores"));
+  put_if(d, "saving_throws", child(rec, "saving_throws"));
+  put_if(d, "skill_bonuses", child(rec, "skill_bonuses"));
+  const json& ri = child(rec, "resistances_and_immunities");
+  if (ri.is_object()) {
+    for (const char* k : {"damage_vulnerabilities", "damage_resistances", "damage_immunities", "condition_immunities"}) {
+      const std::string display = str(ri, (std::string(k) + "_display").c_str());
+      put_str(d, k, display);
+    }
+  }
+  json senses = json::object();
+  for (const char* k : {"darkvision_range", "blindsight_range", "tremorsense_range", "truesight_range"}) {
+    if (auto v = num(rec, k); v && *v > 0) senses[std::string(k).substr(0, std::string(k).size() - 6)] = *v;
+  }
+  if (auto pp = num(rec, "passive_perception")) senses["passive_perception"] = *pp;
+  put_if(d, "senses", senses);
+  const json& langs = child(rec, "languages");
+  put_str(d, "languages", langs.is_object() ? str(langs, "as_string") : name_of(langs));
+  if (auto cr = num(rec, "challenge_rating")) {
+    f.cr = *cr;
+    d["challenge_rating"] = *cr;
+    d["challenge_rating_text"] = text::format_cr(*cr);
+  }
+  if (auto xp = num(rec, "experience_points")) d["experience_points"] = *xp;
+  if (auto pb = num(rec, "proficiency_bonus")) d["proficiency_bonus"] = *pb;
+  std::vector<std::string> parts;
+  json traits = json::array();
+  const json& tr = child(rec, "traits");
+  if (tr.is_array()) {
+    for (const auto& t : tr) {
+      traits.push_back({{"name", str(t, "name")}, {"desc", str(t, "desc")}});
+      parts.push_back(str(t, "name") + ". " + str(t, "desc"));
+    }
+  }
+  put_if(d, "traits", traits);
+  // Actions in stat-block order, grouped the way a stat block prints them.
+  const json& acts = child(rec, "actions");
+  if (acts.is_array()) {
+    std::vector<const json*> sorted;
+    for (const auto& a : acts) sorted.push_back(&a);
+    auto group_rank = [](const std::string& t) {
+      if (t == "ACTION") return 0;
+      if (t == "BONUS_ACTION") return 1;
+      if (t == "REACTION") return 2;
+      if (t == "LEGENDARY_ACTION") return 3;
+      if (t == "MYTHIC_ACTION") return 4;
+      if (t == "LAIR_ACTION") return 5;
+      return 6;
+    };
+    std::stable_sort(sorted.begin(), sorted.end(), [&](const json* a, const json* b) {
+      const int ga = group_rank(str(*a, "action_type"));
+      const int gb = group_rank(str(*b, "action_type"));
+      if (ga != gb) return ga < gb;
+      return num(*a, "order_in_statblock").value_or(0) < num(*b, "order_in_statblock").value_or(0);
+    });
+    std::map<std::string, json> groups;
+    const std::map<std::string, std::string> group_field = {
+        {"ACTION", "actions"}, {"BONUS_ACTION", "bonus_actions"}, {"REACTION", "reactions"},
+        {"LEGENDARY_ACTION", "legendary_actions"}, {"MYTHIC_ACTION", "mythic_actions"},
+        {"LAIR_ACTION", "lair_actions"}};
+    for (const json* a : sorted) {
+      const std::string t = str(*a, "action_type");
+      auto gf = group_field.find(t);
+      const std::string field = gf == group_field.end() ? "actions" : gf->second;
+      json x = {{"name", str(*a, "name")}, {"desc", str(*a, "desc")}};
+      const json& usage = child(*a, "usage_limits");
+      if (usage.is_object()) {
+        const std::string ut = str(usage, "type");
+        const auto param = num(usage, "param");
+        if (ut == "RECHARGE_ON_ROLL" && param) x["usage"] = "Recharge " + text::format_number(*param) + "-6";
+        else if (ut == "PER_DAY" && param) x["usage"] = text::format_number(*param) + "/Day";
+        else if (ut == "RECHARGE_AFTER_REST") x["usage"] = "Recharges after a Short or Long Rest";
+      }
+      if (auto cost = num(*a, "legendary_action_cost"); cost && t == "LEGENDARY_ACTION" && *cost > 1) {
+        x["cost"] = *cost;
+      }
+      const json& attacks = child(*a, "attacks");
+      if (attacks.is_array() && !attacks.empty()) {
+        json at = json::array();
+        for (const auto& k : attacks) {
+          json y = json::object();
+          for (const char* fld : {"attack_type", "to_hit_mod", "reach", "range", "long_range"}) {
+            if (!child(k, fld).is_null()) y[fld] = child(k, fld);
+          }
+          const auto dc = num(k, "damage_die_count");
+          const std::string dt = str(k, "damage_die_type");
+          if (dc && !dt.empty()) {
+            std::string dice = text::format_number(*dc) + text::lower(dt);
+            if (auto b = num(k, "damage_bonus"); b && *b != 0) dice += (*b > 0 ? "+" : "") + text::format_number(*b);
+            y["damage"] = dice;
+          }
+          put_str(y, "damage_type", name_of(child(k, "damage_type")));
+          at.push_back(std::move(y));
+        }
+        x["attacks"] = std::move(at);
+      }
+      groups[field].push_back(std::move(x));
+      parts.push_back(str(*a, "name") + ". " + str(*a, "desc"));
+    }
+    for (auto& [field, list] : groups) d[field] = std::move(list);
+  }
+  put_if(d, "environments", named_list(child(rec, "environments")));
+  e.text = text::join(parts, "\n");
+}
+
+void map_class(const json& rec, Entity& e) {
+  auto& d = e.data;
+  const json& parent = child(rec, "subclass_of");
+  if (parent.is_object() || parent.is_string()) {
+    e.facets.parent_key = key_of(parent);
+    put_str(d, "subclass_of", name_of(parent));
+  }
+  put_str(d, "desc", str(rec, "desc"));
+  put_str(d, "hit_dice", str(rec, "hit_dice"));
+  const json& hp = child(rec, "hit_points");
+  if (hp.is_object()) {
+    json h = json::object();
+    for (const char* k : {"hit_points_at_1st_level", "hit_points_at_higher_levels"}) put_str(h, k, str(hp, k));
+    put_if(d, "hit_points", h);
+  }
+  put_str(d, "caster_type", str(rec, "caster_type"));
+  put_if(d, "saving_throws", named_list(child(rec, "saving_throws")));
+  put_if(d, "primary_abilities", named_list(child(rec, "primary_abilities")));
+  std::vector<std::string> parts = {str(rec, "desc")};
+  const json& feats = child(rec, "features");
+  json features = json::array();
+  if (feats.is_array()) {
+    for (const auto& ft : feats) {
+      const std::string type = str(ft, "feature_type");
+      if (type == "CLASS_TABLE_DATA" || type == "SPELL_SLOTS" || type == "PROFICIENCY_BONUS") continue;
+      json x = {{"name", str(ft, "name")}, {"desc", str(ft, "desc")}};
+      std::vector<int> levels;
+      const json& ga = child(ft, "gained_at");
+      if (ga.is_array()) {
+        for (const auto& g : ga) {
+          if (auto l = num(g, "level")) levels.push_back(static_cast<int>(*l));
+        }
+      }
+      std::sort(levels.begin(), levels.end());
+      if (!levels.empty()) x["levels"] = levels;
+      features.push_back(std::move(x));
+      parts.push_back(str(ft, "name") + ". " + str(ft, "desc"));
+    }
+    std::stable_sort(features.begin(), features.end(), [](const json& a, const json& b) {
+      const int la = a.contains("levels") ? a["levels"][0].get<int>() : 0;
+      const int lb = b.contains("levels") ? b["levels"][0].get<int>() : 0;
+      return la < lb;
+    });
+  }
+  put_if(d, "features", features);
+  e.text = text::join(parts, "\n");
+}
+
+void map_traits_kind(const json& rec, Entity& e, const char* list_field) {
+  auto& d = e.data;
+  put_str(d, "desc", str(rec, "desc"));
+  std::vector<std::string> parts = {str(rec, "desc")};
+  json items = json::array();
+  const json& arr = child(rec, list_field);
+  if (arr.is_array()) {
+    for (const auto& t : arr) {
+      json x = json::object();
+      put_str(x, "name", str(t, "name"));
+      put_str(x, "desc", str(t, "desc"));
+      put_str(x, "type", str(t, "type"));
+      items.push_back(x);
+      parts.push_back(str(t, "name") + ". " + str(t, "desc"));
+    }
+  }
+  put_if(d, list_field, items);
+  e.text = text::join(parts, "\n");
+}
+
+void map_species(const json& rec, Entity& e) {
+  const json& parent = child(rec, "subspecies_of");
+  if (parent.is_object() || parent.is_string()) {
+    e.facets.parent_key = key_of(parent);
+    put_str(e.data, "subspecies_of", name_of(parent).empty() ? key_of(parent) : name_of(parent));
+  }
+  map_traits_kind(rec, e, "traits");
+}
+
+void map_feat(const json& rec, Entity& e) {
+  map_traits_kind(rec, e, "benefits");
+  put_str(e.data, "prerequisite", str(rec, "prerequisite"));
+  put_str(e.data, "type", str(rec, "type"));
+  e.facets.type = text::lower(str(rec, "type"));
+}
+
+void map_weapon(const json& rec, Entity& e) {
+  auto& f = e.facets;
+  auto& d = e.data;
+  f.damage_dice = text::lower(str(rec, "damage_dice"));
+  put_str(d, "damage_dice", str(rec, "damage_dice"));
+  const json& dt = child(rec, "damage_type");
+  put_str(d, "damage_type", name_of(dt));
+  if (!key_of(dt).empty()) f.damage_types.push_back(text::lower(key_of(dt)));
+  f.is_simple = json_util::boolean(rec, "is_simple").value_or(false);
+  d["category"] = *f.is_simple ? "simple" : "martial";
+  f.type = *f.is_simple ? "simple" : "martial";
+  const auto range = num(rec, "range").value_or(0);
+  const auto long_range = num(rec, "long_range").value_or(0);
+  d["is_melee"] = range == 0;
+  if (range > 0) {
+    d["range"] = range;
+    d["long_range"] = long_range;
+    put_str(d, "distance_unit", str(rec, "distance_unit"));
+  }
+  if (json_util::boolean(rec, "is_improvised").value_or(false)) d["is_improvised"] = true;
+  json props = json::array();
+  std::vector<std::string> parts;
+  const json& ps = child(rec, "properties");
+  if (ps.is_array()) {
+    for (const auto& p : ps) {
+      const json& prop = child(p, "property");
+      const std::string n = name_of(prop);
+      if (n.empty()) continue;
+      json x = {{"name", n}};
+      put_str(x, "type", str(prop, "type"));
+      put_str(x, "detail", str(p, "detail"));
+      if (text::lower(n) == "versatile" && !str(p, "detail").empty()) d["versatile_dice"] = str(p, "detail");
+      props.push_back(x);
+      f.properties.push_back(model::slug(n));
+      parts.push_back(n + (str(p, "detail").empty() ? "" : " (" + str(p, "detail") + ")"));
+    }
+  }
+  put_if(d, "properties", props);
+  e.text = name_of(dt) + " damage " + str(rec, "damage_dice") + ". " + text::join(parts, ", ");
+}
+
+void map_armor(const json& rec, Entity& e) {
+  auto& f = e.facets;
+  auto& d = e.data;
+  f.type = text::lower(str(rec, "category"));
+  put_str(d, "category", str(rec, "category"));
+  put_str(d, "armor_class", str(rec, "ac_display"));
+  if (auto b = num(rec, "ac_base")) {
+    d["ac_base"] = *b;
+    f.armor_class = static_cast<int>(*b);
+  }
+  if (auto v = json_util::boolean(rec, "ac_add_dexmod")) d["ac_add_dex_modifier"] = *v;
+  if (auto v = num(rec, "ac_cap_dexmod")) d["ac_dex_modifier_max"] = *v;
+  d["stealth_disadvantage"] = json_util::boolean(rec, "grants_stealth_disadvantage").value_or(false);
+  if (auto v = num(rec, "strength_score_required")) d["strength_required"] = *v;
+  e.text = str(rec, "category") + " armor. AC " + str(rec, "ac_display");
+}
+
+void map_item_common(const json& rec, Entity& e) {
+  auto& f = e.facets;
+  auto& d = e.data;
+  const json& cat = child(rec, "category");
+  f.type = text::lower(key_of(cat));
+  put_str(d, "category", name_of(cat));
+  f.cost = num(rec, "cost");
+  f.weight = num(rec, "weight");
+  if (f.cost) d["cost_gp"] = *f.cost;
+  if (f.weight) {
+    d["weight"] = *f.weight;
+    put_str(d, "weight_unit", str(rec, "weight_unit"));
+  }
+  put_str(d, "size", name_of(child(rec, "size")));
+  put_str(d, "desc", str(rec, "desc"));
+  if (child(rec, "weapon").is_object()) put_str(d, "weapon", name_of(child(rec, "weapon")));
+  if (child(rec, "armor").is_object()) put_str(d, "armor", name_of(child(rec, "armor")));
+  e.text = str(rec, "desc");
+}
+
+void map_magic_item(const json& rec, Entity& e) {
+  map_item_common(rec, e);
+  auto& f = e.facets;
+  auto& d = e.data;
+  const json& rarity = child(rec, "rarity");
+  f.rarity = text::lower(key_of(rarity));
+  put_str(d, "rarity", name_of(rarity));
+  f.requires_attunement = json_util::boolean(rec, "requires_attunement").value_or(false);
+  d["requires_attunement"] = *f.requires_attunement;
+  put_str(d, "attunement_detail", str(rec, "attunement_detail"));
+}
+
+void map_rule(const json& rec, Entity& e, const MappingContext& ctx) {
+  auto& d = e.data;
+  put_str(d, "desc", str(rec, "desc"));
+  const std::string ruleset = str(rec, "ruleset");
+  if (!ruleset.empty()) {
+    e.facets.parent_key = ruleset;
+    auto it = ctx.rule_section_names.find(ruleset);
+    const std::string section_name = it != ctx.rule_section_names.end() ? it->second : ruleset;
+    e.facets.section = model::slug(section_name);
+    d["section"] = section_name;
+  }
+  e.text = str(rec, "desc");
+}
+
+void map_rule_section(const json& rec, Entity& e) {
+  auto& d = e.data;
+  put_str(d, "desc", str(rec, "desc"));
+  e.facets.section = model::slug(str(rec, "name"));
+  put_if(d, "rules", named_list(child(rec, "rules")));
+  e.text = str(rec, "desc");
+}
+
+void map_reference(const json& rec, Entity& e) {
+  auto& d = e.data;
+  const std::string desc = descriptions_text(rec);
+  put_str(d, "desc", desc);
+  // Keep the small scalar fields reference kinds carry (rank, short_name, ability, is_exotic, ...).
+  for (auto it = rec.begin(); it != rec.end(); ++it) {
+    if (it.key() == "key" || it.key() == "name" || it.key() == "desc" || it.key() == "document" ||
+        it.key() == "descriptions" || it.key() == "crossreferences" || it.key() == "icon") {
+      continue;
+    }
+    if (it->is_string() || it->is_number() || it->is_boolean()) put_if(d, it.key().c_str(), *it);
+  }
+  if (e.kind == Kind::kCondition) {
+    const json& ds = child(rec, "descriptions");
+    if (ds.is_array() && ds.size() > 1) {
+      json per = json::array();
+      for (const auto& x : ds) {
+        per.push_back({{"document", str(x, "document")}, {"game_system", str(x, "gamesystem")},
+                       {"desc", str(x, "desc")}});
+      }
+      d["descriptions"] = per;
+    }
+  }
+  e.text = desc;
+}
+
+}  // namespace
+
+const std::vector<Endpoint>& v2_endpoints() { return kEndpoints; }
+
+Result<Document> map_v2_document(const json& rec) {
+  Document d;
+  d.key = str(rec, "key");
+  if (d.key.empty()) return Status::invalid_argument("document without key");
+  d.name = str(rec, "name");
+  if (d.name.empty()) d.name = d.key;
+  d.display_name = str(rec, "display_name");
+  d.publisher = name_of(child(rec, "publisher"));
+  d.game_system = key_of(child(rec, "gamesystem"));
+  d.url = str(rec, "permalink");
+  d.description = str(rec, "desc");
+  std::vector<std::string> lic;
+  const json& ls = child(rec, "licenses");
+  if (ls.is_array()) {
+    for (const auto& l : ls) lic.push_back(name_of(l));
+  }
+  d.license = text::join(lic, ", ");
+  d.source_api = "open5e_v2";
+  return d;
+}
+
+Result<Entity> map_v2_record(const Endpoint& endpoint, const json& rec, const MappingContext& ctx) {
+  if (!rec.is_object()) return Status::invalid_argument("record is not an object");
+  Entity e;
+  e.kind = endpoint.kind;
+  e.key = str(rec, "key");
+  e.name = text::trim(str(rec, "name"));
+  if (e.key.empty()) return Status::invalid_argument("record has no key");
+  if (e.name.empty() && endpoint.kind == Kind::kAlignment) {
+    // Alignments carry no name; their key spells it ("chaotic-evil" -> "Chaotic Evil").
+    bool upper = true;
+    for (char c : e.key) {
+      e.name.push_back(c == '-' ? ' ' : upper ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c);
+      upper = c == '-';
+    }
+  }
+  if (e.name.empty()) return Status::invalid_argument("record " + e.key + " has no name");
+  // Reference kinds without a document of their own (item rarities) belong to the core concepts.
+  Result<Document> doc = child(rec, "document").is_null() ? Result<Document>(Document{"core"})
+                                                         : resolve_document(rec, ctx);
+  if (!doc) return Status::invalid_argument("record " + e.key + ": " + doc.status().message());
+  e.document = *doc;
+  if (auto it = ctx.documents.find(e.document.key); it != ctx.documents.end()) e.document = it->second;
+  if (e.document.name.empty()) e.document.name = e.document.key;
+  e.document.source_api = "open5e_v2";
+  e.source_api = "open5e_v2";
+  e.url = ctx.base_url + "/v2/" + std::string(endpoint.path) + "/" + e.key + "/";
+  e.raw = rec;
+  switch (endpoint.kind) {
+    case Kind::kSpell: map_spell(rec, e); break;
+    case Kind::kCreature: map_creature(rec, e); break;
+    case Kind::kClass: map_class(rec, e); break;
+    case Kind::kSpecies: map_species(rec, e); break;
+    case Kind::kBackground: map_traits_kind(rec, e, "benefits"); break;
+    case Kind::kFeat: map_feat(rec, e); break;
+    case Kind::kWeapon: map_weapon(rec, e); break;
+    case Kind::kArmor: map_armor(rec, e); break;
+    case Kind::kItem: map_item_common(rec, e); break;
+    case Kind::kMagicItem: map_magic_item(rec, e); break;
+    case Kind::kRule: map_rule(rec, e, ctx); break;
+    case Kind::kRuleSection: map_rule_section(rec, e); break;
+    default: map_reference(rec, e); break;
+  }
+  return e;
+}
+
+}  // namespace lorekeeper::open5e

@@ -1,0 +1,88 @@
+#include "migrations.hpp"
+
+namespace lorekeeper::store {
+
+const std::vector<const char*>& migrations() {
+  static const std::vector<const char*> kMigrations = {
+      // 1: documents, entities with typed facets, multi-valued tags, full-text index, metadata.
+      R"sql(
+CREATE TABLE documents (
+  key TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  display_name TEXT,
+  publisher TEXT,
+  license TEXT,
+  game_system TEXT,
+  source_api TEXT,
+  url TEXT,
+  description TEXT
+);
+CREATE TABLE entities (
+  id INTEGER PRIMARY KEY,
+  kind TEXT NOT NULL,
+  key TEXT NOT NULL,
+  name TEXT NOT NULL,
+  name_fold TEXT NOT NULL,
+  document_key TEXT NOT NULL,
+  source_api TEXT NOT NULL,
+  url TEXT,
+  text TEXT,
+  data TEXT NOT NULL,
+  raw TEXT NOT NULL,
+  level INTEGER,
+  school TEXT,
+  concentration INTEGER,
+  ritual INTEGER,
+  casting_time TEXT,
+  cr REAL,
+  type TEXT,
+  size TEXT,
+  armor_class INTEGER,
+  hit_points INTEGER,
+  rarity TEXT,
+  requires_attunement INTEGER,
+  damage_dice TEXT,
+  is_simple INTEGER,
+  cost REAL,
+  weight REAL,
+  parent_key TEXT,
+  section TEXT,
+  updated_at INTEGER NOT NULL,
+  UNIQUE (kind, key)
+);
+CREATE INDEX entities_kind_name ON entities (kind, name_fold);
+CREATE INDEX entities_key ON entities (key);
+CREATE INDEX entities_document ON entities (document_key);
+CREATE INDEX entities_source ON entities (source_api);
+CREATE INDEX entities_kind_level ON entities (kind, level);
+CREATE INDEX entities_kind_cr ON entities (kind, cr);
+CREATE TABLE entity_tags (
+  entity_id INTEGER NOT NULL REFERENCES entities (id) ON DELETE CASCADE,
+  tag TEXT NOT NULL,
+  value TEXT NOT NULL,
+  PRIMARY KEY (tag, value, entity_id)
+) WITHOUT ROWID;
+CREATE INDEX entity_tags_entity ON entity_tags (entity_id);
+CREATE VIRTUAL TABLE entities_fts USING fts5 (
+  name, text, content='entities', content_rowid='id', tokenize='unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER entities_fts_insert AFTER INSERT ON entities BEGIN
+  INSERT INTO entities_fts (rowid, name, text) VALUES (new.id, new.name, new.text);
+END;
+CREATE TRIGGER entities_fts_delete AFTER DELETE ON entities BEGIN
+  INSERT INTO entities_fts (entities_fts, rowid, name, text) VALUES ('delete', old.id, old.name, old.text);
+END;
+CREATE TRIGGER entities_fts_update AFTER UPDATE ON entities BEGIN
+  INSERT INTO entities_fts (entities_fts, rowid, name, text) VALUES ('delete', old.id, old.name, old.text);
+  INSERT INTO entities_fts (rowid, name, text) VALUES (new.id, new.name, new.text);
+END;
+CREATE TABLE meta (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+)sql",
+  };
+  return kMigrations;
+}
+
+}  // namespace lorekeeper::store

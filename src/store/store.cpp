@@ -1,0 +1,525 @@
+#include "lorekeeper/store/store.hpp"
+
+#include <sqlite3.h>
+#include <sys/stat.h>
+
+#include <chrono>
+#include <filesystem>
+#include <variant>
+
+#include "lorekeeper/core/json_util.hpp"
+#include "lorekeeper/core/text.hpp"
+#include "migrations.hpp"
+#include "sqlite_handle.hpp"
+
+namespace lorekeeper::store {
+
+using sqlite::Stmt;
+
+namespace {
+
+long long now_unix() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// RAII transaction: rolls back unless committed.
+class Transaction {
+ public:
+  explicit Transaction(sqlite3* db) : db_(db) {}
+  Status begin() {
+    Status s = sqlite::exec(db_, "BEGIN IMMEDIATE");
+    active_ = s.is_ok();
+    return s;
+  }
+  Status commit() {
+    Status s = sqlite::exec(db_, "COMMIT");
+    if (s.is_ok()) active_ = false;
+    return s;
+  }
+  ~Transaction() {
+    if (active_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  }
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+
+ private:
+  sqlite3* db_;
+  bool active_ = false;
+};
+
+using BindValue = std::variant<long long, double, std::string>;
+
+void bind_all(Stmt& st, const std::vector<BindValue>& values) {
+  int i = 1;
+  for (const auto& v : values) {
+    if (const auto* n = std::get_if<long long>(&v)) st.bind(i, *n);
+    else if (const auto* d = std::get_if<double>(&v)) st.bind(i, *d);
+    else st.bind(i, std::string_view(std::get<std::string>(v)));
+    ++i;
+  }
+}
+
+// Columns read back for a query result, in this order.
+constexpr const char* kEntityColumns =
+    "e.kind, e.key, e.name, e.document_key, e.source_api, e.url, e.text, e.data, "
+    "d.name, d.display_name, d.publisher, d.license, d.game_system, d.url, "
+    "e.level, e.school, e.cr, e.type, e.size, e.rarity, e.parent_key, e.section";
+
+Entity read_entity(const Stmt& st) {
+  Entity e;
+  e.kind = model::parse_kind(st.text(0)).value_or(Kind::kSpell);
+  e.key = st.text(1);
+  e.name = st.text(2);
+  e.document.key = st.text(3);
+  e.source_api = st.text(4);
+  e.document.source_api = e.source_api;
+  e.url = st.text(5);
+  e.text = st.text(6);
+  std::string err;
+  e.data = json_util::parse(st.text(7), &err).value_or(model::json::object());
+  e.document.name = st.text(8);
+  e.document.display_name = st.text(9);
+  e.document.publisher = st.text(10);
+  e.document.license = st.text(11);
+  e.document.game_system = st.text(12);
+  e.document.url = st.text(13);
+  if (!st.is_null(14)) e.facets.level = static_cast<int>(st.int64(14));
+  e.facets.school = st.text(15);
+  if (!st.is_null(16)) e.facets.cr = st.real(16);
+  e.facets.type = st.text(17);
+  e.facets.size = st.text(18);
+  e.facets.rarity = st.text(19);
+  e.facets.parent_key = st.text(20);
+  e.facets.section = st.text(21);
+  return e;
+}
+
+// Builds the WHERE clause for a query from fixed fragments; every value is a bound parameter.
+void build_where(const Query& q, std::string* sql, std::vector<BindValue>* binds) {
+  auto add = [&](const char* fragment) {
+    *sql += " AND ";
+    *sql += fragment;
+  };
+  if (!q.kinds.empty()) {
+    *sql += " AND e.kind IN (";
+    for (size_t i = 0; i < q.kinds.size(); ++i) {
+      *sql += i ? ",?" : "?";
+      binds->emplace_back(std::string(model::kind_name(q.kinds[i])));
+    }
+    *sql += ")";
+  }
+  if (q.document_keys) {
+    if (q.document_keys->empty()) {
+      add("0");
+    } else {
+      *sql += " AND e.document_key IN (";
+      for (size_t i = 0; i < q.document_keys->size(); ++i) {
+        *sql += i ? ",?" : "?";
+        binds->emplace_back((*q.document_keys)[i]);
+      }
+      *sql += ")";
+    }
+  }
+  if (!q.game_system.empty()) {
+    add("d.game_system = ?");
+    binds->emplace_back(q.game_system);
+  }
+  if (!q.name_exact.empty()) {
+    add("(e.name_fold = ? OR e.key = ?)");
+    binds->emplace_back(text::fold(q.name_exact));
+    binds->emplace_back(text::trim(q.name_exact));
+  }
+  for (const auto& word : q.name_contains) {
+    if (word.empty()) continue;
+    add("instr(e.name_fold, ?) > 0");
+    binds->emplace_back(word);
+  }
+  auto opt_int = [&](const std::optional<int>& v, const char* fragment) {
+    if (v) {
+      add(fragment);
+      binds->emplace_back(static_cast<long long>(*v));
+    }
+  };
+  auto opt_real = [&](const std::optional<double>& v, const char* fragment) {
+    if (v) {
+      add(fragment);
+      binds->emplace_back(*v);
+    }
+  };
+  auto opt_bool = [&](const std::optional<bool>& v, const char* fragment) {
+    if (v) {
+      add(fragment);
+      binds->emplace_back(static_cast<long long>(*v ? 1 : 0));
+    }
+  };
+  auto str = [&](const std::string& v, const char* fragment) {
+    if (!v.empty()) {
+      add(fragment);
+      binds->emplace_back(v);
+    }
+  };
+  opt_int(q.level, "e.level = ?");
+  opt_int(q.level_min, "e.level >= ?");
+  opt_int(q.level_max, "e.level <= ?");
+  str(q.school, "e.school = ?");
+  str(q.class_key,
+      "EXISTS (SELECT 1 FROM entity_tags t WHERE t.entity_id = e.id AND t.tag = 'class' AND t.value = ?)");
+  str(q.casting_time, "e.casting_time = ?");
+  str(q.damage_type,
+      "EXISTS (SELECT 1 FROM entity_tags t WHERE t.entity_id = e.id AND t.tag = 'damage_type' AND t.value = ?)");
+  opt_bool(q.concentration, "e.concentration = ?");
+  opt_bool(q.ritual, "e.ritual = ?");
+  opt_real(q.cr, "abs(e.cr - ?) < 1e-6");
+  opt_real(q.cr_min, "e.cr >= ? - 1e-6");
+  opt_real(q.cr_max, "e.cr <= ? + 1e-6");
+  str(q.type, "e.type = ?");
+  str(q.size, "e.size = ?");
+  opt_int(q.armor_class_min, "e.armor_class >= ?");
+  opt_int(q.hit_points_min, "e.hit_points >= ?");
+  str(q.rarity, "e.rarity = ?");
+  opt_bool(q.requires_attunement, "e.requires_attunement = ?");
+  str(q.damage_dice, "e.damage_dice = ?");
+  opt_bool(q.is_simple, "e.is_simple = ?");
+  for (const auto& p : q.properties) {
+    str(p, "EXISTS (SELECT 1 FROM entity_tags t WHERE t.entity_id = e.id AND t.tag = 'property' AND t.value = ?)");
+  }
+  opt_real(q.cost_min, "e.cost >= ?");
+  opt_real(q.cost_max, "e.cost <= ?");
+  opt_real(q.weight_max, "e.weight <= ?");
+  str(q.section, "instr(e.section, ?) > 0");
+  str(q.parent_key, "e.parent_key = ?");
+  if (q.top_level) add(*q.top_level ? "e.parent_key IS NULL" : "e.parent_key IS NOT NULL");
+  for (const auto& k : q.exclude_keys) str(k, "e.key <> ?");
+}
+
+}  // namespace
+
+Store::Store(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+
+Store::~Store() { sqlite3_close_v2(db_); }
+
+Result<std::unique_ptr<Store>> Store::open(const std::string& path, Mode mode) {
+  std::error_code ec;
+  const bool exists = std::filesystem::exists(path, ec);
+  if (mode == Mode::kExistingOnly && !exists) {
+    return Status::not_found("no store at " + path);
+  }
+  if (!exists) {
+    const auto parent = std::filesystem::path(path).parent_path();
+    if (!parent.empty()) {
+      std::filesystem::create_directories(parent, ec);
+      if (ec) return Status::io_error("cannot create " + parent.string() + ": " + ec.message());
+    }
+  }
+  sqlite3* raw = nullptr;
+  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
+  if (mode == Mode::kReadWrite) flags |= SQLITE_OPEN_CREATE;
+  int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
+  sqlite::DbPtr guard(raw);
+  if (rc != SQLITE_OK) return sqlite::status_from(raw, rc, "open " + path);
+  sqlite3_busy_timeout(raw, 5000);
+  sqlite3_extended_result_codes(raw, 1);
+  std::unique_ptr<Store> store(new Store(guard.release(), path));
+  // Reading the schema version is the first access to the file: a non-database fails here.
+  {
+    auto st = Stmt::prepare(store->db_, "PRAGMA user_version");
+    if (!st) return Status::corruption(path + " is not a LoreKeeper store (" + st.status().message() + ")");
+    auto row = st->step();
+    if (!row) return Status::corruption(path + " is not a LoreKeeper store (" + row.status().message() + ")");
+    store->schema_version_ = *row ? static_cast<int>(st->int64(0)) : 0;
+  }
+  if (store->schema_version_ > kSchemaVersion) {
+    return Status::corruption(path + " has schema version " + std::to_string(store->schema_version_) +
+                              ", newer than this lorekeeper supports (" + std::to_string(kSchemaVersion) + ")");
+  }
+  LOREKEEPER_RETURN_IF_ERROR(sqlite::exec(store->db_, "PRAGMA foreign_keys = ON"));
+  if (store->schema_version_ < kSchemaVersion) {
+    LOREKEEPER_RETURN_IF_ERROR(sqlite::exec(store->db_, "PRAGMA journal_mode = WAL"));
+    LOREKEEPER_RETURN_IF_ERROR(store->migrate());
+  }
+  // A store at the current version that lacks our tables is someone else's database.
+  auto check = Stmt::prepare(store->db_, "SELECT count(*) FROM entities");
+  if (!check) return Status::corruption(path + " is not a LoreKeeper store (" + check.status().message() + ")");
+  return store;
+}
+
+Status Store::migrate() {
+  const auto& all = migrations();
+  for (int v = schema_version_; v < static_cast<int>(all.size()); ++v) {
+    Transaction tx(db_);
+    LOREKEEPER_RETURN_IF_ERROR(tx.begin());
+    LOREKEEPER_RETURN_IF_ERROR(sqlite::exec(db_, all[static_cast<size_t>(v)]));
+    const std::string set_version = "PRAGMA user_version = " + std::to_string(v + 1);
+    LOREKEEPER_RETURN_IF_ERROR(sqlite::exec(db_, set_version.c_str()));
+    LOREKEEPER_RETURN_IF_ERROR(tx.commit());
+    schema_version_ = v + 1;
+  }
+  return Status::ok();
+}
+
+Status Store::write_entities(const std::vector<Document>& documents, const std::vector<Entity>& entities) {
+  auto doc_st = Stmt::prepare(db_,
+                              "INSERT INTO documents (key, name, display_name, publisher, license, game_system, "
+                              "source_api, url, description) VALUES (?,?,?,?,?,?,?,?,?) "
+                              "ON CONFLICT(key) DO UPDATE SET name=excluded.name, display_name=excluded.display_name, "
+                              "publisher=excluded.publisher, license=excluded.license, "
+                              "game_system=excluded.game_system, source_api=excluded.source_api, url=excluded.url, "
+                              "description=excluded.description");
+  if (!doc_st) return doc_st.status();
+  for (const auto& d : documents) {
+    doc_st->reset();
+    doc_st->bind(1, std::string_view(d.key));
+    doc_st->bind(2, std::string_view(d.name.empty() ? d.key : d.name));
+    doc_st->bind_text_or_null(3, d.display_name);
+    doc_st->bind_text_or_null(4, d.publisher);
+    doc_st->bind_text_or_null(5, d.license);
+    doc_st->bind_text_or_null(6, d.game_system);
+    doc_st->bind_text_or_null(7, d.source_api);
+    doc_st->bind_text_or_null(8, d.url);
+    doc_st->bind_text_or_null(9, d.description);
+    LOREKEEPER_RETURN_IF_ERROR(doc_st->run());
+  }
+  auto del_st = Stmt::prepare(db_, "DELETE FROM entities WHERE kind = ? AND key = ?");
+  if (!del_st) return del_st.status();
+  auto ins_st = Stmt::prepare(
+      db_,
+      "INSERT INTO entities (kind, key, name, name_fold, document_key, source_api, url, text, data, raw, level, "
+      "school, concentration, ritual, casting_time, cr, type, size, armor_class, hit_points, rarity, "
+      "requires_attunement, damage_dice, is_simple, cost, weight, parent_key, section, updated_at) "
+      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  if (!ins_st) return ins_st.status();
+  auto tag_st = Stmt::prepare(db_, "INSERT OR IGNORE INTO entity_tags (entity_id, tag, value) VALUES (?,?,?)");
+  if (!tag_st) return tag_st.status();
+  const long long now = now_unix();
+  for (const auto& e : entities) {
+    if (e.key.empty() || e.name.empty() || e.document.key.empty()) {
+      return Status::invalid_argument("entity without key, name or document: '" + e.key + "'");
+    }
+    const std::string kind(model::kind_name(e.kind));
+    del_st->reset();
+    del_st->bind(1, std::string_view(kind));
+    del_st->bind(2, std::string_view(e.key));
+    LOREKEEPER_RETURN_IF_ERROR(del_st->run());
+    auto& st = *ins_st;
+    st.reset();
+    const auto& f = e.facets;
+    st.bind(1, std::string_view(kind));
+    st.bind(2, std::string_view(e.key));
+    st.bind(3, std::string_view(e.name));
+    st.bind(4, std::string_view(text::fold(e.name)));
+    st.bind(5, std::string_view(e.document.key));
+    st.bind(6, std::string_view(e.source_api));
+    st.bind_text_or_null(7, e.url);
+    st.bind_text_or_null(8, e.text);
+    st.bind(9, std::string_view(json_util::dump(e.data)));
+    st.bind(10, std::string_view(json_util::dump(e.raw)));
+    st.bind_opt(11, f.level);
+    st.bind_text_or_null(12, f.school);
+    st.bind_opt_bool(13, f.concentration);
+    st.bind_opt_bool(14, f.ritual);
+    st.bind_text_or_null(15, f.casting_time);
+    st.bind_opt(16, f.cr);
+    st.bind_text_or_null(17, f.type);
+    st.bind_text_or_null(18, f.size);
+    st.bind_opt(19, f.armor_class);
+    st.bind_opt(20, f.hit_points);
+    st.bind_text_or_null(21, f.rarity);
+    st.bind_opt_bool(22, f.requires_attunement);
+    st.bind_text_or_null(23, f.damage_dice);
+    st.bind_opt_bool(24, f.is_simple);
+    st.bind_opt(25, f.cost);
+    st.bind_opt(26, f.weight);
+    st.bind_text_or_null(27, f.parent_key);
+    st.bind_text_or_null(28, f.section);
+    st.bind(29, now);
+    LOREKEEPER_RETURN_IF_ERROR(st.run());
+    const long long id = sqlite3_last_insert_rowid(db_);
+    auto tags = [&](const char* tag, const std::vector<std::string>& values) -> Status {
+      for (const auto& v : values) {
+        tag_st->reset();
+        tag_st->bind(1, id);
+        tag_st->bind(2, std::string_view(tag));
+        tag_st->bind(3, std::string_view(v));
+        LOREKEEPER_RETURN_IF_ERROR(tag_st->run());
+      }
+      return Status::ok();
+    };
+    LOREKEEPER_RETURN_IF_ERROR(tags("class", f.classes));
+    LOREKEEPER_RETURN_IF_ERROR(tags("property", f.properties));
+    LOREKEEPER_RETURN_IF_ERROR(tags("damage_type", f.damage_types));
+  }
+  return Status::ok();
+}
+
+Status Store::replace_sources(const std::vector<std::string>& sources, const std::vector<Document>& documents,
+                              const std::vector<Entity>& entities) {
+  Transaction tx(db_);
+  LOREKEEPER_RETURN_IF_ERROR(tx.begin());
+  auto del = Stmt::prepare(db_, "DELETE FROM entities WHERE source_api = ?");
+  if (!del) return del.status();
+  for (const auto& s : sources) {
+    del->reset();
+    del->bind(1, std::string_view(s));
+    LOREKEEPER_RETURN_IF_ERROR(del->run());
+  }
+  LOREKEEPER_RETURN_IF_ERROR(write_entities(documents, entities));
+  // Documents no entity refers to any more are dropped with them.
+  LOREKEEPER_RETURN_IF_ERROR(sqlite::exec(
+      db_, "DELETE FROM documents WHERE key NOT IN (SELECT DISTINCT document_key FROM entities)"));
+  return tx.commit();
+}
+
+Status Store::upsert(const std::vector<Document>& documents, const std::vector<Entity>& entities) {
+  Transaction tx(db_);
+  LOREKEEPER_RETURN_IF_ERROR(tx.begin());
+  LOREKEEPER_RETURN_IF_ERROR(write_entities(documents, entities));
+  return tx.commit();
+}
+
+Status Store::set_meta(const std::string& key, const std::string& value) {
+  auto st = Stmt::prepare(db_, "INSERT INTO meta (key, value) VALUES (?, ?) "
+                               "ON CONFLICT(key) DO UPDATE SET value = excluded.value");
+  if (!st) return st.status();
+  st->bind(1, std::string_view(key));
+  st->bind(2, std::string_view(value));
+  return st->run();
+}
+
+Result<std::optional<std::string>> Store::meta(const std::string& key) {
+  auto st = Stmt::prepare(db_, "SELECT value FROM meta WHERE key = ?");
+  if (!st) return st.status();
+  st->bind(1, std::string_view(key));
+  auto row = st->step();
+  if (!row) return row.status();
+  if (!*row) return std::optional<std::string>();
+  return std::optional<std::string>(st->text(0));
+}
+
+Result<QueryResult> Store::query(const Query& q) {
+  std::string where = " WHERE 1";
+  std::vector<BindValue> binds;
+  build_where(q, &where, &binds);
+  const std::string from = " FROM entities e JOIN documents d ON d.key = e.document_key";
+  QueryResult out;
+  {
+    auto st = Stmt::prepare(db_, "SELECT count(*)" + from + where);
+    if (!st) return st.status();
+    bind_all(*st, binds);
+    auto row = st->step();
+    if (!row) return row.status();
+    out.total = *row ? static_cast<int>(st->int64(0)) : 0;
+  }
+  if (out.total == 0 || q.limit <= 0) return out;
+  auto st = Stmt::prepare(db_, std::string("SELECT ") + kEntityColumns + from + where +
+                                   " ORDER BY e.name_fold, e.document_key, e.key LIMIT ? OFFSET ?");
+  if (!st) return st.status();
+  bind_all(*st, binds);
+  st->bind(static_cast<int>(binds.size()) + 1, static_cast<long long>(q.limit));
+  st->bind(static_cast<int>(binds.size()) + 2, static_cast<long long>(q.offset));
+  while (true) {
+    auto row = st->step();
+    if (!row) return row.status();
+    if (!*row) break;
+    out.entities.push_back(read_entity(*st));
+  }
+  return out;
+}
+
+Result<std::vector<Entity>> Store::get(const std::string& key, std::optional<Kind> kind, bool with_raw) {
+  std::string sql = std::string("SELECT ") + kEntityColumns +
+                    ", e.raw FROM entities e JOIN documents d ON d.key = e.document_key WHERE e.key = ?";
+  if (kind) sql += " AND e.kind = ?";
+  sql += " ORDER BY e.kind";
+  auto st = Stmt::prepare(db_, sql);
+  if (!st) return st.status();
+  st->bind(1, std::string_view(key));
+  if (kind) st->bind(2, model::kind_name(*kind));
+  std::vector<Entity> out;
+  while (true) {
+    auto row = st->step();
+    if (!row) return row.status();
+    if (!*row) break;
+    Entity e = read_entity(*st);
+    if (with_raw) {
+      std::string err;
+      e.raw = json_util::parse(st->text(22), &err).value_or(model::json::object());
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+Result<std::vector<NameEntry>> Store::names(const std::vector<Kind>& kinds) {
+  std::string sql = "SELECT kind, key, name, document_key FROM entities";
+  if (!kinds.empty()) {
+    sql += " WHERE kind IN (";
+    for (size_t i = 0; i < kinds.size(); ++i) sql += i ? ",?" : "?";
+    sql += ")";
+  }
+  sql += " ORDER BY name_fold, document_key";
+  auto st = Stmt::prepare(db_, sql);
+  if (!st) return st.status();
+  for (size_t i = 0; i < kinds.size(); ++i) st->bind(static_cast<int>(i) + 1, model::kind_name(kinds[i]));
+  std::vector<NameEntry> out;
+  while (true) {
+    auto row = st->step();
+    if (!row) return row.status();
+    if (!*row) break;
+    out.push_back({model::parse_kind(st->text(0)).value_or(Kind::kSpell), st->text(1), st->text(2), st->text(3)});
+  }
+  return out;
+}
+
+Result<std::vector<DocumentInfo>> Store::documents() {
+  auto st = Stmt::prepare(db_,
+                          "SELECT d.key, d.name, d.display_name, d.publisher, d.license, d.game_system, d.source_api, "
+                          "d.url, d.description, e.kind, count(e.id) FROM documents d "
+                          "JOIN entities e ON e.document_key = d.key GROUP BY d.key, e.kind ORDER BY d.key, e.kind");
+  if (!st) return st.status();
+  std::vector<DocumentInfo> out;
+  while (true) {
+    auto row = st->step();
+    if (!row) return row.status();
+    if (!*row) break;
+    const std::string key = st->text(0);
+    if (out.empty() || out.back().document.key != key) {
+      DocumentInfo info;
+      info.document = {key,          st->text(1), st->text(2), st->text(3), st->text(4),
+                       st->text(5), st->text(6), st->text(7), st->text(8)};
+      out.push_back(std::move(info));
+    }
+    const int n = static_cast<int>(st->int64(10));
+    out.back().entity_types[st->text(9)] = n;
+    out.back().entity_count += n;
+  }
+  return out;
+}
+
+Result<Stats> Store::stats() {
+  Stats s;
+  {
+    auto st = Stmt::prepare(db_, "SELECT kind, document_key, count(*) FROM entities GROUP BY kind, document_key");
+    if (!st) return st.status();
+    while (true) {
+      auto row = st->step();
+      if (!row) return row.status();
+      if (!*row) break;
+      const int n = static_cast<int>(st->int64(2));
+      s.per_kind[st->text(0)] += n;
+      s.per_document[st->text(1)] += n;
+      s.total += n;
+    }
+  }
+  auto st = Stmt::prepare(db_, "SELECT key, value FROM meta ORDER BY key");
+  if (!st) return st.status();
+  while (true) {
+    auto row = st->step();
+    if (!row) return row.status();
+    if (!*row) break;
+    s.meta[st->text(0)] = st->text(1);
+  }
+  return s;
+}
+
+}  // namespace lorekeeper::store

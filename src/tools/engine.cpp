@@ -1,0 +1,1153 @@
+#include "lorekeeper/tools/engine.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <set>
+
+#include "lorekeeper/core/json_util.hpp"
+#include "lorekeeper/core/log.hpp"
+#include "lorekeeper/core/text.hpp"
+#include "lorekeeper/tools/render.hpp"
+
+namespace lorekeeper::tools {
+
+using model::Entity;
+using model::Kind;
+using store::Query;
+
+namespace {
+
+// Past this many characters of Markdown, further results are summarised (about 10k tokens of text, so text
+// and structuredContent together stay well under the 25k-token limit hosts enforce).
+constexpr size_t kTextBudget = 40000;
+
+// ---------------------------------------------------------------------------------------------------------
+// Parameter and tool specifications.
+
+const std::vector<std::string> kSchools = {"abjuration", "conjuration", "divination", "enchantment",
+                                           "evocation",  "illusion",    "necromancy", "transmutation"};
+const std::vector<std::string> kCreatureTypes = {"aberration", "beast", "celestial", "construct", "dragon",
+                                                 "elemental",  "fey",   "fiend",     "giant",     "humanoid",
+                                                 "monstrosity", "ooze", "plant",     "undead"};
+const std::vector<std::string> kSizes = {"Tiny", "Small", "Medium", "Large", "Huge", "Gargantuan"};
+const std::vector<std::string> kDamageTypes = {"acid",   "bludgeoning", "cold",     "fire",     "force",
+                                               "lightning", "necrotic", "piercing", "poison",   "psychic",
+                                               "radiant", "slashing",   "thunder"};
+const std::vector<std::string> kRarities = {"common", "uncommon", "rare", "very rare", "legendary", "artifact"};
+const std::vector<std::string> kCastingTimes = {"action",   "bonus-action", "reaction", "turn",    "round",
+                                                "1minute",  "5minutes",     "10minutes", "1hour",  "4hours",
+                                                "7hours",   "8hours",       "9hours",   "12hours", "24hours",
+                                                "1week"};
+const std::vector<std::string> kGameSystems = {"5e-2014", "5e-2024", "a5e"};
+const std::vector<std::string> kRuleTypes = {"rule",     "condition",     "damage-type", "weapon-property",
+                                             "skill",    "ability-score", "magic-school", "language",
+                                             "proficiency", "alignment",  "rule-section", "size",
+                                             "creature-type", "item-rarity", "item-category", "environment"};
+
+ParamSpec search_param() {
+  return {"search", ParamType::kString,
+          "Name or words to look for. An exact name (any case or accents) returns that entry, every edition of "
+          "it; otherwise names containing the words are returned, best first.",
+          {}, {}, {}, json(), false, {}};
+}
+ParamSpec documents_param() {
+  return {"documents", ParamType::kStringArray,
+          "Source documents to search, by key (e.g. \"srd-2014\", \"srd-2024\", \"tob\"), name or pack name; see "
+          "list_documents. Omitted or null: every source. []: nothing.",
+          {}, {}, {}, json(), false, {}};
+}
+ParamSpec game_system_param() {
+  return {"game_system", ParamType::kString,
+          "Edition: 5e-2014 (SRD 5.1 era), 5e-2024 (SRD 5.2) or a5e (Level Up).", kGameSystems, {}, {}, json(),
+          false, {{"2014", "5e-2014"}, {"2024", "5e-2024"}, {"5e", "5e-2014"}}};
+}
+ParamSpec limit_param(int def = 20) {
+  return {"limit", ParamType::kInteger, "Maximum results (1-100).", {}, 1, 100, json(def), false, {}};
+}
+ParamSpec bool_param(const char* name, const char* desc) {
+  return {name, ParamType::kBoolean, desc, {}, {}, {}, json(), false, {}};
+}
+ParamSpec int_param(const char* name, const char* desc, double lo, double hi) {
+  return {name, ParamType::kInteger, desc, {}, lo, hi, json(), false, {}};
+}
+ParamSpec num_param(const char* name, const char* desc, double lo, double hi) {
+  return {name, ParamType::kNumber, desc, {}, lo, hi, json(), false, {}};
+}
+ParamSpec str_param(const char* name, const char* desc, std::vector<std::string> values = {}, bool required = false,
+                    json def = json()) {
+  return {name, ParamType::kString, desc, std::move(values), {}, {}, std::move(def), required, {}};
+}
+
+ojson document_schema() {
+  return {{"type", "object"},
+          {"properties",
+           {{"key", {{"type", "string"}}},
+            {"name", {{"type", "string"}}},
+            {"publisher", {{"type", "string"}}},
+            {"license", {{"type", "string"}}},
+            {"game_system", {{"type", "string"}}}}},
+          {"required", {"key", "name"}}};
+}
+
+ojson result_item_schema() {
+  return {{"type", "object"},
+          {"properties",
+           {{"key", {{"type", "string"}}},
+            {"name", {{"type", "string"}}},
+            {"kind", {{"type", "string"}}},
+            {"document", document_schema()},
+            {"source_api", {{"type", "string"}}},
+            {"url", {{"type", "string"}}},
+            {"_score", {{"type", "number"}, {"minimum", 0}, {"maximum", 1}}}}},
+          {"required", {"key", "name", "kind", "document", "source_api", "url"}}};
+}
+
+ojson common_output_props() {
+  return {{"message", {{"type", "string"}}},
+          {"total", {{"type", "integer"}}},
+          {"filters", {{"type", "object"}}}};
+}
+
+ojson list_output_schema() {
+  ojson props = common_output_props();
+  props["result"] = {{"type", "array"}, {"items", result_item_schema()}};
+  return {{"type", "object"}, {"properties", props}, {"required", {"result"}}};
+}
+
+ojson grouped_output_schema() {
+  ojson props = common_output_props();
+  props["result"] = {{"type", "object"},
+                     {"additionalProperties", {{"type", "array"}, {"items", result_item_schema()}}}};
+  return {{"type", "object"}, {"properties", props}, {"required", {"result"}}};
+}
+
+ojson entity_output_schema() {
+  ojson props = common_output_props();
+  props["result"] = result_item_schema();
+  return {{"type", "object"}, {"properties", props}, {"required", {"result"}}};
+}
+
+ojson documents_output_schema() {
+  ojson item = {{"type", "object"},
+                {"properties",
+                 {{"document", {{"type", "string"}}},
+                  {"name", {{"type", "string"}}},
+                  {"source_api", {{"type", "string"}}},
+                  {"publisher", {{"type", "string"}}},
+                  {"license", {{"type", "string"}}},
+                  {"game_system", {{"type", "string"}}},
+                  {"entity_count", {{"type", "integer"}}},
+                  {"entity_types", {{"type", "object"}}}}},
+                {"required", {"document", "name", "source_api", "entity_count", "entity_types"}}};
+  ojson props = common_output_props();
+  props["result"] = {{"type", "array"}, {"items", item}};
+  return {{"type", "object"}, {"properties", props}, {"required", {"result"}}};
+}
+
+std::vector<ToolSpec> build_specs() {
+  std::vector<ToolSpec> specs;
+  specs.push_back({"search_spell", "Search spells",
+                   "Find spells by name or words and filter by level, school, class, concentration, ritual, casting "
+                   "time and damage type. Use get_entity for one spell in full.",
+                   {search_param(), int_param("level", "Spell level, 0 (cantrip) to 9.", 0, 9),
+                    int_param("level_min", "Minimum spell level (0-9).", 0, 9),
+                    int_param("level_max", "Maximum spell level (0-9).", 0, 9),
+                    str_param("school", "Magic school.", kSchools),
+                    str_param("class_key", "Class that can cast it, by name or key (e.g. \"wizard\", \"cleric\")."),
+                    bool_param("concentration", "true: only concentration spells; false: none."),
+                    bool_param("ritual", "true: only rituals; false: none."),
+                    str_param("casting_time",
+                              "Casting time, e.g. \"1 Action\", \"1 Bonus Action\", \"Reaction\", \"1 Minute\", "
+                              "\"10 Minutes\", \"1 Hour\"."),
+                    str_param("damage_type", "Damage type the spell deals.", kDamageTypes), documents_param(),
+                    game_system_param(), limit_param()},
+                   list_output_schema()});
+  specs.push_back({"search_creature", "Search creatures",
+                   "Find monsters and creatures (full stat blocks) by name or words and filter by challenge rating, "
+                   "type, size, armor class and hit points.",
+                   {search_param(),
+                    num_param("cr", "Exact challenge rating (0, 0.125, 0.25, 0.5, 1-30).", 0, 30),
+                    num_param("cr_min", "Minimum challenge rating (0-30).", 0, 30),
+                    num_param("cr_max", "Maximum challenge rating (0-30).", 0, 30),
+                    str_param("type", "Creature type.", kCreatureTypes),
+                    str_param("size", "Size category.", kSizes),
+                    int_param("armor_class_min", "Minimum armor class.", 0, 50),
+                    int_param("hit_points_min", "Minimum hit points.", 0, 10000), documents_param(),
+                    game_system_param(), limit_param()},
+                   list_output_schema()});
+  specs.push_back({"search_character_option", "Search character options",
+                   "Find classes (with their subclasses), races/species (with subraces), backgrounds and feats.",
+                   {str_param("type", "Kind of option.", {"class", "race", "background", "feat"}, true),
+                    search_param(), documents_param(), limit_param()},
+                   list_output_schema()});
+  {
+    ToolSpec s{"search_equipment", "Search equipment",
+               "Find weapons, armor, adventuring gear and magic items. Weapon filters (damage_dice, is_*) select "
+               "weapons; rarity and requires_attunement select magic items.",
+               {str_param("type", "Equipment kind; item is mundane gear.",
+                          {"weapon", "armor", "magic-item", "item", "all"}, false, json("all")),
+                search_param(), str_param("rarity", "Magic item rarity.", kRarities),
+                str_param("damage_dice", "Weapon damage dice, e.g. \"1d8\", \"2d6\"."),
+                bool_param("is_simple", "true: simple weapons; false: martial weapons."),
+                str_param("requires_attunement",
+                          "Magic items needing attunement: \"requires attunement\" (or \"yes\"); \"\" (or \"no\") "
+                          "for items that do not."),
+                bool_param("is_light", "Weapons with the Light property."),
+                bool_param("is_versatile", "Weapons with the Versatile property."),
+                bool_param("is_thrown", "Weapons with the Thrown property."),
+                bool_param("is_finesse", "Weapons with the Finesse property."),
+                bool_param("is_two_handed", "Weapons with the Two-Handed property."),
+                num_param("cost_min", "Minimum cost in gold pieces.", 0, 1e9),
+                num_param("cost_max", "Maximum cost in gold pieces.", 0, 1e9),
+                num_param("weight_max", "Maximum weight in pounds.", 0, 1e6), documents_param(), game_system_param(),
+                limit_param()},
+               list_output_schema()};
+    s.params[0].aliases = {{"magic item", "magic-item"}, {"magicitem", "magic-item"}, {"weapons", "weapon"},
+                           {"gear", "item"}};
+    s.params[2].aliases = {{"very-rare", "very rare"}};
+    specs.push_back(std::move(s));
+  }
+  specs.push_back({"search_rule", "Search rules and reference",
+                   "Look up rules, conditions and reference entries (damage types, weapon properties, skills, "
+                   "abilities, spell schools, languages, alignments, sizes, ...).",
+                   {str_param("rule_type", "Kind of entry.", kRuleTypes, true), search_param(),
+                    str_param("section",
+                              "For rule_type=rule: rules section, e.g. \"combat\", \"spellcasting\", "
+                              "\"adventuring\"."),
+                    documents_param(), limit_param()},
+                   list_output_schema()});
+  specs.push_back({"search_all", "Search everything",
+                   "Search every kind of content at once; results are grouped by kind.",
+                   {{"query", ParamType::kString, "Name or words to look for.", {}, {}, {}, json(), true, {}},
+                    {"content_types", ParamType::kStringArray,
+                     "Kinds to search (e.g. \"spell\", \"creature\", \"magic-item\", \"class\"); default: all.",
+                     {}, {}, {}, json(), false, {}},
+                    documents_param(), limit_param(5)},
+                   grouped_output_schema()});
+  specs.push_back({"get_entity", "Get one entry",
+                   "One entry in full by its key (from a search result), e.g. \"srd_fireball\".",
+                   {str_param("key", "The entry's key.", {}, true),
+                    str_param("kind", "Its kind, when a key exists in several (e.g. \"spell\", \"creature\")."),
+                    bool_param("include_source", "Also return the original source record.")},
+                   entity_output_schema()});
+  specs.push_back({"find_similar", "Find similar entries",
+                   "Entries of the same kind most like a given one (by key or name); the entry itself and its "
+                   "other editions are left out.",
+                   {str_param("key", "Key of the reference entry."),
+                    str_param("name", "Name of the reference entry (used when no key is given)."),
+                    str_param("kind", "Kind of the reference entry, to disambiguate a name."), documents_param(),
+                    game_system_param(), limit_param(10)},
+                   list_output_schema()});
+  specs.push_back({"list_documents", "List source documents",
+                   "The source documents (books, SRDs, homebrew packs) in the store with entity counts; use their "
+                   "keys in `documents`.",
+                   {str_param("source", "Only documents from this source.", {"open5e_v2", "open5e_v1", "orcbrew"})},
+                   documents_output_schema()});
+  return specs;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Helpers.
+
+json document_json(const model::Document& d) {
+  json j = {{"key", d.key}, {"name", d.name}};
+  if (!d.display_name.empty()) j["display_name"] = d.display_name;
+  if (!d.publisher.empty()) j["publisher"] = d.publisher;
+  if (!d.license.empty()) j["license"] = d.license;
+  if (!d.game_system.empty()) j["game_system"] = d.game_system;
+  return j;
+}
+
+json to_result(const Entity& e) {
+  json r = e.data.is_object() ? e.data : json::object();
+  r["key"] = e.key;
+  r["name"] = e.name;
+  r["kind"] = std::string(model::kind_name(e.kind));
+  r["document"] = document_json(e.document);
+  r["source_api"] = e.source_api;
+  r["url"] = e.url;
+  return r;
+}
+
+json summary_of(const json& r) {
+  json s = {{"key", r["key"]}, {"name", r["name"]}, {"kind", r["kind"]}, {"document", r["document"]},
+            {"source_api", r["source_api"]}, {"url", r["url"]}, {"summarized", true}};
+  if (r.contains("_score")) s["_score"] = r["_score"];
+  return s;
+}
+
+double round3(double v) { return std::round(v * 1000.0) / 1000.0; }
+
+ToolResult error_result(const std::string& message) {
+  ToolResult r;
+  r.is_error = true;
+  r.text = message;
+  r.structured = json::object();
+  return r;
+}
+
+// Assembles a list answer: Markdown of each result within the budget, summaries past it.
+ToolResult list_answer(std::vector<json> results, const std::string& header, std::string message, int total,
+                       const json& filters) {
+  ToolResult out;
+  std::string body;
+  size_t summarized = 0;
+  for (auto& r : results) {
+    std::string block = render_entity(r);
+    if (body.size() + block.size() > kTextBudget && !body.empty()) {
+      r = summary_of(r);
+      body += "- " + render_summary_line(r) + "\n";
+      ++summarized;
+      continue;
+    }
+    body += block + "\n---\n\n";
+  }
+  if (summarized > 0) {
+    const std::string note = std::to_string(summarized) +
+                             " result(s) are shortened to a summary to keep this answer small; fetch one in full "
+                             "with get_entity(key), or narrow the search.";
+    message = message.empty() ? note : message + " " + note;
+  }
+  out.text = header + "\n";
+  if (!message.empty()) out.text += message + "\n";
+  out.text += "\n" + body;
+  out.structured = {{"result", std::move(results)}, {"total", total}, {"filters", filters}};
+  if (!message.empty()) out.structured["message"] = message;
+  return out;
+}
+
+std::string plural(const std::string& kind_label, int n) {
+  return std::to_string(n) + " " + kind_label + (n == 1 ? "" : "s");
+}
+
+// Known aliases for document keys: older LoreKeeper examples and Open5e v1 slugs.
+const std::map<std::string, std::string>& document_aliases() {
+  static const std::map<std::string, std::string> kAliases = {
+      {"srd-5e", "srd-2014"},  {"srd5e", "srd-2014"},   {"wotc-srd", "srd-2014"}, {"srd-5-1", "srd-2014"},
+      {"srd-5-2", "srd-2024"}, {"menagerie", "a5e-mm"}, {"blackflag", "bfrd"},    {"cc", "ccdx"},
+      {"dmag", "deepm"},       {"dmag-e", "deepmx"},    {"a5e", "a5e-ag"},        {"taldorei", "tdcs"},
+      {"o5e", "open5e"},       {"warlock", "wz"},
+  };
+  return kAliases;
+}
+
+struct DocFilter {
+  std::optional<std::vector<std::string>> keys;  // nullopt: no constraint
+  std::string message;                          // set when something was not understood
+  bool select_nothing = false;                   // `documents: []` or nothing known
+};
+
+DocFilter resolve_documents(store::Store& st, const json& args) {
+  DocFilter f;
+  if (!args.contains("documents")) return f;
+  const json& values = args["documents"];
+  if (values.empty()) {
+    f.keys = std::vector<std::string>{};
+    f.select_nothing = true;
+    f.message = "documents is an empty list, so no source is searched. Omit documents (or pass null) to search "
+                "every source.";
+    return f;
+  }
+  auto docs = st.documents();
+  std::vector<model::Document> known;
+  if (docs) {
+    for (const auto& d : *docs) known.push_back(d.document);
+  }
+  std::vector<std::string> keys;
+  std::vector<std::string> unknown;
+  for (const auto& v : values) {
+    const std::string given = v.get<std::string>();
+    const std::string g = text::fold(given);
+    std::string match;
+    for (const auto& d : known) {
+      if (d.key == given) match = d.key;
+    }
+    if (match.empty()) {
+      for (const auto& d : known) {
+        if (text::fold(d.key) == g || text::fold(d.name) == g || (!d.display_name.empty() && text::fold(d.display_name) == g)) {
+          match = d.key;
+          break;
+        }
+      }
+    }
+    if (match.empty()) {
+      if (auto it = document_aliases().find(model::slug(given)); it != document_aliases().end()) {
+        for (const auto& d : known) {
+          if (d.key == it->second) match = d.key;
+        }
+      }
+    }
+    if (match.empty()) unknown.push_back(given);
+    else if (std::find(keys.begin(), keys.end(), match) == keys.end()) keys.push_back(match);
+  }
+  f.keys = keys;
+  if (!unknown.empty()) {
+    // Closest known documents, by edit distance on folded keys and names.
+    std::vector<std::pair<int, std::string>> scored;
+    for (const auto& d : known) {
+      int best = 1000;
+      for (const auto& u : unknown) {
+        best = std::min({best, text::edit_distance(text::fold(u), text::fold(d.key), 20),
+                         text::edit_distance(text::fold(u), text::fold(d.name), 20)});
+      }
+      scored.push_back({best, d.key});
+    }
+    std::sort(scored.begin(), scored.end());
+    std::vector<std::string> close;
+    for (size_t i = 0; i < scored.size() && i < 5; ++i) close.push_back(scored[i].second);
+    f.message = "Unknown document(s): " + text::join(unknown, ", ") + ". Closest known: " + text::join(close, ", ") +
+                " (see list_documents).";
+  }
+  if (keys.empty()) f.select_nothing = true;
+  return f;
+}
+
+// Closest names of the given kinds to `search`, for "did you mean" messages.
+std::vector<std::string> closest_names(store::Store& st, const std::vector<Kind>& kinds, const std::string& search,
+                                       size_t max) {
+  auto names = st.names(kinds);
+  if (!names) return {};
+  const std::string q = text::fold(search);
+  const int budget = std::max(2, static_cast<int>(q.size()) / 3);
+  std::vector<std::pair<int, std::string>> scored;
+  std::set<std::string> seen;
+  for (const auto& n : *names) {
+    const std::string f = text::fold(n.name);
+    if (!seen.insert(f).second) continue;
+    int d = text::edit_distance(q, f, budget);
+    // A query that is a prefix of a word in the name counts as close.
+    if (d > budget && f.find(q.substr(0, std::min<size_t>(q.size(), 4))) == 0) d = budget;
+    if (d <= budget) scored.push_back({d, n.name});
+  }
+  std::sort(scored.begin(), scored.end());
+  std::vector<std::string> out;
+  for (size_t i = 0; i < scored.size() && out.size() < max; ++i) out.push_back(scored[i].second);
+  return out;
+}
+
+std::vector<std::string> words_of(const std::string& s) {
+  std::vector<std::string> out;
+  const std::string f = text::fold(s);
+  size_t start = 0;
+  while (start < f.size()) {
+    size_t end = f.find(' ', start);
+    if (end == std::string::npos) end = f.size();
+    if (end > start) out.push_back(f.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+struct Found {
+  std::vector<json> results;
+  int total = 0;
+  std::string how;  // "exact name", "name contains", "filters"
+};
+
+// Runs one structured query with optional name matching. Exact-name matches win; otherwise names containing
+// every word of `search` are ranked by how much of the name the query covers.
+Result<Found> find(store::Store& st, Query q, const std::string& search, int limit) {
+  Found out;
+  const std::string s = text::trim(search);
+  if (s.empty()) {
+    q.limit = limit;
+    auto r = st.query(q);
+    if (!r) return r.status();
+    for (const auto& e : r->entities) out.results.push_back(to_result(e));
+    out.total = r->total;
+    out.how = "filters";
+    return out;
+  }
+  Query exact = q;
+  exact.name_exact = s;
+  exact.limit = limit;
+  auto r = st.query(exact);
+  if (!r) return r.status();
+  if (r->total > 0) {
+    for (const auto& e : r->entities) {
+      json j = to_result(e);
+      j["_score"] = 1.0;
+      out.results.push_back(std::move(j));
+    }
+    out.total = r->total;
+    out.how = "exact name";
+    return out;
+  }
+  Query contains = q;
+  contains.name_contains = words_of(s);
+  if (contains.name_contains.empty()) return out;
+  contains.limit = 500;
+  r = st.query(contains);
+  if (!r) return r.status();
+  const std::string qf = text::fold(s);
+  std::vector<std::pair<double, json>> scored;
+  for (const auto& e : r->entities) {
+    const std::string nf = text::fold(e.name);
+    double coverage = nf.empty() ? 0 : static_cast<double>(qf.size()) / static_cast<double>(nf.size());
+    coverage = std::min(1.0, coverage);
+    double score = 0.5 + 0.4 * coverage;
+    if (nf.rfind(qf, 0) == 0) score += 0.05;          // the name starts with the query
+    if (nf.find(qf) != std::string::npos) score += 0.04;  // the words appear together, in order
+    json j = to_result(e);
+    j["_score"] = round3(std::min(score, 0.99));
+    scored.push_back({score, std::move(j)});
+  }
+  std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (size_t i = 0; i < scored.size() && static_cast<int>(i) < limit; ++i) out.results.push_back(scored[i].second);
+  out.total = r->total;
+  out.how = "name contains";
+  return out;
+}
+
+}  // namespace
+
+const std::vector<ToolSpec>& tool_specs() {
+  static const std::vector<ToolSpec> kSpecs = build_specs();
+  return kSpecs;
+}
+
+const ToolSpec* find_tool(const std::string& name) {
+  for (const auto& s : tool_specs()) {
+    if (s.name == name) return &s;
+  }
+  return nullptr;
+}
+
+Engine::Engine(std::string db_path) : db_path_(std::move(db_path)) {}
+Engine::~Engine() = default;
+
+store::Store* Engine::store(std::string* why) {
+  if (store_) return store_.get();
+  auto opened = store::Store::open(db_path_, store::Store::Mode::kExistingOnly);
+  if (!opened) {
+    if (why) *why = opened.status().message();
+    return nullptr;
+  }
+  store_ = std::move(*opened);
+  return store_.get();
+}
+
+std::vector<std::string> Engine::complete_names(const std::vector<Kind>& kinds, const std::string& prefix,
+                                                size_t max) {
+  std::vector<std::string> out;
+  store::Store* st = store(nullptr);
+  if (st == nullptr) return out;
+  auto names = st->names(kinds);
+  if (!names) return out;
+  const std::string p = text::fold(prefix);
+  std::set<std::string> seen;
+  std::vector<std::string> contains;
+  for (const auto& n : *names) {
+    const std::string f = text::fold(n.name);
+    if (seen.count(n.name)) continue;
+    if (f.rfind(p, 0) == 0) {
+      seen.insert(n.name);
+      out.push_back(n.name);
+    } else if (!p.empty() && f.find(p) != std::string::npos) {
+      contains.push_back(n.name);
+    }
+    if (out.size() >= max) return out;
+  }
+  for (const auto& c : contains) {
+    if (out.size() >= max) break;
+    if (seen.insert(c).second) out.push_back(c);
+  }
+  return out;
+}
+
+namespace {
+
+// The state one tool call needs.
+struct Call {
+  store::Store& st;
+  const json& args;
+};
+
+std::string str_arg(const json& args, const char* name) {
+  auto it = args.find(name);
+  return it != args.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+std::optional<int> int_arg(const json& args, const char* name) {
+  auto it = args.find(name);
+  if (it == args.end() || !it->is_number()) return std::nullopt;
+  return static_cast<int>(it->get<long long>());
+}
+std::optional<double> num_arg(const json& args, const char* name) {
+  auto it = args.find(name);
+  if (it == args.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+std::optional<bool> bool_arg(const json& args, const char* name) {
+  auto it = args.find(name);
+  if (it == args.end() || !it->is_boolean()) return std::nullopt;
+  return it->get<bool>();
+}
+
+// A query builder per search tool: validated arguments -> constraints, or a message naming the bad value.
+using QueryBuilder = std::function<Result<Query>(const json& args)>;
+
+Result<Query> spell_query(const json& args) {
+  Query q;
+  q.kinds = {Kind::kSpell};
+  q.level = int_arg(args, "level");
+  q.level_min = int_arg(args, "level_min");
+  q.level_max = int_arg(args, "level_max");
+  if (q.level_min && q.level_max && *q.level_min > *q.level_max) {
+    return Status::invalid_argument("level_min (" + std::to_string(*q.level_min) + ") is greater than level_max (" +
+                                    std::to_string(*q.level_max) + ").");
+  }
+  q.school = str_arg(args, "school");
+  const std::string cls = text::trim(str_arg(args, "class_key"));
+  if (!cls.empty()) q.class_key = cls.find('_') != std::string::npos ? text::lower(cls) : text::fold(cls);
+  q.concentration = bool_arg(args, "concentration");
+  q.ritual = bool_arg(args, "ritual");
+  const std::string ct = str_arg(args, "casting_time");
+  if (!ct.empty()) {
+    q.casting_time = model::normalize_casting_time(ct);
+    if (std::find(kCastingTimes.begin(), kCastingTimes.end(), q.casting_time) == kCastingTimes.end()) {
+      return Status::invalid_argument("Parameter 'casting_time': unknown value '" + ct +
+                                      "'. Valid values: 1 Action, 1 Bonus Action, Reaction, 1 Turn, 1 Round, "
+                                      "1 Minute, 5 Minutes, 10 Minutes, 1 Hour, 4/7/8/9/12/24 Hours, 1 Week.");
+    }
+  }
+  q.damage_type = str_arg(args, "damage_type");
+  q.game_system = str_arg(args, "game_system");
+  return q;
+}
+
+Result<Query> creature_query(const json& args) {
+  Query q;
+  q.kinds = {Kind::kCreature};
+  q.cr = num_arg(args, "cr");
+  q.cr_min = num_arg(args, "cr_min");
+  q.cr_max = num_arg(args, "cr_max");
+  if (q.cr_min && q.cr_max && *q.cr_min > *q.cr_max) {
+    return Status::invalid_argument("cr_min (" + text::format_number(*q.cr_min) + ") is greater than cr_max (" +
+                                    text::format_number(*q.cr_max) + ").");
+  }
+  q.type = text::lower(str_arg(args, "type"));
+  q.size = text::lower(str_arg(args, "size"));
+  q.armor_class_min = int_arg(args, "armor_class_min");
+  q.hit_points_min = int_arg(args, "hit_points_min");
+  q.game_system = str_arg(args, "game_system");
+  return q;
+}
+
+Result<Query> character_option_query(const json& args) {
+  Query q;
+  const std::string type = str_arg(args, "type");
+  if (type == "class") q.kinds = {Kind::kClass};
+  else if (type == "race") q.kinds = {Kind::kSpecies};
+  else if (type == "background") q.kinds = {Kind::kBackground};
+  else q.kinds = {Kind::kFeat};
+  return q;
+}
+
+Result<Query> equipment_query(const json& args) {
+  Query q;
+  const std::string type = str_arg(args, "type");
+  if (type == "weapon") q.kinds = {Kind::kWeapon};
+  else if (type == "armor") q.kinds = {Kind::kArmor};
+  else if (type == "magic-item") q.kinds = {Kind::kMagicItem};
+  else if (type == "item") q.kinds = {Kind::kItem};
+  else q.kinds = {Kind::kWeapon, Kind::kArmor, Kind::kItem, Kind::kMagicItem};
+  // Filters that only one kind has narrow the kinds searched: they are hard constraints.
+  auto restrict_to = [&](Kind k, const char* param) -> Status {
+    if (std::find(q.kinds.begin(), q.kinds.end(), k) == q.kinds.end()) {
+      return Status::invalid_argument(std::string("Parameter '") + param + "' applies only to " +
+                                      std::string(model::kind_name(k)) + "s, but type is '" + type + "'.");
+    }
+    q.kinds = {k};
+    return Status::ok();
+  };
+  if (args.contains("rarity")) {
+    LOREKEEPER_RETURN_IF_ERROR(restrict_to(Kind::kMagicItem, "rarity"));
+    q.rarity = model::slug(str_arg(args, "rarity"));
+  }
+  if (args.contains("requires_attunement")) {
+    const std::string v = text::fold(str_arg(args, "requires_attunement"));
+    if (v == "requires attunement" || v == "yes" || v == "true" || v == "1" || v == "required") {
+      q.requires_attunement = true;
+    } else if (v.empty() || v == "no" || v == "false" || v == "0" || v == "none") {
+      q.requires_attunement = false;
+    } else {
+      return Status::invalid_argument("Parameter 'requires_attunement': unknown value '" +
+                                      str_arg(args, "requires_attunement") +
+                                      "'. Valid values: \"requires attunement\" (or \"yes\"), \"\" (or \"no\").");
+    }
+    LOREKEEPER_RETURN_IF_ERROR(restrict_to(Kind::kMagicItem, "requires_attunement"));
+  }
+  const std::vector<std::pair<const char*, const char*>> props = {{"is_light", "light"},
+                                                                  {"is_versatile", "versatile"},
+                                                                  {"is_thrown", "thrown"},
+                                                                  {"is_finesse", "finesse"},
+                                                                  {"is_two_handed", "two-handed"}};
+  for (const auto& [param, prop] : props) {
+    if (auto v = bool_arg(args, param)) {
+      LOREKEEPER_RETURN_IF_ERROR(restrict_to(Kind::kWeapon, param));
+      if (*v) {
+        q.properties.push_back(prop);
+      } else {
+        return Status::invalid_argument(std::string("Parameter '") + param +
+                                        "': only true is supported (weapons that have the property).");
+      }
+    }
+  }
+  if (args.contains("damage_dice")) {
+    LOREKEEPER_RETURN_IF_ERROR(restrict_to(Kind::kWeapon, "damage_dice"));
+    q.damage_dice = text::lower(text::trim(str_arg(args, "damage_dice")));
+  }
+  if (auto v = bool_arg(args, "is_simple")) {
+    LOREKEEPER_RETURN_IF_ERROR(restrict_to(Kind::kWeapon, "is_simple"));
+    q.is_simple = v;
+  }
+  q.cost_min = num_arg(args, "cost_min");
+  q.cost_max = num_arg(args, "cost_max");
+  q.weight_max = num_arg(args, "weight_max");
+  if (q.cost_min && q.cost_max && *q.cost_min > *q.cost_max) {
+    return Status::invalid_argument("cost_min is greater than cost_max.");
+  }
+  q.game_system = str_arg(args, "game_system");
+  return q;
+}
+
+Result<Query> rule_query(const json& args) {
+  Query q;
+  const std::string t = str_arg(args, "rule_type");
+  static const std::map<std::string, std::vector<Kind>> kKinds = {
+      {"rule", {Kind::kRule, Kind::kRuleSection}},
+      {"rule-section", {Kind::kRuleSection}},
+      {"condition", {Kind::kCondition}},
+      {"damage-type", {Kind::kDamageType}},
+      {"weapon-property", {Kind::kWeaponProperty}},
+      {"skill", {Kind::kSkill}},
+      {"ability-score", {Kind::kAbilityScore}},
+      {"magic-school", {Kind::kSpellSchool}},
+      {"language", {Kind::kLanguage}},
+      {"proficiency", {Kind::kSkill, Kind::kWeaponProperty}},
+      {"alignment", {Kind::kAlignment}},
+      {"size", {Kind::kSize}},
+      {"creature-type", {Kind::kCreatureType}},
+      {"item-rarity", {Kind::kItemRarity}},
+      {"item-category", {Kind::kItemCategory}},
+      {"environment", {Kind::kEnvironment}},
+  };
+  q.kinds = kKinds.at(t);
+  const std::string section = text::trim(str_arg(args, "section"));
+  if (!section.empty()) {
+    if (t != "rule" && t != "rule-section") {
+      return Status::invalid_argument("Parameter 'section' applies only to rule_type \"rule\".");
+    }
+    q.kinds = {Kind::kRule};
+    if (section.find('_') != std::string::npos) q.parent_key = text::lower(section);
+    else q.section = model::slug(section);
+  }
+  return q;
+}
+
+std::string kind_label(const std::vector<Kind>& kinds) {
+  if (kinds.size() == 1) {
+    std::string n(model::kind_name(kinds[0]));
+    std::replace(n.begin(), n.end(), '-', ' ');
+    return n;
+  }
+  return "result";
+}
+
+// Adds children (subclasses, subspecies) to class and species results.
+void add_children(store::Store& st, std::vector<json>& results) {
+  for (auto& r : results) {
+    const std::string kind = r.value("kind", "");
+    if (kind != "class" && kind != "species") continue;
+    Query q;
+    q.kinds = {kind == "class" ? Kind::kClass : Kind::kSpecies};
+    q.parent_key = r.value("key", "");
+    q.limit = 100;
+    auto kids = st.query(q);
+    if (!kids || kids->entities.empty()) continue;
+    json names = json::array();
+    for (const auto& e : kids->entities) names.push_back(e.name);
+    r[kind == "class" ? "subclasses" : "subspecies"] = names;
+  }
+}
+
+// A search tool: documents, name matching, filters, explanation of empty answers.
+ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilder& build, bool top_level_default) {
+  auto built = build(args);
+  if (!built) return error_result(built.status().message());
+  Query q = *built;
+  const int limit = int_arg(args, "limit").value_or(20);
+  const std::string search = str_arg(args, "search");
+  if (top_level_default && text::trim(search).empty()) q.top_level = true;
+  DocFilter docs = resolve_documents(st, args);
+  q.document_keys = docs.keys;
+  const std::string label = kind_label(q.kinds);
+  if (docs.select_nothing) {
+    return list_answer({}, "No " + label + "s: no source document selected.", docs.message, 0, args);
+  }
+  auto found = find(st, q, search, limit);
+  if (!found) return error_result("Search failed: " + found.status().to_string());
+  add_children(st, found->results);
+  std::string header;
+  if (found->how == "exact name") {
+    header = "Found " + plural(label, found->total) + " named \"" + search + "\".";
+  } else if (found->how == "name contains") {
+    header = "Found " + plural(label, found->total) + " whose name contains \"" + search + "\"" +
+             (found->total > static_cast<int>(found->results.size())
+                  ? " (showing " + std::to_string(found->results.size()) + ")."
+                  : ".");
+  } else {
+    header = "Found " + plural(label, found->total) +
+             (found->total > static_cast<int>(found->results.size())
+                  ? " (showing the first " + std::to_string(found->results.size()) + " by name; raise limit or "
+                                                                                     "add filters for others)."
+                  : ".");
+  }
+  std::string message = docs.message;
+  if (found->results.empty()) {
+    std::vector<std::string> hints;
+    if (!text::trim(search).empty()) {
+      auto close = closest_names(st, q.kinds, search, 5);
+      if (!close.empty()) hints.push_back("Closest names: " + text::join(close, ", ") + ".");
+      else hints.push_back("No name is close to \"" + search + "\"; search matches names only for now.");
+    }
+    // Which filter emptied the answer: drop each one and see whether anything would match.
+    for (auto it = args.begin(); it != args.end(); ++it) {
+      const std::string& name = it.key();
+      if (name == "search" || name == "limit" || name == "type" || name == "rule_type") continue;
+      json fewer = args;
+      fewer.erase(name);
+      auto q2 = build(fewer);
+      if (!q2) continue;
+      Query probe = *q2;
+      if (name != "documents") probe.document_keys = docs.keys;
+      if (top_level_default && text::trim(search).empty()) probe.top_level = true;
+      auto n = find(st, probe, search, 1);
+      if (n && n->total > 0) {
+        hints.push_back("Without '" + name + "' there would be " + plural(label, n->total) + ".");
+      }
+    }
+    if (hints.empty()) hints.push_back("Nothing in the store matches these filters.");
+    message = (message.empty() ? "" : message + " ") + text::join(hints, " ");
+    header = "No " + label + "s found.";
+  }
+  return list_answer(std::move(found->results), header, message, found->total, args);
+}
+
+std::optional<std::vector<Kind>> parse_content_types(const json& values, std::string* bad) {
+  std::vector<Kind> kinds;
+  for (const auto& v : values) {
+    const std::string s = v.get<std::string>();
+    std::string n = text::lower(s);
+    // Open5e object_model names ("MagicItem", "Creature") and older names.
+    if (n == "magicitem") n = "magic-item";
+    auto k = model::parse_kind(n);
+    if (!k) {
+      *bad = s;
+      return std::nullopt;
+    }
+    if (std::find(kinds.begin(), kinds.end(), *k) == kinds.end()) kinds.push_back(*k);
+  }
+  return kinds;
+}
+
+ToolResult search_all(store::Store& st, const json& args) {
+  const std::string query = text::trim(str_arg(args, "query"));
+  if (query.empty()) return error_result("Parameter 'query' must not be empty.");
+  std::vector<Kind> kinds = model::all_kinds();
+  if (args.contains("content_types") && !args["content_types"].empty()) {
+    std::string bad;
+    auto parsed = parse_content_types(args["content_types"], &bad);
+    if (!parsed) {
+      std::vector<std::string> valid;
+      for (Kind k : model::all_kinds()) valid.emplace_back(model::kind_name(k));
+      return error_result("Parameter 'content_types': unknown value '" + bad + "'. Valid values: " +
+                          text::join(valid, ", ") + ".");
+    }
+    kinds = *parsed;
+  }
+  const int limit = int_arg(args, "limit").value_or(5);
+  DocFilter docs = resolve_documents(st, args);
+  ToolResult out;
+  json groups = json::object();
+  int total = 0;
+  std::string body;
+  std::string message = docs.message;
+  if (!docs.select_nothing) {
+    // Exact name matches anywhere win over partial matches: when some kind has one, partial matches are dropped.
+    std::vector<std::pair<Kind, Found>> per_kind;
+    bool any_exact = false;
+    for (Kind k : kinds) {
+      Query q;
+      q.kinds = {k};
+      q.document_keys = docs.keys;
+      auto f = find(st, q, query, limit);
+      if (!f) return error_result("Search failed: " + f.status().to_string());
+      if (f->results.empty()) continue;
+      any_exact = any_exact || f->how == "exact name";
+      per_kind.push_back({k, std::move(*f)});
+    }
+    for (auto& [k, f] : per_kind) {
+      if (any_exact && f.how != "exact name") continue;
+      add_children(st, f.results);
+      total += f.total;
+      body += "## " + std::string(model::kind_name(k)) + " (" + std::to_string(f.total) + ")\n\n";
+      for (const auto& r : f.results) body += "- " + render_summary_line(r) + "\n";
+      body += "\n";
+      groups[std::string(model::kind_name(k))] = std::move(f.results);
+    }
+  }
+  if (total == 0 && !docs.select_nothing) {
+    auto close = closest_names(st, kinds, query, 5);
+    const std::string hint = close.empty() ? "No name is close to \"" + query + "\"; search matches names only for now."
+                                           : "Closest names: " + text::join(close, ", ") + ".";
+    message = (message.empty() ? "" : message + " ") + hint;
+  }
+  out.text = (total > 0 ? "Found " + std::to_string(total) + " result(s) for \"" + query + "\", grouped by kind. "
+                                                                                           "Use get_entity(key) for "
+                                                                                           "one in full."
+                        : "Nothing found for \"" + query + "\".") +
+             "\n";
+  if (!message.empty()) out.text += message + "\n";
+  out.text += "\n" + body;
+  out.structured = {{"result", groups}, {"total", total}, {"filters", args}};
+  if (!message.empty()) out.structured["message"] = message;
+  return out;
+}
+
+ToolResult get_entity(store::Store& st, const json& args) {
+  const std::string key = text::trim(str_arg(args, "key"));
+  std::optional<Kind> kind;
+  if (args.contains("kind")) {
+    kind = model::parse_kind(str_arg(args, "kind"));
+    if (!kind) {
+      std::vector<std::string> valid;
+      for (Kind k : model::all_kinds()) valid.emplace_back(model::kind_name(k));
+      return error_result("Parameter 'kind': unknown value '" + str_arg(args, "kind") + "'. Valid values: " +
+                          text::join(valid, ", ") + ".");
+    }
+  }
+  const bool with_raw = bool_arg(args, "include_source").value_or(false);
+  auto found = st.get(key, kind, with_raw);
+  if (!found) return error_result("Lookup failed: " + found.status().to_string());
+  if (found->empty()) {
+    // Perhaps a name was given instead of a key.
+    Query q;
+    if (kind) q.kinds = {*kind};
+    q.name_exact = key;
+    q.limit = 10;
+    auto by_name = st.query(q);
+    std::string msg = "No entry has the key '" + key + "'" + (kind ? " among " + std::string(model::kind_name(*kind)) + "s" : "") + ".";
+    if (by_name && !by_name->entities.empty()) {
+      std::vector<std::string> keys;
+      for (const auto& e : by_name->entities) keys.push_back(e.key + " (" + e.document.key + ")");
+      msg += " Entries named '" + key + "' have the keys: " + text::join(keys, ", ") + ".";
+    } else {
+      auto close = closest_names(st, kind ? std::vector<Kind>{*kind} : std::vector<Kind>{}, key, 5);
+      if (!close.empty()) msg += " Closest names: " + text::join(close, ", ") + " (search for them to get keys).";
+    }
+    return error_result(msg);
+  }
+  if (found->size() > 1) {
+    std::vector<std::string> kinds;
+    for (const auto& e : *found) kinds.emplace_back(model::kind_name(e.kind));
+    return error_result("The key '" + key + "' exists in several kinds (" + text::join(kinds, ", ") +
+                        "); pass kind to choose one.");
+  }
+  const Entity& e = found->front();
+  std::vector<json> one = {to_result(e)};
+  add_children(st, one);
+  json r = std::move(one.front());
+  if (with_raw) r["source_record"] = e.raw;
+  ToolResult out;
+  out.text = render_entity(r);
+  if (with_raw) out.text += "\n**Source record:**\n```json\n" + json_util::dump(e.raw) + "\n```\n";
+  out.structured = {{"result", r}, {"total", 1}, {"filters", args}};
+  return out;
+}
+
+// Similarity by shared attributes, until semantic search provides embeddings.
+double facet_similarity(const json& a, const json& b) {
+  double score = 0;
+  double weight = 0;
+  auto same = [&](const char* field, double w) {
+    if (!a.contains(field)) return;
+    weight += w;
+    if (b.contains(field) && a[field] == b[field]) score += w;
+  };
+  auto overlap = [&](const char* field, double w) {
+    if (!a.contains(field) || !a[field].is_array() || a[field].empty()) return;
+    weight += w;
+    if (!b.contains(field) || !b[field].is_array()) return;
+    int shared = 0;
+    for (const auto& x : a[field]) {
+      for (const auto& y : b[field]) shared += x == y ? 1 : 0;
+    }
+    score += w * static_cast<double>(shared) / static_cast<double>(a[field].size());
+  };
+  auto near = [&](const char* field, double w, double scale) {
+    if (!a.contains(field) || !a[field].is_number()) return;
+    weight += w;
+    if (!b.contains(field) || !b[field].is_number()) return;
+    const double d = std::fabs(a[field].get<double>() - b[field].get<double>());
+    score += w * std::max(0.0, 1.0 - d / scale);
+  };
+  same("school", 2);
+  near("level", 1.5, 3);
+  overlap("classes", 1);
+  overlap("damage_types", 2);
+  same("concentration", 0.5);
+  same("type", 2);
+  near("challenge_rating", 2, 5);
+  same("size", 1);
+  same("category", 1.5);
+  same("rarity", 1);
+  same("damage_type", 1);
+  same("subcategory", 0.5);
+  same("section", 1);
+  overlap("environments", 0.5);
+  return weight > 0 ? score / weight : 0;
+}
+
+ToolResult find_similar(store::Store& st, const json& args) {
+  std::string key = text::trim(str_arg(args, "key"));
+  const std::string name = text::trim(str_arg(args, "name"));
+  std::optional<Kind> kind;
+  if (args.contains("kind")) {
+    kind = model::parse_kind(str_arg(args, "kind"));
+    if (!kind) return error_result("Parameter 'kind': unknown value '" + str_arg(args, "kind") + "'.");
+  }
+  if (key.empty() && name.empty()) return error_result("Give the reference entry's key or name.");
+  std::vector<Entity> refs;
+  if (!key.empty()) {
+    auto got = st.get(key, kind, false);
+    if (!got) return error_result("Lookup failed: " + got.status().to_string());
+    refs = *got;
+  } else {
+    Query q;
+    if (kind) q.kinds = {*kind};
+    q.name_exact = name;
+    q.limit = 10;
+    auto got = st.query(q);
+    if (!got) return error_result("Lookup failed: " + got.status().to_string());
+    refs = got->entities;
+  }
+  if (refs.empty()) {
+    auto close = closest_names(st, kind ? std::vector<Kind>{*kind} : std::vector<Kind>{}, key.empty() ? name : key, 5);
+    return error_result("No reference entry '" + (key.empty() ? name : key) + "' found." +
+                        (close.empty() ? "" : " Closest names: " + text::join(close, ", ") + "."));
+  }
+  const Entity& ref = refs.front();
+  Query q;
+  q.kinds = {ref.kind};
+  DocFilter docs = resolve_documents(st, args);
+  q.document_keys = docs.keys;
+  q.game_system = str_arg(args, "game_system");
+  q.limit = 100000;
+  const int limit = int_arg(args, "limit").value_or(10);
+  std::vector<std::pair<double, json>> scored;
+  if (!docs.select_nothing) {
+    auto candidates = st.query(q);
+    if (!candidates) return error_result("Search failed: " + candidates.status().to_string());
+    const json ref_data = to_result(ref);
+    const std::string ref_name = text::fold(ref.name);
+    for (const auto& e : candidates->entities) {
+      // The reference and its twins in other documents/editions are not "similar", they are the same thing.
+      if (e.key == ref.key || text::fold(e.name) == ref_name) continue;
+      json r = to_result(e);
+      const double s = facet_similarity(ref_data, r);
+      if (s <= 0.2) continue;
+      r["_score"] = round3(s);
+      scored.push_back({s, std::move(r)});
+    }
+  }
+  std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<json> results;
+  for (size_t i = 0; i < scored.size() && static_cast<int>(i) < limit; ++i) results.push_back(std::move(scored[i].second));
+  std::string message = docs.message;
+  const std::string how = "Ranked by shared attributes (school, level, classes, damage types, type, challenge "
+                          "rating, size, category, rarity); meaning-based similarity needs the embedding index.";
+  message = message.empty() ? how : message + " " + how;
+  const std::string header = "Entries like " + ref.name + " (" + ref.key + "):";
+  return list_answer(std::move(results), header, message, static_cast<int>(scored.size()), args);
+}
+
+ToolResult list_documents(store::Store& st, const json& args) {
+  auto docs = st.documents();
+  if (!docs) return error_result("Listing documents failed: " + docs.status().to_string());
+  const std::string source = str_arg(args, "source");
+  std::vector<store::DocumentInfo> rows;
+  for (const auto& d : *docs) {
+    if (!source.empty() && d.document.source_api != source) continue;
+    rows.push_back(d);
+  }
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const auto& a, const auto& b) { return a.entity_count > b.entity_count; });
+  json result = json::array();
+  std::string body = "| document | name | game system | publisher | entities |\n|---|---|---|---|---|\n";
+  for (const auto& d : rows) {
+    json types = json::object();
+    for (const auto& [k, n] : d.entity_types) types[k] = n;
+    result.push_back({{"document", d.document.key},
+                      {"key", d.document.key},
+                      {"name", d.document.name},
+                      {"display_name", d.document.display_name},
+                      {"source_api", d.document.source_api},
+                      {"publisher", d.document.publisher},
+                      {"license", d.document.license},
+                      {"game_system", d.document.game_system},
+                      {"entity_count", d.entity_count},
+                      {"entity_types", types}});
+    body += "| `" + d.document.key + "` | " + d.document.name + " | " + d.document.game_system + " | " +
+            d.document.publisher + " | " + std::to_string(d.entity_count) + " |\n";
+  }
+  ToolResult out;
+  std::string message;
+  if (rows.empty()) {
+    message = source.empty() ? "The store holds no documents yet." : "No documents from source '" + source + "'.";
+  }
+  out.text = std::to_string(rows.size()) + " document(s). Use the `document` keys in the documents parameter.\n" +
+             (message.empty() ? "" : message + "\n") + "\n" + body;
+  out.structured = {{"result", result}, {"total", static_cast<int>(rows.size())}, {"filters", args}};
+  if (!message.empty()) out.structured["message"] = message;
+  return out;
+}
+
+}  // namespace
+
+ToolResult Engine::call(const std::string& name, const json& arguments) {
+  const ToolSpec* spec = find_tool(name);
+  if (spec == nullptr) return error_result("Unknown tool '" + name + "'.");
+  auto args = validate_arguments(spec->params, arguments);
+  if (!args) return error_result(args.status().message());
+  std::string why;
+  store::Store* st = store(&why);
+  if (st == nullptr) {
+    const std::string message = "The LoreKeeper store is empty: " + why +
+                                ". Fill it with `lorekeeper sync --source <recorded Open5e directory>`, then ask "
+                                "again.";
+    if (name == "get_entity" || name == "find_similar") return error_result(message);
+    ToolResult r;
+    r.text = message;
+    r.structured = {{"result", name == "search_all" ? json::object() : json::array()},
+                    {"total", 0},
+                    {"message", message},
+                    {"filters", *args}};
+    return r;
+  }
+  const json& a = *args;
+  if (name == "search_spell") return run_search_tool(*st, a, spell_query, false);
+  if (name == "search_creature") return run_search_tool(*st, a, creature_query, false);
+  if (name == "search_character_option") return run_search_tool(*st, a, character_option_query, true);
+  if (name == "search_equipment") return run_search_tool(*st, a, equipment_query, false);
+  if (name == "search_rule") return run_search_tool(*st, a, rule_query, false);
+  if (name == "search_all") return search_all(*st, a);
+  if (name == "get_entity") return get_entity(*st, a);
+  if (name == "find_similar") return find_similar(*st, a);
+  if (name == "list_documents") return list_documents(*st, a);
+  return error_result("Unknown tool '" + name + "'.");
+}
+
+}  // namespace lorekeeper::tools

@@ -1,0 +1,191 @@
+#include "lorekeeper/tools/params.hpp"
+
+#include <cmath>
+
+#include "lorekeeper/core/text.hpp"
+
+namespace lorekeeper::tools {
+
+namespace {
+
+const char* type_name(ParamType t) {
+  switch (t) {
+    case ParamType::kString: return "string";
+    case ParamType::kInteger: return "integer";
+    case ParamType::kNumber: return "number";
+    case ParamType::kBoolean: return "boolean";
+    case ParamType::kStringArray: return "array";
+  }
+  return "string";
+}
+
+std::string describe_type(ParamType t) {
+  switch (t) {
+    case ParamType::kString: return "a string";
+    case ParamType::kInteger: return "an integer";
+    case ParamType::kNumber: return "a number";
+    case ParamType::kBoolean: return "true or false";
+    case ParamType::kStringArray: return "an array of strings";
+  }
+  return "a value";
+}
+
+std::string range_text(const ParamSpec& p) {
+  if (p.minimum && p.maximum) return text::format_number(*p.minimum) + " to " + text::format_number(*p.maximum);
+  if (p.minimum) return "at least " + text::format_number(*p.minimum);
+  if (p.maximum) return "at most " + text::format_number(*p.maximum);
+  return "";
+}
+
+std::string short_value(const json& v) {
+  std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
+  if (s.size() > 60) s = s.substr(0, 57) + "...";
+  return s;
+}
+
+// The canonical enum value matching `given` (case-, space- and dash-insensitively), if any.
+std::optional<std::string> match_enum(const ParamSpec& p, const std::string& given) {
+  const std::string g = text::fold(given);
+  for (const auto& v : p.enum_values) {
+    if (text::fold(v) == g) return v;
+  }
+  for (const auto& [alias, value] : p.aliases) {
+    if (text::fold(alias) == g) return value;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+ojson input_schema(const std::vector<ParamSpec>& params) {
+  ojson props = ojson::object();
+  ojson required = ojson::array();
+  for (const auto& p : params) {
+    ojson s = ojson::object();
+    s["type"] = type_name(p.type);
+    if (p.type == ParamType::kStringArray) s["items"] = {{"type", "string"}};
+    s["description"] = p.description;
+    if (!p.enum_values.empty()) s["enum"] = p.enum_values;
+    if (p.minimum) {
+      if (p.type == ParamType::kInteger) s["minimum"] = static_cast<long long>(*p.minimum);
+      else s["minimum"] = *p.minimum;
+    }
+    if (p.maximum) {
+      if (p.type == ParamType::kInteger) s["maximum"] = static_cast<long long>(*p.maximum);
+      else s["maximum"] = *p.maximum;
+    }
+    if (!p.default_value.is_null()) s["default"] = ojson::parse(p.default_value.dump());
+    props[p.name] = std::move(s);
+    if (p.required) required.push_back(p.name);
+  }
+  ojson schema = {{"type", "object"}, {"properties", std::move(props)}};
+  if (!required.empty()) schema["required"] = std::move(required);
+  return schema;
+}
+
+Result<json> validate_arguments(const std::vector<ParamSpec>& params, const json& arguments) {
+  if (!arguments.is_null() && !arguments.is_object()) {
+    return Status::invalid_argument("Arguments must be an object, got " + short_value(arguments) + ".");
+  }
+  json out = json::object();
+  if (arguments.is_object()) {
+    for (auto it = arguments.begin(); it != arguments.end(); ++it) {
+      bool known = false;
+      for (const auto& p : params) known = known || p.name == it.key();
+      if (!known) {
+        std::vector<std::string> names;
+        for (const auto& p : params) names.push_back(p.name);
+        return Status::invalid_argument("Unknown parameter '" + it.key() +
+                                        "'. Valid parameters: " + text::join(names, ", ") + ".");
+      }
+    }
+  }
+  for (const auto& p : params) {
+    const json* given = nullptr;
+    if (arguments.is_object()) {
+      auto it = arguments.find(p.name);
+      if (it != arguments.end() && !it->is_null()) given = &*it;
+    }
+    if (given == nullptr) {
+      if (p.required) {
+        std::string msg = "Missing required parameter '" + p.name + "'";
+        if (!p.enum_values.empty()) msg += "; one of: " + text::join(p.enum_values, ", ");
+        return Status::invalid_argument(msg + ".");
+      }
+      if (!p.default_value.is_null()) out[p.name] = p.default_value;
+      continue;
+    }
+    const json& v = *given;
+    const std::string where = "Parameter '" + p.name + "'";
+    switch (p.type) {
+      case ParamType::kString: {
+        if (!v.is_string()) {
+          return Status::invalid_argument(where + " must be " + describe_type(p.type) + ", got " + short_value(v) +
+                                          ".");
+        }
+        std::string s = v.get<std::string>();
+        if (!p.enum_values.empty()) {
+          auto m = match_enum(p, s);
+          if (!m) {
+            return Status::invalid_argument(where + ": unknown value '" + s +
+                                            "'. Valid values: " + text::join(p.enum_values, ", ") + ".");
+          }
+          s = *m;
+        }
+        out[p.name] = s;
+        break;
+      }
+      case ParamType::kInteger:
+      case ParamType::kNumber: {
+        if (!v.is_number()) {
+          return Status::invalid_argument(where + " must be " + describe_type(p.type) + ", got " + short_value(v) +
+                                          (range_text(p).empty() ? "" : " (valid: " + range_text(p) + ")") + ".");
+        }
+        const double d = v.get<double>();
+        if (!std::isfinite(d) || (p.type == ParamType::kInteger && std::floor(d) != d)) {
+          return Status::invalid_argument(where + " must be " + describe_type(p.type) + ", got " + short_value(v) +
+                                          ".");
+        }
+        if ((p.minimum && d < *p.minimum) || (p.maximum && d > *p.maximum)) {
+          return Status::invalid_argument(where + " is out of range: " + short_value(v) + ". Valid: " +
+                                          range_text(p) + ".");
+        }
+        if (p.type == ParamType::kInteger) out[p.name] = static_cast<long long>(d);
+        else out[p.name] = d;
+        break;
+      }
+      case ParamType::kBoolean:
+        if (!v.is_boolean()) {
+          return Status::invalid_argument(where + " must be true or false, got " + short_value(v) + ".");
+        }
+        out[p.name] = v.get<bool>();
+        break;
+      case ParamType::kStringArray: {
+        if (!v.is_array()) {
+          return Status::invalid_argument(where + " must be an array of strings, got " + short_value(v) + ".");
+        }
+        json arr = json::array();
+        for (const auto& x : v) {
+          if (!x.is_string()) {
+            return Status::invalid_argument(where + " must hold only strings, got " + short_value(x) + ".");
+          }
+          std::string s = x.get<std::string>();
+          if (!p.enum_values.empty()) {
+            auto m = match_enum(p, s);
+            if (!m) {
+              return Status::invalid_argument(where + ": unknown value '" + s +
+                                              "'. Valid values: " + text::join(p.enum_values, ", ") + ".");
+            }
+            s = *m;
+          }
+          arr.push_back(s);
+        }
+        out[p.name] = std::move(arr);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace lorekeeper::tools

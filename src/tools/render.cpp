@@ -1,0 +1,256 @@
+#include "lorekeeper/tools/render.hpp"
+
+#include <cmath>
+#include <vector>
+
+#include "lorekeeper/core/json_util.hpp"
+#include "lorekeeper/core/text.hpp"
+
+namespace lorekeeper::tools {
+
+using json = nlohmann::json;
+using json_util::num;
+using json_util::str;
+
+namespace {
+
+std::string ordinal(int n) {
+  if (n % 100 >= 11 && n % 100 <= 13) return std::to_string(n) + "th";
+  switch (n % 10) {
+    case 1: return std::to_string(n) + "st";
+    case 2: return std::to_string(n) + "nd";
+    case 3: return std::to_string(n) + "rd";
+    default: return std::to_string(n) + "th";
+  }
+}
+
+std::string scalar(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number()) return text::format_number(v.get<double>());
+  if (v.is_boolean()) return v.get<bool>() ? "yes" : "no";
+  if (v.is_array()) {
+    std::vector<std::string> parts;
+    for (const auto& x : v) parts.push_back(x.is_object() ? str(x, "name") : scalar(x));
+    return text::join(parts, ", ");
+  }
+  return "";
+}
+
+void field(std::string& out, const char* label, const json& r, const char* key) {
+  auto it = r.find(key);
+  if (it == r.end() || it->is_null()) return;
+  const std::string s = scalar(*it);
+  if (s.empty()) return;
+  out += "**" + std::string(label) + ":** " + s + "  \n";
+}
+
+std::string modifier(double score) {
+  const int m = static_cast<int>(std::floor((score - 10) / 2));
+  return (m >= 0 ? "+" : "") + std::to_string(m);
+}
+
+std::string signed_map(const json& m) {
+  std::vector<std::string> parts;
+  for (auto it = m.begin(); it != m.end(); ++it) {
+    if (!it->is_number()) continue;
+    const double v = it->get<double>();
+    std::string name = it.key();
+    if (!name.empty()) name[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(name[0])));
+    parts.push_back(name + " " + (v >= 0 ? "+" : "") + text::format_number(v));
+  }
+  return text::join(parts, ", ");
+}
+
+void named_entries(std::string& out, const char* heading, const json& list) {
+  if (!list.is_array() || list.empty()) return;
+  out += "\n**" + std::string(heading) + "**\n\n";
+  for (const auto& x : list) {
+    std::string name = str(x, "name");
+    if (auto u = str(x, "usage"); !u.empty()) name += " (" + u + ")";
+    if (auto c = num(x, "cost"); c) name += " (Costs " + text::format_number(*c) + " Actions)";
+    if (x.contains("levels") && x["levels"].is_array()) {
+      std::vector<std::string> lv;
+      for (const auto& l : x["levels"]) lv.push_back(text::format_number(l.get<double>()));
+      name += " (level " + text::join(lv, ", ") + ")";
+    }
+    const std::string desc = str(x, "desc");
+    out += "- ***" + name + ".*** " + desc + "\n";
+  }
+}
+
+void render_spell(std::string& out, const json& r) {
+  const auto level = num(r, "level");
+  std::string line;
+  if (level) {
+    line = *level == 0 ? str(r, "school") + " cantrip" : ordinal(static_cast<int>(*level)) + "-level " +
+                                                            text::lower(str(r, "school"));
+  }
+  if (r.value("ritual", false)) line += " (ritual)";
+  if (!line.empty()) out += "*" + line + "*\n\n";
+  field(out, "Casting Time", r, "casting_time");
+  field(out, "Range", r, "range");
+  std::string comps = str(r, "components");
+  if (!str(r, "material").empty()) comps += " (" + str(r, "material") + ")";
+  if (!comps.empty()) out += "**Components:** " + comps + "  \n";
+  std::string duration = str(r, "duration");
+  if (r.value("concentration", false)) duration = "Concentration, " + duration;
+  if (!duration.empty()) out += "**Duration:** " + duration + "  \n";
+  field(out, "Classes", r, "classes");
+  field(out, "Damage", r, "damage_roll");
+  field(out, "Damage Types", r, "damage_types");
+  field(out, "Saving Throw", r, "saving_throw_ability");
+  field(out, "Area", r, "area");
+  if (!str(r, "desc").empty()) out += "\n" + str(r, "desc") + "\n";
+  if (!str(r, "higher_level").empty()) out += "\n***At Higher Levels.*** " + str(r, "higher_level") + "\n";
+}
+
+void render_creature(std::string& out, const json& r) {
+  std::string line = str(r, "size") + " " + text::lower(str(r, "type"));
+  if (!str(r, "alignment").empty()) line += ", " + str(r, "alignment");
+  out += "*" + line + "*\n\n";
+  std::string ac = r.contains("armor_class") ? scalar(r["armor_class"]) : "";
+  if (!str(r, "armor_detail").empty()) ac += " (" + str(r, "armor_detail") + ")";
+  if (!ac.empty()) out += "**Armor Class:** " + ac + "  \n";
+  std::string hp = r.contains("hit_points") ? scalar(r["hit_points"]) : "";
+  if (!str(r, "hit_dice").empty()) hp += " (" + str(r, "hit_dice") + ")";
+  if (!hp.empty()) out += "**Hit Points:** " + hp + "  \n";
+  if (r.contains("speed") && r["speed"].is_object()) {
+    std::vector<std::string> parts;
+    for (auto it = r["speed"].begin(); it != r["speed"].end(); ++it) {
+      if (!it->is_number()) continue;
+      const std::string v = text::format_number(it->get<double>()) + " ft.";
+      parts.push_back(it.key() == "walk" ? v : it.key() + " " + v);
+    }
+    out += "**Speed:** " + text::join(parts, ", ") + "  \n";
+  }
+  if (r.contains("ability_scores") && r["ability_scores"].is_object()) {
+    const auto& a = r["ability_scores"];
+    out += "\n| STR | DEX | CON | INT | WIS | CHA |\n|---|---|---|---|---|---|\n|";
+    for (const char* k : {"strength", "dexterity", "constitution", "intelligence", "wisdom", "charisma"}) {
+      const double v = num(a, k).value_or(10);
+      out += " " + text::format_number(v) + " (" + modifier(v) + ") |";
+    }
+    out += "\n\n";
+  }
+  if (r.contains("saving_throws")) out += "**Saving Throws:** " + signed_map(r["saving_throws"]) + "  \n";
+  if (r.contains("skill_bonuses")) out += "**Skills:** " + signed_map(r["skill_bonuses"]) + "  \n";
+  field(out, "Damage Vulnerabilities", r, "damage_vulnerabilities");
+  field(out, "Damage Resistances", r, "damage_resistances");
+  field(out, "Damage Immunities", r, "damage_immunities");
+  field(out, "Condition Immunities", r, "condition_immunities");
+  if (r.contains("senses") && r["senses"].is_object()) {
+    std::vector<std::string> parts;
+    for (auto it = r["senses"].begin(); it != r["senses"].end(); ++it) {
+      if (it.key() == "passive_perception") continue;
+      parts.push_back(it.key() + " " + scalar(*it) + " ft.");
+    }
+    if (auto pp = num(r["senses"], "passive_perception")) parts.push_back("passive Perception " + text::format_number(*pp));
+    out += "**Senses:** " + text::join(parts, ", ") + "  \n";
+  }
+  field(out, "Languages", r, "languages");
+  if (auto cr = num(r, "challenge_rating")) {
+    std::string c = text::format_cr(*cr);
+    if (auto xp = num(r, "experience_points")) c += " (" + text::format_number(*xp) + " XP)";
+    out += "**Challenge:** " + c + "  \n";
+  }
+  named_entries(out, "Traits", r.value("traits", json()));
+  named_entries(out, "Actions", r.value("actions", json()));
+  named_entries(out, "Bonus Actions", r.value("bonus_actions", json()));
+  named_entries(out, "Reactions", r.value("reactions", json()));
+  named_entries(out, "Legendary Actions", r.value("legendary_actions", json()));
+  named_entries(out, "Mythic Actions", r.value("mythic_actions", json()));
+  named_entries(out, "Lair Actions", r.value("lair_actions", json()));
+}
+
+void render_weapon(std::string& out, const json& r) {
+  out += "*" + str(r, "category") + (r.value("is_melee", true) ? " melee" : " ranged") + " weapon*\n\n";
+  field(out, "Damage", r, "damage_dice");
+  field(out, "Damage Type", r, "damage_type");
+  field(out, "Versatile", r, "versatile_dice");
+  if (r.contains("range")) {
+    out += "**Range:** " + scalar(r["range"]) + "/" + scalar(r.value("long_range", json(0))) + " " +
+           str(r, "distance_unit") + "  \n";
+  }
+  if (r.contains("properties") && r["properties"].is_array()) {
+    std::vector<std::string> parts;
+    for (const auto& p : r["properties"]) {
+      std::string s = str(p, "name");
+      if (!str(p, "detail").empty()) s += " (" + str(p, "detail") + ")";
+      if (!str(p, "type").empty()) s += " [" + str(p, "type") + "]";
+      parts.push_back(s);
+    }
+    out += "**Properties:** " + text::join(parts, ", ") + "  \n";
+  }
+}
+
+void render_armor(std::string& out, const json& r) {
+  out += "*" + str(r, "category") + " armor*\n\n";
+  field(out, "Armor Class", r, "armor_class");
+  field(out, "Strength Required", r, "strength_required");
+  out += std::string("**Stealth:** ") + (r.value("stealth_disadvantage", false) ? "Disadvantage" : "—") + "  \n";
+}
+
+void render_item(std::string& out, const json& r) {
+  std::string line = str(r, "category");
+  if (!str(r, "rarity").empty()) line += ", " + text::lower(str(r, "rarity"));
+  if (r.value("requires_attunement", false)) {
+    line += " (requires attunement" + (str(r, "attunement_detail").empty() ? "" : " " + str(r, "attunement_detail")) + ")";
+  }
+  if (!line.empty()) out += "*" + line + "*\n\n";
+  if (auto c = num(r, "cost_gp"); c && *c > 0) out += "**Cost:** " + text::format_number(*c) + " gp  \n";
+  if (auto w = num(r, "weight"); w && *w > 0) out += "**Weight:** " + text::format_number(*w) + " " + str(r, "weight_unit") + "  \n";
+  if (!str(r, "desc").empty()) out += "\n" + str(r, "desc") + "\n";
+}
+
+void render_generic(std::string& out, const json& r) {
+  field(out, "Subclass of", r, "subclass_of");
+  field(out, "Subspecies of", r, "subspecies_of");
+  field(out, "Section", r, "section");
+  field(out, "Prerequisite", r, "prerequisite");
+  field(out, "Hit Dice", r, "hit_dice");
+  field(out, "Saving Throws", r, "saving_throws");
+  field(out, "Subclasses", r, "subclasses");
+  field(out, "Subspecies", r, "subspecies");
+  if (!str(r, "desc").empty()) out += "\n" + str(r, "desc") + "\n";
+  named_entries(out, "Traits", r.value("traits", json()));
+  named_entries(out, "Benefits", r.value("benefits", json()));
+  named_entries(out, "Features", r.value("features", json()));
+  if (r.contains("descriptions") && r["descriptions"].is_array()) {
+    for (const auto& d : r["descriptions"]) {
+      out += "\n*" + str(d, "document") + ":* " + str(d, "desc") + "\n";
+    }
+  }
+}
+
+}  // namespace
+
+std::string render_summary_line(const json& r) {
+  std::string s = "**" + str(r, "name") + "** (" + str(r, "kind") + ", `" + str(r, "key") + "`)";
+  const json& doc = r.value("document", json::object());
+  if (!str(doc, "name").empty()) s += " — " + str(doc, "name");
+  if (auto score = num(r, "_score")) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "%.2f", *score);
+    s += " · score " + std::string(buf);
+  }
+  return s;
+}
+
+std::string render_entity(const json& r) {
+  std::string out = "### " + str(r, "name") + "\n";
+  const json& doc = r.value("document", json::object());
+  std::string source = "*Source: " + str(doc, "name");
+  if (!str(doc, "game_system").empty()) source += " (" + str(doc, "game_system") + ")";
+  source += " · key `" + str(r, "key") + "` · " + str(r, "kind") + "*\n\n";
+  out += source;
+  const std::string kind = str(r, "kind");
+  if (kind == "spell") render_spell(out, r);
+  else if (kind == "creature") render_creature(out, r);
+  else if (kind == "weapon") render_weapon(out, r);
+  else if (kind == "armor") render_armor(out, r);
+  else if (kind == "item" || kind == "magic-item") render_item(out, r);
+  else render_generic(out, r);
+  return out;
+}
+
+}  // namespace lorekeeper::tools

@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# LoreKeeper e2e: the MCP Inspector CLI (@modelcontextprotocol/inspector)
+# drives `lorekeeper serve` over stdio, in the legacy and the modern protocol
+# era, with jq assertions on its `--format json` output.
+#
+# Run through run.sh (it checks the environment):
+#   LOREKEEPER_BIN=... LOREKEEPER_DB_PATH=... tests/e2e/run.sh inspector
+#
+# Inspector exit codes used here: 0 ok, 5 the tool returned isError:true.
+# Output ends with a plain "N passed, N failed" line.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+INSPECTOR="$here/node_modules/.bin/mcp-inspector"
+
+: "${LOREKEEPER_BIN:?LOREKEEPER_BIN is not set}"
+: "${LOREKEEPER_DB_PATH:?LOREKEEPER_DB_PATH is not set}"
+if [[ ! -x "$INSPECTOR" ]]; then
+  echo "e2e: $INSPECTOR is missing: run the project setup script (scripts/setup.sh), or: npm ci --prefix tests/e2e" >&2
+  exit 1
+fi
+command -v jq >/dev/null 2>&1 || { echo "e2e: jq is required (apt-get install jq)" >&2; exit 1; }
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/lorekeeper-e2e-inspector.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+# Keep the Inspector's own catalog/config/secret files out of $HOME.
+export MCP_CATALOG_PATH="$work/catalog.json"
+export MCP_CLIENT_CONFIG_PATH="$work/client.json"
+# Inspector 2.12 declares node >=22.19; its stdio CLI works on 20 but warns.
+export NODE_NO_WARNINGS=1
+
+PASSED=0
+FAILED=0
+ERA=""
+OUT=""
+RC=0
+LAST=""
+
+# inspect ARGS... : run one Inspector CLI invocation against the server in $ERA.
+# Sets OUT (stdout, one JSON object), RC (exit code); stderr goes to $work/stderr.
+inspect() {
+  LAST="mcp-inspector --cli --format json --protocol-era $ERA $* -- $LOREKEEPER_BIN serve"
+  set +e
+  OUT="$(timeout 120 "$INSPECTOR" --cli --format json --protocol-era "$ERA" \
+    -e "LOREKEEPER_DB_PATH=$LOREKEEPER_DB_PATH" "$@" -- "$LOREKEEPER_BIN" serve 2>"$work/stderr")"
+  RC=$?
+  set -e
+}
+
+# call TOOL JSON_ARGS : tools/call through the Inspector.
+call() {
+  inspect --method tools/call --tool-name "$1" --tool-args-json "$2"
+}
+
+# ok NAME CONDITION... : record a check; print diagnostics on failure.
+ok() {
+  local name="$1"; shift
+  if "$@"; then
+    PASSED=$((PASSED + 1))
+    echo "ok - [$ERA] $name"
+  else
+    FAILED=$((FAILED + 1))
+    echo "not ok - [$ERA] $name"
+    echo "  # command: $LAST"
+    echo "  # exit code: $RC"
+    echo "  # stdout: $(printf '%s' "$OUT" | head -c 2000)"
+    echo "  # stderr: $(head -c 2000 "$work/stderr" 2>/dev/null | tr '\n' ' ')"
+  fi
+}
+
+# jqt FILTER [jq options...] : true when FILTER yields true on $OUT.
+jqt() {
+  local filter="$1"; shift
+  printf '%s' "$OUT" | jq -e "$@" "$filter" >/dev/null 2>&1
+}
+rc_is() { [[ "$RC" -eq "$1" ]]; }
+ok_json() { rc_is 0 && jqt "$@"; }
+
+# A successful tool result: not isError, Markdown text block, structuredContent.result.
+SUCCESS='(.result.isError != true)
+  and (.result.content[0].type == "text") and ((.result.content[0].text | length) > 0)
+  and (.result.structuredContent | has("result"))'
+# Every element of an array of result objects carries the common fields.
+OBJ='(type == "object") and (.key|type=="string") and (.name|type=="string") and (.kind|type=="string")
+  and (.document.key|type=="string") and (.document.name|type=="string")
+  and (.source_api|type=="string") and (.url|type=="string")'
+LIST="$SUCCESS and (.result.structuredContent.result | type == \"array\" and all(.[]; $OBJ))"
+
+EXPECTED_TOOLS='["find_similar","get_entity","list_documents","search_all","search_character_option","search_creature","search_equipment","search_rule","search_spell"]'
+
+run_era() {
+  ERA="$1"
+
+  inspect --method tools/list
+  ok "tools/list lists all 9 tools" ok_json \
+    '[.result.tools[].name] as $have | all($want[]; . as $w | $have | index($w) != null)' --argjson want "$EXPECTED_TOOLS"
+  ok "every tool has inputSchema, outputSchema and readOnlyHint" ok_json \
+    'all(.result.tools[]; (.inputSchema.type == "object") and (.outputSchema.type == "object") and (.annotations.readOnlyHint == true))'
+
+  inspect --method tools/list --strict
+  ok "tool schemas pass the Inspector's portability lint (--strict, exit 0)" rc_is 0
+
+  call list_documents '{}'
+  ok "list_documents includes srd-2014 with entity_count > 0" ok_json \
+    "$SUCCESS and (.result.structuredContent.result | any(.[]; .key == \"srd-2014\" and .entity_count > 0))"
+
+  call search_spell '{"search":"Fireball"}'
+  ok "search_spell Fireball: both SRD Fireballs first, documents differ" ok_json \
+    "$LIST and (.result.structuredContent.result as \$r
+      | ([\$r[0:2][].key] | sort) == [\"srd-2024_fireball\",\"srd_fireball\"]
+      and \$r[0].document.key != \$r[1].document.key)"
+
+  call search_spell '{"search":"Fireball","documents":["srd-2024"]}'
+  ok "search_spell Fireball documents=[srd-2024] returns only srd-2024_fireball" ok_json \
+    "$LIST and ([.result.structuredContent.result[].key] == [\"srd-2024_fireball\"])"
+
+  call search_spell '{"documents":[]}'
+  ok "search_spell documents=[] is empty with a message" ok_json \
+    "$SUCCESS and (.result.structuredContent.result == []) and (.result.structuredContent.message | type == \"string\" and length > 0)"
+
+  call search_spell '{"level":3,"class_key":"wizard"}'
+  ok "search_spell level=3 class_key=wizard: all level 3" ok_json \
+    "$LIST and (.result.structuredContent.result | length > 0 and all(.[]; .level == 3) and any(.[]; .key == \"srd_fireball\"))"
+
+  call search_creature '{"cr_min":1,"cr_max":20,"type":"dragon"}'
+  ok "search_creature cr 1..20 dragon: adult red dragon, CRs in range" ok_json \
+    "$LIST and (.result.structuredContent.result | any(.[]; .key == \"srd_adult-red-dragon\")
+      and all(.[]; (.challenge_rating | type == \"number\") and .challenge_rating >= 1 and .challenge_rating <= 20))"
+
+  call search_character_option '{"type":"class","search":"wizard"}'
+  ok "search_character_option class wizard finds srd_wizard" ok_json \
+    "$LIST and (.result.structuredContent.result | any(.[]; .key == \"srd_wizard\"))"
+
+  call search_equipment '{"type":"weapon","search":"longsword"}'
+  ok "search_equipment weapon longsword finds srd_longsword" ok_json \
+    "$LIST and (.result.structuredContent.result | any(.[]; .key == \"srd_longsword\"))"
+
+  call search_rule '{"rule_type":"condition","search":"grappled"}'
+  ok "search_rule condition grappled finds grappled" ok_json \
+    "$LIST and (.result.structuredContent.result | any(.[]; .key == \"grappled\"))"
+
+  call search_all '{"query":"fireball"}'
+  ok "search_all fireball: kind -> results, includes srd_fireball" ok_json \
+    "$SUCCESS and (.result.structuredContent.result | type == \"object\"
+      and all(.[]; type == \"array\" and all(.[]; $OBJ))
+      and ([.[][].key] | index(\"srd_fireball\") != null))"
+
+  call get_entity '{"key":"srd_fireball"}'
+  ok "get_entity srd_fireball" ok_json \
+    "$SUCCESS and (.result.structuredContent.result | ($OBJ) and .key == \"srd_fireball\" and .name == \"Fireball\" and .document.key == \"srd-2014\")"
+
+  call find_similar '{"key":"srd_fireball"}'
+  ok "find_similar srd_fireball excludes srd_fireball" ok_json \
+    "$LIST and (.result.structuredContent.result | length > 0 and all(.[]; .key != \"srd_fireball\"))"
+
+  inspect --method resources/templates/list
+  ok "resources/templates/list is non-empty" ok_json \
+    '.result.resourceTemplates | type == "array" and length > 0 and all(.[]; .uriTemplate | type == "string")'
+
+  inspect --method resources/read --uri 'lorekeeper://spell/srd_fireball'
+  ok "resources/read lorekeeper://spell/srd_fireball contains Fireball" ok_json \
+    '.result.contents[0].text | type == "string" and contains("Fireball")'
+
+  inspect --method resources/read --uri 'lorekeeper://spell/no-such-spell-xyz'
+  ok "resources/read of an unknown URI fails" eval '[[ "$RC" -ne 0 ]]'
+
+  call search_spell '{"level":12}'
+  ok "search_spell level=12 -> exit 5, isError naming the range" eval \
+    'rc_is 5 && jqt ".result.isError == true and (.result.content[0].text | test(\"\\\\b0\\\\b\") and test(\"\\\\b9\\\\b\"))"'
+
+  call search_spell '{"school":"pyromancy"}'
+  ok "search_spell school=pyromancy -> exit 5, isError naming the schools" eval \
+    'rc_is 5 && jqt ".result.isError == true and (.result.content[0].text | contains(\"evocation\"))"'
+
+  call search_character_option '{"type":"spaceship"}'
+  ok "search_character_option type=spaceship -> exit 5, isError naming the types" eval \
+    'rc_is 5 && jqt ".result.isError == true and (.result.content[0].text | contains(\"class\") and contains(\"background\"))"'
+
+  call search_spell '{"bogus_param":1}'
+  ok "search_spell unknown parameter -> exit 5" eval \
+    'rc_is 5 && jqt ".result.isError == true"'
+}
+
+# E2E_INSPECTOR_ERAS narrows the run while debugging; both eras by default.
+for era in ${E2E_INSPECTOR_ERAS:-legacy modern}; do
+  run_era "$era"
+done
+
+echo "$PASSED passed, $FAILED failed"
+[[ "$FAILED" -eq 0 ]]

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Runs one LoreKeeper end-to-end suite; used by ctest (tests/e2e/CMakeLists.txt)
+# and by hand:
+#
+#   LOREKEEPER_BIN=build/lorekeeper LOREKEEPER_DB_PATH=/tmp/e2e/store.db \
+#     tests/e2e/run.sh sdk_v1|sdk_v2|inspector
+#
+# The store must have been synced from tests/fixtures/mirror-mini:
+#   build/lorekeeper --db /tmp/e2e/store.db sync --source tests/fixtures/mirror-mini
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+which="${1:-}"
+
+die() { printf 'e2e: %s\n' "$*" >&2; exit 1; }
+
+case "$which" in
+  sdk_v1|sdk_v2|inspector) ;;
+  *) die "usage: $0 sdk_v1|sdk_v2|inspector" ;;
+esac
+
+command -v node >/dev/null 2>&1 || die "node is not installed; run the project setup script (scripts/setup.sh)"
+if [[ ! -d "$here/node_modules/@modelcontextprotocol" ]]; then
+  die "tests/e2e/node_modules is missing: the MCP clients these tests drive are not installed. Run the project setup script (scripts/setup.sh), or: npm ci --prefix tests/e2e"
+fi
+[[ -n "${LOREKEEPER_BIN:-}" ]] || die "LOREKEEPER_BIN is not set (path to the lorekeeper binary)"
+[[ -x "$LOREKEEPER_BIN" ]] || die "LOREKEEPER_BIN=$LOREKEEPER_BIN is not executable; build lorekeeper first"
+[[ -n "${LOREKEEPER_DB_PATH:-}" ]] || die "LOREKEEPER_DB_PATH is not set (store synced from tests/fixtures/mirror-mini)"
+[[ -f "$LOREKEEPER_DB_PATH" ]] || die "LOREKEEPER_DB_PATH=$LOREKEEPER_DB_PATH does not exist; create it with: $LOREKEEPER_BIN --db $LOREKEEPER_DB_PATH sync --source tests/fixtures/mirror-mini"
+
+# Absolute paths: the suites run from this directory.
+LOREKEEPER_BIN="$(cd "$(dirname "$LOREKEEPER_BIN")" && pwd)/$(basename "$LOREKEEPER_BIN")"
+LOREKEEPER_DB_PATH="$(cd "$(dirname "$LOREKEEPER_DB_PATH")" && pwd)/$(basename "$LOREKEEPER_DB_PATH")"
+export LOREKEEPER_BIN LOREKEEPER_DB_PATH
+
+cd "$here"
+case "$which" in
+  sdk_v1|sdk_v2)
+    # Node's built-in runner; its closing summary ("# pass N" / "# fail N") is what CI reads.
+    exec node --test --test-reporter=spec "$which.test.mjs"
+    ;;
+  inspector)
+    exec bash "$here/inspector.test.sh"
+    ;;
+esac
