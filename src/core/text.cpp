@@ -14,8 +14,8 @@ namespace {
 
 bool is_separator_codepoint(utf8proc_int32_t cp) {
   switch (cp) {
-    case '-': case '_': case '\'': case '.': case ',': case '/': case ':': case ';': case '(': case ')':
-    case 0x2019: case 0x2018: case 0x2010: case 0x2011: case 0x2013: case 0x2014: case 0x00AD:
+    case '-': case '_': case '.': case ',': case '/': case ':': case ';': case '(': case ')':
+    case 0x2010: case 0x2011: case 0x2013: case 0x2014: case 0x00AD:
       return true;
     default:
       return false;
@@ -40,6 +40,10 @@ std::string fold(std::string_view s) {
     utf8proc_int32_t cp = 0;
     utf8proc_ssize_t len = utf8proc_iterate(mapped + i, n - i, &cp);
     if (len <= 0) break;
+    if (cp == '\'' || cp == 0x2019 || cp == 0x2018) {  // apostrophes join: "Bigby's" -> "bigbys"
+      i += len;
+      continue;
+    }
     const auto category = utf8proc_category(cp);
     const bool space = cp == ' ' || cp == '\t' || cp == '\n' || cp == '\r' || category == UTF8PROC_CATEGORY_ZS ||
                        is_separator_codepoint(cp);

@@ -598,9 +598,12 @@ Result<Entity> map_v2_record(const Endpoint& endpoint, const json& rec, const Ma
     }
   }
   if (e.name.empty()) return Status::invalid_argument("record " + e.key + " has no name");
-  // Reference kinds without a document of their own (item rarities) belong to the core concepts.
-  Result<Document> doc = child(rec, "document").is_null() ? Result<Document>(Document{"core"})
-                                                         : resolve_document(rec, ctx);
+  // Item rarities carry no document; they belong to the core concepts like the other reference lists.
+  Document core;
+  core.key = "core";
+  const bool documentless_ok = endpoint.kind == Kind::kItemRarity;
+  Result<Document> doc =
+      child(rec, "document").is_null() && documentless_ok ? Result<Document>(core) : resolve_document(rec, ctx);
   if (!doc) return Status::invalid_argument("record " + e.key + ": " + doc.status().message());
   e.document = *doc;
   if (auto it = ctx.documents.find(e.document.key); it != ctx.documents.end()) e.document = it->second;

@@ -116,11 +116,13 @@ void render_creature(std::string& out, const json& r) {
   if (!hp.empty()) out += "**Hit Points:** " + hp + "  \n";
   if (r.contains("speed") && r["speed"].is_object()) {
     std::vector<std::string> parts;
-    for (auto it = r["speed"].begin(); it != r["speed"].end(); ++it) {
-      if (!it->is_number()) continue;
-      const std::string v = text::format_number(it->get<double>()) + " ft.";
-      parts.push_back(it.key() == "walk" ? v : it.key() + " " + v);
+    const json& sp = r["speed"];
+    if (auto walk = num(sp, "walk")) parts.push_back(text::format_number(*walk) + " ft.");
+    for (auto it = sp.begin(); it != sp.end(); ++it) {
+      if (!it->is_number() || it.key() == "walk") continue;
+      parts.push_back(it.key() + " " + text::format_number(it->get<double>()) + " ft.");
     }
+    if (sp.value("hover", false)) parts.back() += " (hover)";
     out += "**Speed:** " + text::join(parts, ", ") + "  \n";
   }
   if (r.contains("ability_scores") && r["ability_scores"].is_object()) {

@@ -86,6 +86,19 @@ OBJ='(type == "object") and (.key|type=="string") and (.name|type=="string") and
   and (.source_api|type=="string") and (.url|type=="string")'
 LIST="$SUCCESS and (.result.structuredContent.result | type == \"array\" and all(.[]; $OBJ))"
 
+# Documented parameters per tool (a tool may accept more), and the required ones.
+TOOL_PARAMETERS='{
+  "list_documents": {"params": ["source"], "required": []},
+  "search_spell": {"params": ["search","level","level_min","level_max","school","class_key","concentration","ritual","casting_time","damage_type","documents","game_system","limit"], "required": []},
+  "search_creature": {"params": ["search","cr","cr_min","cr_max","type","size","armor_class_min","hit_points_min","documents","game_system","limit"], "required": []},
+  "search_character_option": {"params": ["type","search","documents","limit"], "required": ["type"]},
+  "search_equipment": {"params": ["type","search","rarity","damage_dice","is_simple","requires_attunement","is_light","is_versatile","is_thrown","is_finesse","is_two_handed","cost_min","cost_max","weight_max","documents","limit"], "required": []},
+  "search_rule": {"params": ["rule_type","search","section","documents","limit"], "required": ["rule_type"]},
+  "search_all": {"params": ["query","content_types","documents","limit"], "required": ["query"]},
+  "get_entity": {"params": ["key","kind"], "required": ["key"]},
+  "find_similar": {"params": ["key","name","kind","documents","limit"], "required": []}
+}'
+
 EXPECTED_TOOLS='["find_similar","get_entity","list_documents","search_all","search_character_option","search_creature","search_equipment","search_rule","search_spell"]'
 
 run_era() {
@@ -97,6 +110,14 @@ run_era() {
   ok "every tool has inputSchema, outputSchema and readOnlyHint" ok_json \
     'all(.result.tools[]; (.inputSchema.type == "object") and (.outputSchema.type == "object") and (.annotations.readOnlyHint == true))'
 
+  ok "every tool takes its documented parameters and requires the documented ones" ok_json \
+    '[.result.tools[] | {key: .name, value: .inputSchema}] | from_entries as $schemas
+     | all($spec | to_entries[];
+         .key as $tool | .value as $want | $schemas[$tool] as $s
+         | ($s != null)
+           and all($want.params[]; . as $p | $s.properties | has($p))
+           and ((($s.required // []) | sort) == ($want.required | sort)))' --argjson spec "$TOOL_PARAMETERS"
+
   inspect --method tools/list --strict
   ok "tool schemas pass the Inspector's portability lint (--strict, exit 0)" rc_is 0
 
@@ -105,10 +126,13 @@ run_era() {
     "$SUCCESS and (.result.structuredContent.result | any(.[]; .key == \"srd-2014\" and .entity_count > 0))"
 
   call search_spell '{"search":"Fireball"}'
-  ok "search_spell Fireball: both SRD Fireballs first, documents differ" ok_json \
+  # Exact-name matches (every version: srd-2014, srd-2024, a5e-ag) come first.
+  ok "search_spell Fireball: every Fireball version first, documents differ" ok_json \
     "$LIST and (.result.structuredContent.result as \$r
-      | ([\$r[0:2][].key] | sort) == [\"srd-2024_fireball\",\"srd_fireball\"]
-      and \$r[0].document.key != \$r[1].document.key)"
+      | [\$r[] | select(.name == \"Fireball\")] as \$exact
+      | (\$r[0:(\$exact | length)] | all(.name == \"Fireball\"))
+      and ([\$exact[].key] | index(\"srd_fireball\") != null and index(\"srd-2024_fireball\") != null)
+      and ([\$exact[].document.key] | unique | length) == (\$exact | length))"
 
   call search_spell '{"search":"Fireball","documents":["srd-2024"]}'
   ok "search_spell Fireball documents=[srd-2024] returns only srd-2024_fireball" ok_json \
@@ -142,7 +166,7 @@ run_era() {
   call search_all '{"query":"fireball"}'
   ok "search_all fireball: kind -> results, includes srd_fireball" ok_json \
     "$SUCCESS and (.result.structuredContent.result | type == \"object\"
-      and all(.[]; type == \"array\" and all(.[]; $OBJ))
+      and all(to_entries[]; .key as \$k | .value | type == \"array\" and all(.[]; ($OBJ) and .kind == \$k))
       and ([.[][].key] | index(\"srd_fireball\") != null))"
 
   call get_entity '{"key":"srd_fireball"}'
@@ -152,6 +176,14 @@ run_era() {
   call find_similar '{"key":"srd_fireball"}'
   ok "find_similar srd_fireball excludes srd_fireball" ok_json \
     "$LIST and (.result.structuredContent.result | length > 0 and all(.[]; .key != \"srd_fireball\"))"
+
+  call find_similar '{"name":"Fireball"}'
+  ok "find_similar name=Fireball excludes srd_fireball" ok_json \
+    "$LIST and (.result.structuredContent.result | length > 0 and all(.[]; .key != \"srd_fireball\"))"
+
+  call get_entity '{"key":"srd_no-such-entry"}'
+  ok "get_entity unknown key -> exit 5, isError naming the key" eval \
+    'rc_is 5 && jqt ".result.isError == true and (.result.content[0].text | contains(\"srd_no-such-entry\"))"'
 
   inspect --method resources/templates/list
   ok "resources/templates/list is non-empty" ok_json \
@@ -177,8 +209,12 @@ run_era() {
     'rc_is 5 && jqt ".result.isError == true and (.result.content[0].text | contains(\"class\") and contains(\"background\"))"'
 
   call search_spell '{"bogus_param":1}'
-  ok "search_spell unknown parameter -> exit 5" eval \
-    'rc_is 5 && jqt ".result.isError == true"'
+  ok "search_spell unknown parameter -> exit 5, isError naming it and the valid ones" eval \
+    'rc_is 5 && jqt ".result.isError == true and (.result.content[0].text | contains(\"bogus_param\") and contains(\"class_key\"))"'
+
+  call search_character_option '{}'
+  ok "search_character_option without type -> exit 5, isError naming type" eval \
+    'rc_is 5 && jqt ".result.isError == true and (.result.content[0].text | contains(\"type\"))"'
 }
 
 # E2E_INSPECTOR_ERAS narrows the run while debugging; both eras by default.

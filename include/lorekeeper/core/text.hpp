@@ -7,9 +7,9 @@
 
 namespace lorekeeper::text {
 
-// Folds text for matching: Unicode NFKD, combining marks removed, case-folded, runs of whitespace and the
-// punctuation people type inconsistently ('-', '_', '’', '\'', '.') collapsed to one space, trimmed.
-// "Ångström's  Fire-Ball" -> "angstrom s fire ball". Invalid UTF-8 bytes are dropped.
+// Folds text for matching: Unicode NFKD, combining marks removed, case-folded, apostrophes dropped, runs of
+// whitespace and the punctuation people type inconsistently ('-', '_', '.', ',', '/', ...) collapsed to one
+// space, trimmed. "Ångström's  Fire-Ball" -> "angstroms fire ball". Invalid UTF-8 becomes U+FFFD first.
 std::string fold(std::string_view s);
 
 // ASCII lower-case copy.

@@ -87,6 +87,32 @@ export const EXPECTED_TOOLS = [
   'find_similar',
 ];
 
+// Documented parameters of each tool (a tool may accept more) and the required ones.
+export const TOOL_PARAMETERS = {
+  list_documents: { params: ['source'], required: [] },
+  search_spell: {
+    params: ['search', 'level', 'level_min', 'level_max', 'school', 'class_key', 'concentration', 'ritual',
+      'casting_time', 'damage_type', 'documents', 'game_system', 'limit'],
+    required: [],
+  },
+  search_creature: {
+    params: ['search', 'cr', 'cr_min', 'cr_max', 'type', 'size', 'armor_class_min', 'hit_points_min', 'documents',
+      'game_system', 'limit'],
+    required: [],
+  },
+  search_character_option: { params: ['type', 'search', 'documents', 'limit'], required: ['type'] },
+  search_equipment: {
+    params: ['type', 'search', 'rarity', 'damage_dice', 'is_simple', 'requires_attunement', 'is_light',
+      'is_versatile', 'is_thrown', 'is_finesse', 'is_two_handed', 'cost_min', 'cost_max', 'weight_max',
+      'documents', 'limit'],
+    required: [],
+  },
+  search_rule: { params: ['rule_type', 'search', 'section', 'documents', 'limit'], required: ['rule_type'] },
+  search_all: { params: ['query', 'content_types', 'documents', 'limit'], required: ['query'] },
+  get_entity: { params: ['key', 'kind'], required: ['key'] },
+  find_similar: { params: ['key', 'name', 'kind', 'documents', 'limit'], required: [] },
+};
+
 // ---------------------------------------------------------------------------
 // Assertion helpers
 // ---------------------------------------------------------------------------
@@ -211,24 +237,41 @@ export function defineContractSuite(name, { connect, ping = false, extra }) {
         assert.equal(t.annotations?.readOnlyHint, true, `${t.name}: annotations.readOnlyHint !== true`);
         assert.equal(typeof t.description, 'string', `${t.name}: no description`);
       }
+      for (const [toolName, { params, required }] of Object.entries(TOOL_PARAMETERS)) {
+        const tool = tools.find((t) => t.name === toolName);
+        const props = Object.keys(tool.inputSchema.properties ?? {});
+        for (const p of params) {
+          assert.ok(props.includes(p), `${toolName}: inputSchema lacks parameter "${p}" (has ${props.join(', ')})`);
+        }
+        assert.deepEqual(
+          [...(tool.inputSchema.required ?? [])].sort(),
+          [...required].sort(),
+          `${toolName}: inputSchema.required`
+        );
+      }
     });
 
     it('search_spell "Fireball" returns every Fireball version first', async () => {
+      // An exact-name match returns every version of the spell (the fixture
+      // has three: srd-2014, srd-2024 and a5e-ag), ahead of any other result.
       const list = okList(await call('search_spell', { search: 'Fireball' }), 'search_spell Fireball');
-      assert.ok(list.length >= 2, `expected at least 2 results, got ${keysOf(list)}`);
-      const firstTwo = keysOf(list.slice(0, 2)).sort();
-      assert.deepEqual(firstTwo, ['srd-2024_fireball', 'srd_fireball'], `first two: ${keysOf(list)}`);
-      const [a, b] = list.slice(0, 2);
-      assert.notEqual(a.document.key, b.document.key, 'the two Fireballs must come from different documents');
+      const exact = list.filter((r) => r.name === 'Fireball');
+      const nExact = exact.length;
+      assert.ok(
+        list.slice(0, nExact).every((r) => r.name === 'Fireball'),
+        `exact-name matches are not all ahead of other results: ${keysOf(list)}`
+      );
+      for (const k of ['srd_fireball', 'srd-2024_fireball']) {
+        assert.ok(keysOf(exact).includes(k), `${k} missing from the exact-name matches: ${keysOf(list)}`);
+      }
+      const docs = new Set(exact.map((r) => r.document.key));
+      assert.equal(docs.size, nExact, `each Fireball must come from a different document: ${[...docs]}`);
       const byKey = Object.fromEntries(list.map((r) => [r.key, r]));
       assert.equal(byKey['srd_fireball'].document.key, 'srd-2014');
       assert.equal(byKey['srd_fireball'].document.name, 'System Reference Document 5.1');
       assert.equal(byKey['srd-2024_fireball'].document.key, 'srd-2024');
       assert.equal(byKey['srd-2024_fireball'].document.name, 'System Reference Document 5.2');
-      for (const r of list.slice(0, 2)) {
-        assert.equal(r.name, 'Fireball');
-        assert.equal(r.kind, 'spell');
-      }
+      for (const r of exact) assert.equal(r.kind, 'spell');
     });
 
     it('search_spell documents filter keeps only that document', async () => {
@@ -305,7 +348,10 @@ export function defineContractSuite(name, { connect, ping = false, extra }) {
       const all = [];
       for (const [kind, items] of Object.entries(result)) {
         assert.ok(Array.isArray(items), `search_all result.${kind} is not an array`);
-        for (const r of items) assertResultObject(r, `search_all ${kind}`);
+        for (const r of items) {
+          assertResultObject(r, `search_all ${kind}`);
+          assert.equal(r.kind, kind, `search_all: ${r.key} of kind ${r.kind} listed under "${kind}"`);
+        }
         all.push(...items);
       }
       assert.ok(keysOf(all).includes('srd_fireball'), `srd_fireball missing: ${keysOf(all)}`);
@@ -324,6 +370,16 @@ export function defineContractSuite(name, { connect, ping = false, extra }) {
       const list = okList(await call('find_similar', { key: 'srd_fireball' }), 'find_similar srd_fireball');
       assert.ok(list.length > 0, 'find_similar returned nothing');
       assert.ok(!keysOf(list).includes('srd_fireball'), `srd_fireball listed as similar to itself: ${keysOf(list)}`);
+    });
+
+    it('find_similar by name excludes the named entry', async () => {
+      const list = okList(await call('find_similar', { name: 'Fireball' }), 'find_similar name=Fireball');
+      assert.ok(list.length > 0, 'find_similar returned nothing');
+      assert.ok(!keysOf(list).includes('srd_fireball'), `srd_fireball listed as similar to itself: ${keysOf(list)}`);
+    });
+
+    it('get_entity of an unknown key is an isError result naming the key', async () => {
+      errorResult(await call('get_entity', { key: 'srd_no-such-entry' }), 'get_entity unknown key', [/srd_no-such-entry/]);
     });
 
     it('list_documents includes srd-2014 with entities', async () => {
@@ -374,8 +430,8 @@ export function defineContractSuite(name, { connect, ping = false, extra }) {
         /background/,
         /feat/,
       ]);
-      // An unknown parameter: the text names the offender or the accepted parameters.
-      errorResult(await call('search_spell', { bogus_param: 1 }), 'search_spell bogus_param', [/bogus_param|class_key/]);
+      // An unknown parameter: the text names the offender and the accepted parameters.
+      errorResult(await call('search_spell', { bogus_param: 1 }), 'search_spell bogus_param', [/bogus_param/, /class_key/]);
       errorResult(await call('search_character_option', {}), 'search_character_option missing type', [/type/]);
     });
 

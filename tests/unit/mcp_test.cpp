@@ -1,0 +1,300 @@
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <string>
+#include <thread>
+#include <set>
+
+#include "lorekeeper/core/json_util.hpp"
+#include "lorekeeper/mcp/server.hpp"
+#include "lorekeeper/mcp/stdio_transport.hpp"
+#include "test_support.hpp"
+
+namespace lorekeeper::mcp {
+namespace {
+
+json req(const json& id, const std::string& method, json params = json::object()) {
+  return {{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}};
+}
+
+json modern_meta() {
+  return {{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
+          {"io.modelcontextprotocol/clientCapabilities", json::object()}};
+}
+
+class McpTest : public ::testing::Test {
+ protected:
+  McpTest() : engine_(testing::fixture_store()), server_(engine_, ServerOptions{}) {}
+  json send(const json& m) {
+    auto r = server_.handle(m);
+    return r ? *r : json();
+  }
+  json init(const std::string& version = "2025-11-25") {
+    return send(req(0, "initialize",
+                    {{"protocolVersion", version}, {"capabilities", json::object()},
+                     {"clientInfo", {{"name", "test"}, {"version", "1"}}}}));
+  }
+  tools::Engine engine_;
+  Server server_;
+};
+
+TEST_F(McpTest, InitializeNegotiatesVersions) {
+  EXPECT_EQ(init("2025-11-25")["result"]["protocolVersion"], "2025-11-25");
+  EXPECT_EQ(init("2025-06-18")["result"]["protocolVersion"], "2025-06-18");
+  EXPECT_EQ(init("2025-03-26")["result"]["protocolVersion"], "2025-03-26");
+  EXPECT_EQ(init("2024-11-05")["result"]["protocolVersion"], "2024-11-05");
+  json r = init("1999-01-01");
+  EXPECT_EQ(r["result"]["protocolVersion"], "2025-11-25");
+  EXPECT_EQ(r["result"]["serverInfo"]["name"], "lorekeeper");
+  EXPECT_TRUE(r["result"]["capabilities"].contains("tools"));
+  EXPECT_TRUE(r["result"]["capabilities"].contains("logging"));
+  EXPECT_FALSE(r["result"]["instructions"].get<std::string>().empty());
+  EXPECT_FALSE(r["result"].contains("resultType"));
+}
+
+TEST_F(McpTest, IdsArePreservedExactly) {
+  EXPECT_EQ(send(req(0, "ping"))["id"], 0);
+  EXPECT_EQ(send(req("0", "ping"))["id"], "0");
+  EXPECT_EQ(send(req("abc", "ping"))["id"], "abc");
+  EXPECT_EQ(send(req(9007199254740991LL, "ping"))["id"], 9007199254740991LL);
+}
+
+TEST_F(McpTest, MalformedMessagesGetExactErrors) {
+  auto parse = server_.handle_text("{not json");
+  ASSERT_TRUE(parse);
+  EXPECT_EQ((*parse)["error"]["code"], -32700);
+  EXPECT_TRUE((*parse)["id"].is_null());
+  EXPECT_EQ(send(json(42))["error"]["code"], -32600);
+  EXPECT_EQ(send(json("hello"))["error"]["code"], -32600);
+  EXPECT_EQ(send({{"jsonrpc", "1.0"}, {"id", 1}, {"method", "ping"}})["error"]["code"], -32600);
+  json null_id = send({{"jsonrpc", "2.0"}, {"id", nullptr}, {"method", "ping"}});
+  EXPECT_EQ(null_id["error"]["code"], -32600);
+  EXPECT_TRUE(null_id["id"].is_null());
+  json bool_id = send({{"jsonrpc", "2.0"}, {"id", true}, {"method", "ping"}});
+  EXPECT_EQ(bool_id["error"]["code"], -32600);
+  EXPECT_TRUE(bool_id["id"].is_null()) << "an unreadable id is never guessed";
+  EXPECT_EQ(send({{"jsonrpc", "2.0"}, {"id", 1.5}, {"method", "ping"}})["error"]["code"], -32600);
+  EXPECT_EQ(send({{"jsonrpc", "2.0"}, {"id", 3}, {"method", 7}})["error"]["code"], -32600);
+  EXPECT_EQ(send(req(4, "no/such/method"))["error"]["code"], -32601);
+  EXPECT_EQ(send({{"jsonrpc", "2.0"}, {"id", 5}, {"method", "tools/list"}, {"params", "x"}})["error"]["code"],
+            -32602);
+  // Batches only exist in 2025-03-26.
+  EXPECT_EQ(send(json::array({req(1, "ping")}))["error"]["code"], -32600);
+}
+
+TEST_F(McpTest, NotificationsAndClientResponsesAreNeverAnswered) {
+  EXPECT_FALSE(server_.handle({{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}));
+  EXPECT_FALSE(server_.handle({{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"},
+                               {"params", {{"requestId", 3}}}}));
+  EXPECT_FALSE(server_.handle({{"jsonrpc", "2.0"}, {"method", "no/such/notification"}}));
+  EXPECT_FALSE(server_.handle({{"jsonrpc", "2.0"}, {"id", 7}, {"result", json::object()}}));
+}
+
+TEST_F(McpTest, BatchesUnder20250326) {
+  init("2025-03-26");
+  json r = send(json::array({req(1, "ping"), {{"jsonrpc", "2.0"}, {"method", "notifications/x"}}, req(2, "tools/list")}));
+  ASSERT_TRUE(r.is_array());
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0]["id"], 1);
+  EXPECT_EQ(r[1]["id"], 2);
+}
+
+TEST_F(McpTest, ToolsListIsStableAndAnnotated) {
+  init();
+  json r = send(req(1, "tools/list"));
+  const json& t = r["result"]["tools"];
+  std::vector<std::string> names;
+  for (const auto& x : t) {
+    names.push_back(x["name"]);
+    EXPECT_EQ(x["annotations"]["readOnlyHint"], true);
+    EXPECT_EQ(x["annotations"]["idempotentHint"], true);
+    EXPECT_EQ(x["inputSchema"]["type"], "object");
+    EXPECT_EQ(x["outputSchema"]["type"], "object");
+  }
+  const std::vector<std::string> expected = {"search_spell",     "search_creature", "search_character_option",
+                                             "search_equipment", "search_rule",     "search_all",
+                                             "get_entity",       "find_similar",    "list_documents"};
+  EXPECT_EQ(names, expected);
+  EXPECT_EQ(send(req(2, "tools/list"))["result"], r["result"]);
+  EXPECT_EQ(send(req(3, "tools/list", {{"cursor", "garbage"}}))["error"]["code"], -32602);
+  EXPECT_EQ(send(req(4, "tools/list", {{"cursor", ""}}))["result"]["tools"].size(), expected.size());
+}
+
+TEST_F(McpTest, ToolsCallResultsAndErrors) {
+  init();
+  json ok = send(req(1, "tools/call", {{"name", "search_spell"}, {"arguments", {{"search", "Fireball"}}}}));
+  ASSERT_TRUE(ok.contains("result")) << ok.dump();
+  EXPECT_EQ(ok["result"]["isError"], false);
+  EXPECT_EQ(ok["result"]["content"][0]["type"], "text");
+  EXPECT_EQ(ok["result"]["structuredContent"]["result"].size(), 3u);
+  json bad_arg = send(req(2, "tools/call", {{"name", "search_spell"}, {"arguments", {{"level", 12}}}}));
+  EXPECT_EQ(bad_arg["result"]["isError"], true);
+  EXPECT_FALSE(bad_arg["result"].contains("structuredContent"));
+  json unknown = send(req(3, "tools/call", {{"name", "cast_spell"}, {"arguments", json::object()}}));
+  EXPECT_EQ(unknown["error"]["code"], -32602);
+  EXPECT_EQ(send(req(4, "tools/call", {{"name", "search_spell"}, {"arguments", "x"}}))["error"]["code"], -32602);
+  EXPECT_EQ(send(req(5, "tools/call", json::object()))["error"]["code"], -32602);
+}
+
+TEST_F(McpTest, ModernEraIsStatelessAndTagged) {
+  json d = send(req("server-discover-probe-1", "server/discover", {{"_meta", modern_meta()}}));
+  ASSERT_TRUE(d.contains("result")) << d.dump();
+  EXPECT_EQ(d["result"]["resultType"], "complete");
+  EXPECT_EQ(d["result"]["supportedVersions"][0], "2026-07-28");
+  EXPECT_TRUE(d["result"].contains("ttlMs"));
+  EXPECT_EQ(d["result"]["cacheScope"], "public");
+  // No initialize needed.
+  json l = send(req(1, "tools/list", {{"_meta", modern_meta()}}));
+  EXPECT_EQ(l["result"]["resultType"], "complete");
+  EXPECT_TRUE(l["result"].contains("ttlMs"));
+  EXPECT_EQ(l["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "lorekeeper");
+  json c = send(req(2, "tools/call", {{"name", "search_spell"}, {"arguments", {{"search", "Wish"}}},
+                                      {"_meta", modern_meta()}}));
+  EXPECT_EQ(c["result"]["resultType"], "complete");
+  EXPECT_FALSE(c["result"].contains("ttlMs"));
+  json old = send(req(3, "tools/list", {{"_meta", {{"io.modelcontextprotocol/protocolVersion", "2027-01-01"},
+                                                   {"io.modelcontextprotocol/clientCapabilities", json::object()}}}}));
+  EXPECT_EQ(old["error"]["code"], -32022);
+  EXPECT_EQ(old["error"]["data"]["supported"][0], "2026-07-28");
+  json nocaps = send(req(4, "tools/list", {{"_meta", {{"io.modelcontextprotocol/protocolVersion", "2026-07-28"}}}}));
+  EXPECT_EQ(nocaps["error"]["code"], -32602);
+  EXPECT_EQ(send(req(5, "ping", {{"_meta", modern_meta()}}))["error"]["code"], -32601);
+  EXPECT_EQ(send(req(6, "logging/setLevel", {{"level", "info"}, {"_meta", modern_meta()}}))["error"]["code"], -32601);
+}
+
+TEST_F(McpTest, LoggingSetLevel) {
+  init();
+  EXPECT_TRUE(send(req(1, "logging/setLevel", {{"level", "warning"}})).contains("result"));
+  EXPECT_EQ(send(req(2, "logging/setLevel", {{"level", "loud"}}))["error"]["code"], -32602);
+}
+
+TEST_F(McpTest, ResourcesReadAndNotFoundPerEra) {
+  init();
+  json t = send(req(1, "resources/templates/list"));
+  EXPECT_EQ(t["result"]["resourceTemplates"][0]["uriTemplate"], "lorekeeper://{kind}/{key}");
+  json r = send(req(2, "resources/read", {{"uri", "lorekeeper://spell/srd_fireball"}}));
+  ASSERT_TRUE(r.contains("result")) << r.dump();
+  EXPECT_NE(r["result"]["contents"][0]["text"].get<std::string>().find("Fireball"), std::string::npos);
+  json legacy = send(req(3, "resources/read", {{"uri", "lorekeeper://spell/no-such"}}));
+  EXPECT_EQ(legacy["error"]["code"], -32002);
+  EXPECT_EQ(legacy["error"]["data"]["uri"], "lorekeeper://spell/no-such");
+  json modern = send(req(4, "resources/read", {{"uri", "lorekeeper://spell/no-such"}, {"_meta", modern_meta()}}));
+  EXPECT_EQ(modern["error"]["code"], -32602);
+  EXPECT_EQ(send(req(5, "resources/read", {{"uri", "https://evil"}}))["error"]["code"], -32002);
+}
+
+TEST_F(McpTest, ResourcesListPaginates) {
+  init();
+  std::set<std::string> uris;
+  json params = json::object();
+  int pages = 0;
+  while (true) {
+    json r = send(req(pages, "resources/list", params));
+    ASSERT_TRUE(r.contains("result")) << r.dump();
+    for (const auto& x : r["result"]["resources"]) {
+      EXPECT_TRUE(uris.insert(x["uri"]).second) << "duplicate " << x["uri"];
+      EXPECT_FALSE(x["description"].get<std::string>().empty());
+    }
+    ++pages;
+    if (!r["result"].contains("nextCursor")) break;
+    params = {{"cursor", r["result"]["nextCursor"]}};
+  }
+  EXPECT_GT(pages, 1);
+  EXPECT_EQ(send(req(99, "resources/list", {{"cursor", "o999999"}}))["error"]["code"], -32602);
+}
+
+TEST_F(McpTest, CompletionForKindsAndKeys) {
+  init();
+  json k = send(req(1, "completion/complete", {{"ref", {{"type", "ref/resource"}, {"uri", "lorekeeper://{kind}/{key}"}}},
+                                                {"argument", {{"name", "kind"}, {"value", "sp"}}}}));
+  EXPECT_EQ(k["result"]["completion"]["values"], json::array({"spell", "species", "spell-school"}));
+  json key = send(req(2, "completion/complete",
+                      {{"ref", {{"type", "ref/resource"}, {"uri", "lorekeeper://{kind}/{key}"}}},
+                       {"argument", {{"name", "key"}, {"value", "srd_fire"}}},
+                       {"context", {{"arguments", {{"kind", "spell"}}}}}}));
+  auto values = key["result"]["completion"]["values"];
+  EXPECT_NE(std::find(values.begin(), values.end(), "srd_fireball"), values.end());
+  EXPECT_NE(std::find(values.begin(), values.end(), "srd_fire-bolt"), values.end());
+}
+
+// Runs serve_stdio over pipes with `input`, returning what it wrote.
+std::string run_stdio(Server& server, const std::string& input) {
+  int in[2];
+  int out[2];
+  if (pipe(in) != 0 || pipe(out) != 0) return "";
+  std::thread writer([&] {
+    size_t done = 0;
+    while (done < input.size()) {
+      ssize_t n = write(in[1], input.data() + done, input.size() - done);
+      if (n <= 0) break;
+      done += static_cast<size_t>(n);
+    }
+    close(in[1]);
+  });
+  std::string output;
+  std::thread reader([&] {
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(out[0], buf, sizeof buf)) > 0) output.append(buf, static_cast<size_t>(n));
+  });
+  const int rc = serve_stdio(server, in[0], out[1]);
+  close(out[1]);
+  writer.join();
+  reader.join();
+  close(in[0]);
+  close(out[0]);
+  EXPECT_EQ(rc, 0);
+  return output;
+}
+
+std::vector<json> lines(const std::string& s) {
+  std::vector<json> out;
+  size_t start = 0;
+  while (start < s.size()) {
+    size_t end = s.find('\n', start);
+    if (end == std::string::npos) end = s.size();
+    out.push_back(json::parse(s.substr(start, end - start)));
+    start = end + 1;
+  }
+  return out;
+}
+
+TEST_F(McpTest, StdioAnswersLineByLineAndSkipsBlankLines) {
+  const std::string input = req(1, "ping").dump() + "\r\n\n   \n" + req(2, "ping").dump() + "\n" +
+                            json({{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}).dump() + "\n";
+  auto out = lines(run_stdio(server_, input));
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0]["id"], 1);
+  EXPECT_EQ(out[1]["id"], 2);
+}
+
+TEST_F(McpTest, StdioRejectsAnOversizedLineAndCarriesOn) {
+  ServerOptions small;
+  small.max_message_bytes = 1000;
+  Server server(engine_, small);
+  const std::string huge = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"pad\":\"" +
+                           std::string(10 * 1024 * 1024, 'x') + "\"}}";
+  auto out = lines(run_stdio(server, huge + "\n" + req(2, "ping").dump() + "\n"));
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0]["error"]["code"], -32600);
+  EXPECT_TRUE(out[0]["id"].is_null());
+  EXPECT_EQ(out[1]["id"], 2);
+  EXPECT_TRUE(out[1].contains("result"));
+}
+
+TEST_F(McpTest, StdioDropsAMessageCutOffByEof) {
+  auto out = lines(run_stdio(server_, req(1, "ping").dump() + "\n{\"jsonrpc\":\"2.0\",\"id\":2,\"meth"));
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0]["id"], 1);
+}
+
+TEST_F(McpTest, DeeplyNestedJsonIsAnErrorNotACrash) {
+  std::string deep(100000, '[');
+  deep += std::string(100000, ']');
+  auto r = server_.handle_text(deep);
+  ASSERT_TRUE(r);
+  EXPECT_TRUE(r->contains("error"));
+}
+
+}  // namespace
+}  // namespace lorekeeper::mcp

@@ -1,0 +1,253 @@
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <filesystem>
+
+#include "lorekeeper/core/json_util.hpp"
+#include "lorekeeper/open5e/directory_source.hpp"
+#include "lorekeeper/store/store.hpp"
+#include "test_support.hpp"
+
+namespace lorekeeper::store {
+namespace {
+
+std::unique_ptr<Store> open_rw(const std::string& path) {
+  auto s = Store::open(path, Store::Mode::kReadWrite);
+  EXPECT_TRUE(s.is_ok()) << s.status().to_string();
+  return s.is_ok() ? std::move(*s) : nullptr;
+}
+
+std::unique_ptr<Store> fixture() {
+  auto s = Store::open(testing::fixture_store(), Store::Mode::kExistingOnly);
+  EXPECT_TRUE(s.is_ok()) << s.status().to_string();
+  return s.is_ok() ? std::move(*s) : nullptr;
+}
+
+model::Entity make(const std::string& key, const std::string& name, const std::string& source = "test") {
+  model::Entity e;
+  e.kind = model::Kind::kSpell;
+  e.key = key;
+  e.name = name;
+  e.document = {"doc-" + source, "Document " + source, "", "Pub", "cc-by-40", "5e-2014", source, "", ""};
+  e.source_api = source;
+  e.url = "https://example.invalid/" + key;
+  e.data = {{"desc", name + " text"}};
+  e.raw = {{"key", key}, {"name", name}};
+  e.facets.level = 1;
+  e.facets.school = "evocation";
+  e.facets.classes = {"wizard"};
+  return e;
+}
+
+TEST(Store, CreatesVersionedSchemaInWalMode) {
+  const std::string path = testing::temp_dir() + "/sub/dir/store.db";
+  auto st = open_rw(path);
+  ASSERT_TRUE(st);
+  EXPECT_EQ(st->schema_version(), kSchemaVersion);
+  EXPECT_TRUE(std::filesystem::exists(path));
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* s = nullptr;
+  sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &s, nullptr);
+  ASSERT_EQ(sqlite3_step(s), SQLITE_ROW);
+  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(s, 0)), "wal");
+  sqlite3_finalize(s);
+  sqlite3_close(db);
+  // Reopening does not migrate again.
+  st.reset();
+  auto again = open_rw(path);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->schema_version(), kSchemaVersion);
+}
+
+TEST(Store, ExistingOnlyReportsAMissingStore) {
+  auto st = Store::open(testing::temp_dir() + "/none.db", Store::Mode::kExistingOnly);
+  ASSERT_FALSE(st.is_ok());
+  EXPECT_EQ(st.status().code(), StatusCode::kNotFound);
+}
+
+TEST(Store, RejectsAFileThatIsNotADatabase) {
+  const std::string path = testing::temp_dir() + "/garbage.db";
+  testing::write_file(path, std::string(4096, 'x'));
+  auto st = Store::open(path, Store::Mode::kExistingOnly);
+  ASSERT_FALSE(st.is_ok());
+  EXPECT_EQ(st.status().code(), StatusCode::kCorruption);
+  EXPECT_NE(st.status().message().find("not a LoreKeeper store"), std::string::npos);
+  // The file is left untouched.
+  EXPECT_EQ(testing::read_file(path), std::string(4096, 'x'));
+}
+
+TEST(Store, RejectsANewerSchema) {
+  const std::string path = testing::temp_dir() + "/newer.db";
+  { ASSERT_TRUE(open_rw(path)); }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "PRAGMA user_version = 99", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  auto st = Store::open(path, Store::Mode::kExistingOnly);
+  ASSERT_FALSE(st.is_ok());
+  EXPECT_EQ(st.status().code(), StatusCode::kCorruption);
+  EXPECT_NE(st.status().message().find("newer"), std::string::npos);
+}
+
+TEST(Store, RejectsAForeignSqliteDatabase) {
+  const std::string path = testing::temp_dir() + "/foreign.db";
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "CREATE TABLE t(x); PRAGMA user_version = 1", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  auto st = Store::open(path, Store::Mode::kExistingOnly);
+  ASSERT_FALSE(st.is_ok());
+  EXPECT_EQ(st.status().code(), StatusCode::kCorruption);
+}
+
+TEST(Store, UpsertReplacesByKindAndKey) {
+  auto st = open_rw(testing::temp_dir() + "/s.db");
+  ASSERT_TRUE(st);
+  auto a = make("k1", "Alpha");
+  ASSERT_TRUE(st->upsert({a.document}, {a}).is_ok());
+  a.name = "Alpha Prime";
+  ASSERT_TRUE(st->upsert({a.document}, {a}).is_ok());
+  Query q;
+  auto r = st->query(q);
+  ASSERT_TRUE(r.is_ok());
+  ASSERT_EQ(r->total, 1);
+  EXPECT_EQ(r->entities[0].name, "Alpha Prime");
+  auto got = st->get("k1", std::nullopt, true);
+  ASSERT_TRUE(got.is_ok());
+  ASSERT_EQ(got->size(), 1u);
+  EXPECT_EQ((*got)[0].raw["key"], "k1");
+}
+
+TEST(Store, ReplaceSourcesIsAllOrNothing) {
+  auto st = open_rw(testing::temp_dir() + "/s.db");
+  ASSERT_TRUE(st);
+  auto a = make("a", "Alpha", "src1");
+  auto b = make("b", "Beta", "src2");
+  ASSERT_TRUE(st->upsert({a.document, b.document}, {a, b}).is_ok());
+  // A batch with an invalid entity (no name) fails and changes nothing.
+  auto c = make("c", "Gamma", "src1");
+  auto bad = make("d", "", "src1");
+  Status s = st->replace_sources({"src1"}, {c.document}, {c, bad});
+  EXPECT_FALSE(s.is_ok());
+  auto all = st->query(Query{});
+  ASSERT_TRUE(all.is_ok());
+  ASSERT_EQ(all->total, 2);
+  EXPECT_EQ(all->entities[0].key, "a");
+  // A good batch replaces src1 only.
+  ASSERT_TRUE(st->replace_sources({"src1"}, {c.document}, {c}).is_ok());
+  all = st->query(Query{});
+  ASSERT_EQ(all->total, 2);
+  EXPECT_EQ(all->entities[0].key, "b");
+  EXPECT_EQ(all->entities[1].key, "c");
+}
+
+TEST(Store, FiltersBindValuesNotSql) {
+  auto st = open_rw(testing::temp_dir() + "/s.db");
+  ASSERT_TRUE(st);
+  auto a = make("a", "Robert'); DROP TABLE entities;--");
+  ASSERT_TRUE(st->upsert({a.document}, {a}).is_ok());
+  Query q;
+  q.name_exact = "Robert'); DROP TABLE entities;--";
+  auto r = st->query(q);
+  ASSERT_TRUE(r.is_ok()) << r.status().to_string();
+  EXPECT_EQ(r->total, 1);
+  q.name_exact.clear();
+  q.school = "' OR 1=1 --";
+  r = st->query(q);
+  ASSERT_TRUE(r.is_ok());
+  EXPECT_EQ(r->total, 0);
+}
+
+TEST(Store, QueriesRealRecordsByFacets) {
+  auto st = fixture();
+  ASSERT_TRUE(st);
+  Query q;
+  q.kinds = {model::Kind::kSpell};
+  q.level = 3;
+  q.class_key = "wizard";
+  auto r = st->query(q);
+  ASSERT_TRUE(r.is_ok());
+  ASSERT_GT(r->total, 0);
+  for (const auto& e : r->entities) {
+    EXPECT_EQ(e.facets.level, 3);
+    bool wizard = false;
+    for (const auto& c : e.data["classes"]) wizard = wizard || c == "Wizard";
+    EXPECT_TRUE(wizard) << e.key;
+  }
+  Query c;
+  c.kinds = {model::Kind::kCreature};
+  c.cr_min = 1;
+  c.cr_max = 20;
+  c.type = "dragon";
+  r = st->query(c);
+  ASSERT_TRUE(r.is_ok());
+  ASSERT_GT(r->total, 0);
+  for (const auto& e : r->entities) {
+    ASSERT_TRUE(e.facets.cr.has_value());
+    EXPECT_GE(*e.facets.cr, 1);
+    EXPECT_LE(*e.facets.cr, 20);
+    EXPECT_EQ(e.facets.type, "dragon");
+  }
+  Query goblin;
+  goblin.kinds = {model::Kind::kCreature};
+  goblin.cr = 0.25;
+  goblin.name_exact = "GOBLIN";
+  goblin.document_keys = std::vector<std::string>{"srd-2014"};
+  r = st->query(goblin);
+  ASSERT_TRUE(r.is_ok());
+  ASSERT_EQ(r->total, 1);
+  EXPECT_EQ(r->entities[0].key, "srd_goblin");
+}
+
+TEST(Store, DocumentFilterEmptyListMatchesNothing) {
+  auto st = fixture();
+  ASSERT_TRUE(st);
+  Query q;
+  q.document_keys = std::vector<std::string>{};
+  auto r = st->query(q);
+  ASSERT_TRUE(r.is_ok());
+  EXPECT_EQ(r->total, 0);
+  q.document_keys = std::vector<std::string>{"srd-2024"};
+  q.kinds = {model::Kind::kSpell};
+  r = st->query(q);
+  ASSERT_TRUE(r.is_ok());
+  ASSERT_GT(r->total, 0);
+  for (const auto& e : r->entities) EXPECT_EQ(e.document.key, "srd-2024");
+}
+
+TEST(Store, DocumentsCountEntitiesPerKind) {
+  auto st = fixture();
+  ASSERT_TRUE(st);
+  auto docs = st->documents();
+  ASSERT_TRUE(docs.is_ok());
+  bool found = false;
+  for (const auto& d : *docs) {
+    if (d.document.key != "srd-2014") continue;
+    found = true;
+    EXPECT_EQ(d.document.name, "System Reference Document 5.1");
+    EXPECT_EQ(d.document.publisher, "Wizards of the Coast");
+    EXPECT_EQ(d.document.game_system, "5e-2014");
+    EXPECT_NE(d.document.license.find("Creative Commons"), std::string::npos);
+    EXPECT_GT(d.entity_types.at("spell"), 0);
+    int sum = 0;
+    for (const auto& [k, n] : d.entity_types) sum += n;
+    EXPECT_EQ(sum, d.entity_count);
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(Store, TwoConnectionsReadWhileOneWrites) {
+  const std::string path = testing::temp_dir() + "/s.db";
+  auto writer = open_rw(path);
+  auto reader = open_rw(path);
+  ASSERT_TRUE(writer && reader);
+  auto a = make("a", "Alpha");
+  ASSERT_TRUE(writer->upsert({a.document}, {a}).is_ok());
+  auto r = reader->query(Query{});
+  ASSERT_TRUE(r.is_ok());
+  EXPECT_EQ(r->total, 1);
+}
+
+}  // namespace
+}  // namespace lorekeeper::store

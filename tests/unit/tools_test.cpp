@@ -1,0 +1,311 @@
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "lorekeeper/tools/engine.hpp"
+#include "lorekeeper/tools/params.hpp"
+#include "test_support.hpp"
+
+namespace lorekeeper::tools {
+namespace {
+
+class ToolsTest : public ::testing::Test {
+ protected:
+  ToolsTest() : engine_(testing::fixture_store()) {}
+  ToolResult call(const std::string& tool, const json& args) { return engine_.call(tool, args); }
+  static std::vector<std::string> keys(const ToolResult& r) {
+    std::vector<std::string> out;
+    for (const auto& x : r.structured["result"]) out.push_back(x["key"]);
+    return out;
+  }
+  Engine engine_;
+};
+
+TEST(Params, SchemaComesFromTheSameSpecAsValidation) {
+  for (const auto& spec : tool_specs()) {
+    ojson schema = input_schema(spec.params);
+    EXPECT_EQ(schema["type"], "object") << spec.name;
+    for (const auto& p : spec.params) {
+      ASSERT_TRUE(schema["properties"].contains(p.name)) << spec.name << "." << p.name;
+      EXPECT_FALSE(schema["properties"][p.name]["description"].get<std::string>().empty());
+    }
+    // Every tool declares an output schema requiring `result`.
+    EXPECT_EQ(spec.output_schema["required"][0], "result") << spec.name;
+  }
+}
+
+TEST(Params, ValidationNamesWhatIsValid) {
+  const ToolSpec* spell = find_tool("search_spell");
+  ASSERT_NE(spell, nullptr);
+  auto r = validate_arguments(spell->params, {{"level", 12}});
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_NE(r.status().message().find("0 to 9"), std::string::npos);
+  r = validate_arguments(spell->params, {{"school", "pyromancy"}});
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_NE(r.status().message().find("evocation"), std::string::npos);
+  r = validate_arguments(spell->params, {{"level", "3"}});
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_NE(r.status().message().find("integer"), std::string::npos);
+  r = validate_arguments(spell->params, {{"level", 2.5}});
+  EXPECT_FALSE(r.is_ok());
+  r = validate_arguments(spell->params, {{"colour", "red"}});
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_NE(r.status().message().find("Unknown parameter 'colour'"), std::string::npos);
+  EXPECT_NE(r.status().message().find("class_key"), std::string::npos);
+  r = validate_arguments(spell->params, {{"limit", 0}});
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_NE(r.status().message().find("1 to 100"), std::string::npos);
+  r = validate_arguments(spell->params, {{"documents", "srd-2014"}});
+  EXPECT_FALSE(r.is_ok());
+  r = validate_arguments(spell->params, json::array());
+  EXPECT_FALSE(r.is_ok());
+}
+
+TEST(Params, EnumsAreCaseInsensitiveAndDefaultsFilled) {
+  const ToolSpec* spell = find_tool("search_spell");
+  auto r = validate_arguments(spell->params, {{"school", "Evocation"}, {"level", 3.0}, {"ritual", nullptr}});
+  ASSERT_TRUE(r.is_ok()) << r.status().to_string();
+  EXPECT_EQ((*r)["school"], "evocation");
+  EXPECT_EQ((*r)["level"], 3);
+  EXPECT_FALSE(r->contains("ritual"));
+  EXPECT_EQ((*r)["limit"], 20);
+  const ToolSpec* eq = find_tool("search_equipment");
+  auto e = validate_arguments(eq->params, {{"rarity", "Very-Rare"}});
+  ASSERT_TRUE(e.is_ok());
+  EXPECT_EQ((*e)["rarity"], "very rare");
+  EXPECT_EQ((*e)["type"], "all");
+}
+
+TEST_F(ToolsTest, ExactNameReturnsEveryEdition) {
+  auto r = call("search_spell", {{"search", "fireball"}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  auto k = keys(r);
+  ASSERT_EQ(k.size(), 3u);
+  std::set<std::string> docs;
+  for (const auto& x : r.structured["result"]) {
+    EXPECT_EQ(x["name"], "Fireball");
+    EXPECT_EQ(x["_score"], 1.0);
+    EXPECT_EQ(x["kind"], "spell");
+    EXPECT_TRUE(x["url"].get<std::string>().rfind("https://api.open5e.com/v2/spells/", 0) == 0);
+    EXPECT_FALSE(x["source_api"].get<std::string>().empty());
+    docs.insert(x["document"]["key"]);
+  }
+  EXPECT_EQ(docs, (std::set<std::string>{"srd-2014", "srd-2024", "a5e-ag"}));
+  EXPECT_NE(r.text.find("### Fireball"), std::string::npos);
+}
+
+TEST_F(ToolsTest, DocumentsNarrowAndAcceptNamesAndAliases) {
+  auto r = call("search_spell", {{"search", "Fireball"}, {"documents", {"srd-2024"}}});
+  EXPECT_EQ(keys(r), std::vector<std::string>{"srd-2024_fireball"});
+  r = call("search_spell", {{"search", "Fireball"}, {"documents", {"System Reference Document 5.1"}}});
+  EXPECT_EQ(keys(r), std::vector<std::string>{"srd_fireball"});
+  r = call("search_spell", {{"search", "Fireball"}, {"documents", {"srd-5e"}}});
+  EXPECT_EQ(keys(r), std::vector<std::string>{"srd_fireball"});
+}
+
+TEST_F(ToolsTest, EmptyDocumentsListIsAnEmptyAnswerWithAMessage) {
+  auto r = call("search_spell", {{"documents", json::array()}});
+  ASSERT_FALSE(r.is_error);
+  EXPECT_TRUE(r.structured["result"].empty());
+  EXPECT_NE(r.structured["message"].get<std::string>().find("empty list"), std::string::npos);
+}
+
+TEST_F(ToolsTest, UnknownDocumentNamesTheClosestKnown) {
+  auto r = call("search_spell", {{"documents", {"srd-2015"}}});
+  ASSERT_FALSE(r.is_error);
+  EXPECT_TRUE(r.structured["result"].empty());
+  const std::string m = r.structured["message"];
+  EXPECT_NE(m.find("srd-2015"), std::string::npos);
+  EXPECT_NE(m.find("srd-2014"), std::string::npos);
+}
+
+TEST_F(ToolsTest, FiltersAreHardConstraints) {
+  auto r = call("search_spell", {{"level", 3}, {"class_key", "Wizard"}});
+  ASSERT_FALSE(r.is_error);
+  ASSERT_FALSE(r.structured["result"].empty());
+  for (const auto& x : r.structured["result"]) {
+    EXPECT_EQ(x["level"], 3);
+    EXPECT_NE(std::find(x["classes"].begin(), x["classes"].end(), "Wizard"), x["classes"].end());
+  }
+  r = call("search_creature", {{"cr_min", 1}, {"cr_max", 20}, {"type", "Dragon"}});
+  ASSERT_FALSE(r.structured["result"].empty());
+  for (const auto& x : r.structured["result"]) {
+    EXPECT_GE(x["challenge_rating"].get<double>(), 1);
+    EXPECT_LE(x["challenge_rating"].get<double>(), 20);
+    EXPECT_EQ(x["type"], "Dragon");
+  }
+  r = call("search_spell", {{"casting_time", "1 Bonus Action"}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  for (const auto& x : r.structured["result"]) EXPECT_EQ(x["casting_time"], "bonus-action");
+  r = call("search_equipment", {{"rarity", "legendary"}});
+  ASSERT_FALSE(r.is_error);
+  EXPECT_EQ(keys(r), std::vector<std::string>{"srd_vorpal-sword-longsword"});
+  r = call("search_equipment", {{"is_finesse", true}});
+  EXPECT_EQ(keys(r), std::vector<std::string>{"srd_dagger"});
+}
+
+TEST_F(ToolsTest, NoFilteredResultsIsAnEmptyListNamingTheFilter) {
+  auto r = call("search_spell", {{"level", 9}, {"school", "illusion"}});
+  ASSERT_FALSE(r.is_error);
+  EXPECT_TRUE(r.structured["result"].empty());
+  const std::string m = r.structured["message"];
+  EXPECT_NE(m.find("Without 'school'"), std::string::npos) << m;
+}
+
+TEST_F(ToolsTest, MisspelledNameSuggestsClosestNames) {
+  auto r = call("search_spell", {{"search", "firbal"}});
+  ASSERT_FALSE(r.is_error);
+  EXPECT_TRUE(r.structured["result"].empty());
+  EXPECT_NE(r.structured["message"].get<std::string>().find("Fireball"), std::string::npos);
+}
+
+TEST_F(ToolsTest, PartialNameRanksByCoverage) {
+  auto r = call("search_creature", {{"search", "red dragon"}});
+  ASSERT_FALSE(r.is_error);
+  ASSERT_GE(r.structured["result"].size(), 2u);
+  double prev = 1.0;
+  for (const auto& x : r.structured["result"]) {
+    const double s = x["_score"];
+    EXPECT_GT(s, 0);
+    EXPECT_LT(s, 1.0);
+    EXPECT_LE(s, prev);
+    prev = s;
+    EXPECT_NE(x["name"].get<std::string>().find("Red Dragon"), std::string::npos);
+  }
+}
+
+TEST_F(ToolsTest, InvalidArgumentsAreToolErrors) {
+  for (const auto& [tool, args] : std::vector<std::pair<std::string, json>>{
+           {"search_spell", {{"level", 12}}},
+           {"search_spell", {{"level_min", 5}, {"level_max", 2}}},
+           {"search_spell", {{"casting_time", "a fortnight"}}},
+           {"search_creature", {{"cr", 31}}},
+           {"search_creature", {{"size", "enormous"}}},
+           {"search_character_option", json::object()},
+           {"search_character_option", {{"type", "spaceship"}}},
+           {"search_equipment", {{"type", "weapon"}, {"rarity", "rare"}}},
+           {"search_equipment", {{"requires_attunement", "perhaps"}}},
+           {"search_rule", {{"rule_type", "condition"}, {"section", "combat"}}},
+           {"search_all", {{"query", "x"}, {"content_types", {"spaceships"}}}},
+           {"get_entity", json::object()},
+       }) {
+    auto r = call(tool, args);
+    EXPECT_TRUE(r.is_error) << tool << " " << args.dump();
+    EXPECT_FALSE(r.text.empty());
+  }
+}
+
+TEST_F(ToolsTest, CharacterOptionsCarryTheirChildren) {
+  auto r = call("search_character_option", {{"type", "class"}});
+  ASSERT_FALSE(r.is_error);
+  bool wizard = false;
+  for (const auto& x : r.structured["result"]) {
+    EXPECT_FALSE(x.contains("subclass_of")) << "subclasses are listed under their class";
+    if (x["key"] == "srd_wizard") {
+      wizard = true;
+      EXPECT_EQ(x["subclasses"], json::array({"School of Evocation"}));
+    }
+  }
+  EXPECT_TRUE(wizard);
+  r = call("search_character_option", {{"type", "race"}, {"search", "high elf"}});
+  EXPECT_EQ(keys(r), std::vector<std::string>{"srd_high-elf"});
+}
+
+TEST_F(ToolsTest, RulesBySection) {
+  auto r = call("search_rule", {{"rule_type", "rule"}, {"section", "attacking"}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  ASSERT_EQ(r.structured["result"].size(), 2u);
+  r = call("search_rule", {{"rule_type", "condition"}, {"search", "Grappled"}});
+  EXPECT_EQ(keys(r), std::vector<std::string>{"grappled"});
+}
+
+TEST_F(ToolsTest, SearchAllGroupsByKind) {
+  auto r = call("search_all", {{"query", "fireball"}});
+  ASSERT_FALSE(r.is_error);
+  ASSERT_TRUE(r.structured["result"].is_object());
+  EXPECT_EQ(r.structured["result"]["spell"].size(), 3u);
+  r = call("search_all", {{"query", "goblin"}, {"content_types", {"Creature"}}});
+  ASSERT_EQ(r.structured["result"].size(), 1u);
+  EXPECT_TRUE(r.structured["result"].contains("creature"));
+}
+
+TEST_F(ToolsTest, GetEntityAndFindSimilar) {
+  auto r = call("get_entity", {{"key", "srd_fireball"}, {"include_source", true}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  EXPECT_EQ(r.structured["result"]["name"], "Fireball");
+  EXPECT_EQ(r.structured["result"]["source_record"]["key"], "srd_fireball");
+  r = call("get_entity", {{"key", "Fireball"}});
+  ASSERT_TRUE(r.is_error);
+  EXPECT_NE(r.text.find("srd_fireball"), std::string::npos) << r.text;
+  r = call("find_similar", {{"key", "srd_fireball"}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  ASSERT_FALSE(r.structured["result"].empty());
+  for (const auto& x : r.structured["result"]) {
+    EXPECT_NE(x["name"], "Fireball");
+    EXPECT_EQ(x["kind"], "spell");
+  }
+  // The best match shares the reference's school and damage type.
+  const json& top = r.structured["result"][0];
+  EXPECT_EQ(top["school"], "Evocation");
+  EXPECT_NE(std::find(top["damage_types"].begin(), top["damage_types"].end(), "fire"), top["damage_types"].end());
+}
+
+TEST_F(ToolsTest, ListDocuments) {
+  auto r = call("list_documents", json::object());
+  ASSERT_FALSE(r.is_error);
+  ASSERT_FALSE(r.structured["result"].empty());
+  int prev = 1 << 30;
+  for (const auto& d : r.structured["result"]) {
+    EXPECT_LE(d["entity_count"].get<int>(), prev);
+    prev = d["entity_count"];
+    EXPECT_EQ(d["source_api"], "open5e_v2");
+  }
+  r = call("list_documents", {{"source", "orcbrew"}});
+  EXPECT_TRUE(r.structured["result"].empty());
+}
+
+TEST(Engine, EmptyStoreSaysHowToFillIt) {
+  Engine engine(testing::temp_dir() + "/missing.db");
+  auto r = engine.call("search_spell", {{"search", "fireball"}});
+  ASSERT_FALSE(r.is_error);
+  EXPECT_TRUE(r.structured["result"].empty());
+  EXPECT_NE(r.structured["message"].get<std::string>().find("lorekeeper sync"), std::string::npos);
+  // An invalid argument is still reported as such.
+  EXPECT_TRUE(engine.call("search_spell", {{"level", 42}}).is_error);
+}
+
+TEST(Engine, LargeAnswersAreSummarisedWithinBudget) {
+  const std::string path = testing::temp_dir() + "/big.db";
+  {
+    auto st = store::Store::open(path, store::Store::Mode::kReadWrite);
+    ASSERT_TRUE(st.is_ok());
+    std::vector<model::Entity> many;
+    model::Document doc{"big", "Big Book", "", "", "", "5e-2014", "test", "", ""};
+    for (int i = 0; i < 100; ++i) {
+      model::Entity e;
+      e.kind = model::Kind::kCreature;
+      e.key = "big_" + std::to_string(i);
+      e.name = "Creature " + std::to_string(1000 + i);
+      e.document = doc;
+      e.source_api = "test";
+      e.url = "https://example.invalid/" + e.key;
+      e.data = {{"traits", json::array({{{"name", "Verbose"}, {"desc", std::string(3000, 'w')}}})}};
+      e.facets.cr = 1;
+      many.push_back(e);
+    }
+    ASSERT_TRUE((*st)->upsert({doc}, many).is_ok());
+  }
+  Engine engine(path);
+  auto r = engine.call("search_creature", {{"limit", 100}});
+  ASSERT_FALSE(r.is_error);
+  EXPECT_LT(r.text.size(), 50000u);
+  ASSERT_EQ(r.structured["result"].size(), 100u);
+  size_t summarized = 0;
+  for (const auto& x : r.structured["result"]) summarized += x.value("summarized", false) ? 1 : 0;
+  EXPECT_GT(summarized, 50u);
+  EXPECT_LT(summarized, 100u);
+  EXPECT_NE(r.structured["message"].get<std::string>().find("get_entity"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace lorekeeper::tools
