@@ -132,8 +132,7 @@ int cmd_sync(const Config& cfg, const std::string& source, bool quiet) {
                  report.status().to_string().c_str());
     return 1;
   }
-  const double secs =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   int total = 0;
   for (const auto& [k, n] : report->entities) total += n;
   std::string s = "Synced " + std::to_string(total) + " entities from " + source + " in " +
@@ -172,8 +171,9 @@ int print_tool_result(const tools::ToolResult& r, bool as_json) {
   return 0;
 }
 
-int cmd_search(const Config& cfg, const std::string& query, const std::string& kind, const std::vector<std::string>& filters,
-               const std::vector<std::string>& documents, int limit, bool as_json) {
+int cmd_search(const Config& cfg, const std::string& query, const std::string& kind,
+               const std::vector<std::string>& filters, const std::vector<std::string>& documents, int limit,
+               bool as_json) {
   json args = json::object();
   for (const auto& f : filters) {
     if (!parse_filter(f, &args)) {
@@ -191,8 +191,10 @@ int cmd_search(const Config& cfg, const std::string& query, const std::string& k
   } else {
     args["search"] = query;
     if (query.empty()) args.erase("search");
-    if (k == "spell") tool = "search_spell";
-    else if (k == "creature" || k == "monster") tool = "search_creature";
+    if (k == "spell")
+      tool = "search_spell";
+    else if (k == "creature" || k == "monster")
+      tool = "search_creature";
     else if (k == "class" || k == "race" || k == "species" || k == "background" || k == "feat") {
       tool = "search_character_option";
       args["type"] = k == "species" ? "race" : k;
@@ -219,7 +221,8 @@ int cmd_tool(const Config& cfg, const std::string& name, const std::string& args
   if (tools::find_tool(name) == nullptr) {
     std::vector<std::string> names;
     for (const auto& s : tools::tool_specs()) names.push_back(s.name);
-    std::fprintf(stderr, "lorekeeper tool: unknown tool '%s'. Tools: %s\n", name.c_str(), text::join(names, ", ").c_str());
+    std::fprintf(stderr, "lorekeeper tool: unknown tool '%s'. Tools: %s\n", name.c_str(),
+                 text::join(names, ", ").c_str());
     return 2;
   }
   json args = args_text.empty() ? json::object() : json::parse(args_text, nullptr, false);
@@ -250,8 +253,10 @@ int run(int argc, char** argv) {
   std::string db_flag;
   std::string log_level_flag;
   std::string env_file = ".env";
-  app.add_option("--db", db_flag, "Store file (default: $LOREKEEPER_DB_PATH, else $XDG_DATA_HOME/lorekeeper/lorekeeper.db)");
-  app.add_option("--log-level", log_level_flag, "debug, info, warning, error or off (default: $LOREKEEPER_LOG_LEVEL or info)");
+  app.add_option("--db", db_flag,
+                 "Store file (default: $LOREKEEPER_DB_PATH, else $XDG_DATA_HOME/lorekeeper/lorekeeper.db)");
+  app.add_option("--log-level", log_level_flag,
+                 "debug, info, warning, error or off (default: $LOREKEEPER_LOG_LEVEL or info)");
   app.add_option("--env-file", env_file, "Settings file read before the environment (default: ./.env)");
   app.footer(
       "Settings, highest precedence first: flags, LOREKEEPER_* environment variables, the .env file, defaults.\n"

@@ -56,9 +56,12 @@ namespace {
 
 bool parse_bool(const std::string& v, bool* out) {
   const std::string l = text::lower(text::trim(v));
-  if (l == "1" || l == "true" || l == "yes" || l == "on") *out = true;
-  else if (l == "0" || l == "false" || l == "no" || l == "off" || l.empty()) *out = false;
-  else return false;
+  if (l == "1" || l == "true" || l == "yes" || l == "on")
+    *out = true;
+  else if (l == "0" || l == "false" || l == "no" || l == "off" || l.empty())
+    *out = false;
+  else
+    return false;
   return true;
 }
 
@@ -76,8 +79,8 @@ Result<Config> load_config(const EnvLookup& env, const std::string& dotenv_path)
   }
   Config c;
   c.db_path = default_data_dir(env) + "/lorekeeper.db";
-  for (const char* k : {"db_path", "log_level", "open5e_base_url", "cache_ttl_days", "error_cache_ttl_seconds",
-                        "legacy_tools"}) {
+  for (const char* k :
+       {"db_path", "log_level", "open5e_base_url", "cache_ttl_days", "error_cache_ttl_seconds", "legacy_tools"}) {
     c.origin[k] = "default";
   }
   auto lookup = [&](const std::string& name, std::string* origin) -> std::optional<std::string> {

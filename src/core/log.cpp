@@ -26,12 +26,18 @@ const char* level_name(Level l) {
 
 bool parse_level(std::string_view name, Level* out) {
   const std::string n = text::lower(name);
-  if (n == "debug") *out = Level::kDebug;
-  else if (n == "info") *out = Level::kInfo;
-  else if (n == "warning" || n == "warn") *out = Level::kWarning;
-  else if (n == "error") *out = Level::kError;
-  else if (n == "off" || n == "none") *out = Level::kOff;
-  else return false;
+  if (n == "debug")
+    *out = Level::kDebug;
+  else if (n == "info")
+    *out = Level::kInfo;
+  else if (n == "warning" || n == "warn")
+    *out = Level::kWarning;
+  else if (n == "error")
+    *out = Level::kError;
+  else if (n == "off" || n == "none")
+    *out = Level::kOff;
+  else
+    return false;
   return true;
 }
 

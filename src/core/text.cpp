@@ -14,11 +14,21 @@ namespace {
 
 bool is_separator_codepoint(utf8proc_int32_t cp) {
   switch (cp) {
-    case '-': case '_': case '.': case ',': case '/': case ':': case ';': case '(': case ')':
-    case 0x2010: case 0x2011: case 0x2013: case 0x2014: case 0x00AD:
-      return true;
-    default:
-      return false;
+    case '-':
+    case '_':
+    case '.':
+    case ',':
+    case '/':
+    case ':':
+    case ';':
+    case '(':
+    case ')':
+    case 0x2010:
+    case 0x2011:
+    case 0x2013:
+    case 0x2014:
+    case 0x00AD: return true;
+    default: return false;
   }
 }
 

@@ -187,9 +187,10 @@ json Server::discover() {
 
 json Server::dispatch(const json& id, const std::string& method, const json& params, bool modern) {
   auto reply = [&](json result, bool cacheable) {
-    return json{{"jsonrpc", "2.0"}, {"id", id}, {"result", with_result_meta(std::move(result), modern, cacheable,
-                                                                              {{"name", "lorekeeper"},
-                                                                               {"version", options_.version}})}};
+    return json{{"jsonrpc", "2.0"},
+                {"id", id},
+                {"result", with_result_meta(std::move(result), modern, cacheable,
+                                            {{"name", "lorekeeper"}, {"version", options_.version}})}};
   };
   bool ok = true;
   json error;
@@ -211,16 +212,19 @@ json Server::dispatch(const json& id, const std::string& method, const json& par
   }
   if (method == "logging/setLevel") {
     if (modern) return make_error(id, kMethodNotFound, "logging/setLevel is not part of protocol version 2026-07-28.");
-    static const std::vector<std::string> kLevels = {"debug",    "info",  "notice", "warning",
-                                                     "error", "critical", "alert", "emergency"};
+    static const std::vector<std::string> kLevels = {"debug", "info",     "notice", "warning",
+                                                     "error", "critical", "alert",  "emergency"};
     const std::string level = params.value("level", json()).is_string() ? params["level"].get<std::string>() : "";
     if (std::find(kLevels.begin(), kLevels.end(), level) == kLevels.end()) {
       return make_error(id, kInvalidParams, "Invalid params: level must be one of " + text::join(kLevels, ", ") + ".");
     }
     log::Level l = log::Level::kError;
-    if (level == "debug") l = log::Level::kDebug;
-    else if (level == "info" || level == "notice") l = log::Level::kInfo;
-    else if (level == "warning") l = log::Level::kWarning;
+    if (level == "debug")
+      l = log::Level::kDebug;
+    else if (level == "info" || level == "notice")
+      l = log::Level::kInfo;
+    else if (level == "warning")
+      l = log::Level::kWarning;
     log::set_level(l);
     return reply(json::object(), false);
   }

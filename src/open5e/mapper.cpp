@@ -16,18 +16,30 @@ using json_util::str;
 namespace {
 
 const std::vector<Endpoint> kEndpoints = {
-    {"spellschools", Kind::kSpellSchool},   {"damagetypes", Kind::kDamageType},
-    {"weaponproperties", Kind::kWeaponProperty}, {"skills", Kind::kSkill},
-    {"abilities", Kind::kAbilityScore},     {"languages", Kind::kLanguage},
-    {"alignments", Kind::kAlignment},       {"sizes", Kind::kSize},
-    {"creaturetypes", Kind::kCreatureType}, {"itemrarities", Kind::kItemRarity},
-    {"itemcategories", Kind::kItemCategory}, {"environments", Kind::kEnvironment},
-    {"conditions", Kind::kCondition},       {"rulesets", Kind::kRuleSection},
-    {"rules", Kind::kRule},                 {"spells", Kind::kSpell},
-    {"creatures", Kind::kCreature},         {"classes", Kind::kClass},
-    {"species", Kind::kSpecies},            {"backgrounds", Kind::kBackground},
-    {"feats", Kind::kFeat},                 {"weapons", Kind::kWeapon},
-    {"armor", Kind::kArmor},                {"items", Kind::kItem},
+    {"spellschools", Kind::kSpellSchool},
+    {"damagetypes", Kind::kDamageType},
+    {"weaponproperties", Kind::kWeaponProperty},
+    {"skills", Kind::kSkill},
+    {"abilities", Kind::kAbilityScore},
+    {"languages", Kind::kLanguage},
+    {"alignments", Kind::kAlignment},
+    {"sizes", Kind::kSize},
+    {"creaturetypes", Kind::kCreatureType},
+    {"itemrarities", Kind::kItemRarity},
+    {"itemcategories", Kind::kItemCategory},
+    {"environments", Kind::kEnvironment},
+    {"conditions", Kind::kCondition},
+    {"rulesets", Kind::kRuleSection},
+    {"rules", Kind::kRule},
+    {"spells", Kind::kSpell},
+    {"creatures", Kind::kCreature},
+    {"classes", Kind::kClass},
+    {"species", Kind::kSpecies},
+    {"backgrounds", Kind::kBackground},
+    {"feats", Kind::kFeat},
+    {"weapons", Kind::kWeapon},
+    {"armor", Kind::kArmor},
+    {"items", Kind::kItem},
     {"magicitems", Kind::kMagicItem},
 };
 
@@ -71,8 +83,10 @@ std::string descriptions_text(const json& rec) {
 Result<Document> resolve_document(const json& rec, const MappingContext& ctx) {
   const json& d = child(rec, "document");
   std::string key;
-  if (d.is_object()) key = str(d, "key");
-  else if (d.is_string()) key = d.get<std::string>();
+  if (d.is_object())
+    key = str(d, "key");
+  else if (d.is_string())
+    key = d.get<std::string>();
   if (key.empty()) {
     // Rules carry the document as a URL: https://api.open5e.com/v2/documents/srd-2024/
     return Status::invalid_argument("record has no document");
@@ -170,8 +184,9 @@ void map_spell(const json& rec, Entity& e) {
   put_str(d, "target_type", str(rec, "target_type"));
   if (auto n = num(rec, "target_count")) d["target_count"] = *n;
   if (auto sz = num(rec, "shape_size")) {
-    d["area"] = text::format_number(*sz) + "-" + (str(rec, "shape_size_unit") == "feet" ? "foot" : str(rec, "shape_size_unit")) +
-                " " + str(rec, "shape_type");
+    d["area"] = text::format_number(*sz) + "-" +
+                (str(rec, "shape_size_unit") == "feet" ? "foot" : str(rec, "shape_size_unit")) + " " +
+                str(rec, "shape_type");
   }
   const json& opts = child(rec, "casting_options");
   if (opts.is_array()) {
@@ -235,7 +250,8 @@ void map_creature(const json& rec, Entity& e) {
   put_if(d, "skill_bonuses", child(rec, "skill_bonuses"));
   const json& ri = child(rec, "resistances_and_immunities");
   if (ri.is_object()) {
-    for (const char* k : {"damage_vulnerabilities", "damage_resistances", "damage_immunities", "condition_immunities"}) {
+    for (const char* k :
+         {"damage_vulnerabilities", "damage_resistances", "damage_immunities", "condition_immunities"}) {
       const std::string display = str(ri, (std::string(k) + "_display").c_str());
       put_str(d, k, display);
     }
@@ -286,10 +302,12 @@ void map_creature(const json& rec, Entity& e) {
       return num(*a, "order_in_statblock").value_or(0) < num(*b, "order_in_statblock").value_or(0);
     });
     std::map<std::string, json> groups;
-    const std::map<std::string, std::string> group_field = {
-        {"ACTION", "actions"}, {"BONUS_ACTION", "bonus_actions"}, {"REACTION", "reactions"},
-        {"LEGENDARY_ACTION", "legendary_actions"}, {"MYTHIC_ACTION", "mythic_actions"},
-        {"LAIR_ACTION", "lair_actions"}};
+    const std::map<std::string, std::string> group_field = {{"ACTION", "actions"},
+                                                            {"BONUS_ACTION", "bonus_actions"},
+                                                            {"REACTION", "reactions"},
+                                                            {"LEGENDARY_ACTION", "legendary_actions"},
+                                                            {"MYTHIC_ACTION", "mythic_actions"},
+                                                            {"LAIR_ACTION", "lair_actions"}};
     for (const json* a : sorted) {
       const std::string t = str(*a, "action_type");
       auto gf = group_field.find(t);
@@ -299,9 +317,12 @@ void map_creature(const json& rec, Entity& e) {
       if (usage.is_object()) {
         const std::string ut = str(usage, "type");
         const auto param = num(usage, "param");
-        if (ut == "RECHARGE_ON_ROLL" && param) x["usage"] = "Recharge " + text::format_number(*param) + "-6";
-        else if (ut == "PER_DAY" && param) x["usage"] = text::format_number(*param) + "/Day";
-        else if (ut == "RECHARGE_AFTER_REST") x["usage"] = "Recharges after a Short or Long Rest";
+        if (ut == "RECHARGE_ON_ROLL" && param)
+          x["usage"] = "Recharge " + text::format_number(*param) + "-6";
+        else if (ut == "PER_DAY" && param)
+          x["usage"] = text::format_number(*param) + "/Day";
+        else if (ut == "RECHARGE_AFTER_REST")
+          x["usage"] = "Recharges after a Short or Long Rest";
       }
       if (auto cost = num(*a, "legendary_action_cost"); cost && t == "LEGENDARY_ACTION" && *cost > 1) {
         x["cost"] = *cost;
@@ -548,8 +569,8 @@ void map_reference(const json& rec, Entity& e) {
     if (ds.is_array() && ds.size() > 1) {
       json per = json::array();
       for (const auto& x : ds) {
-        per.push_back({{"document", str(x, "document")}, {"game_system", str(x, "gamesystem")},
-                       {"desc", str(x, "desc")}});
+        per.push_back(
+            {{"document", str(x, "document")}, {"game_system", str(x, "gamesystem")}, {"desc", str(x, "desc")}});
       }
       d["descriptions"] = per;
     }

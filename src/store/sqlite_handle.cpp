@@ -8,13 +8,22 @@ Status status_from(sqlite3* db, int rc, std::string_view context) {
   msg += ": ";
   msg += db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
   switch (primary) {
-    case SQLITE_OK: case SQLITE_ROW: case SQLITE_DONE: return Status::ok();
-    case SQLITE_CORRUPT: case SQLITE_NOTADB: return Status::corruption(msg);
-    case SQLITE_BUSY: case SQLITE_LOCKED: return Status::unavailable(msg);
-    case SQLITE_CANTOPEN: case SQLITE_IOERR: case SQLITE_FULL: case SQLITE_READONLY: case SQLITE_PERM:
-      return Status::io_error(msg);
-    case SQLITE_CONSTRAINT: case SQLITE_MISMATCH: case SQLITE_RANGE: case SQLITE_TOOBIG:
-      return Status::invalid_argument(msg);
+    case SQLITE_OK:
+    case SQLITE_ROW:
+    case SQLITE_DONE: return Status::ok();
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB: return Status::corruption(msg);
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED: return Status::unavailable(msg);
+    case SQLITE_CANTOPEN:
+    case SQLITE_IOERR:
+    case SQLITE_FULL:
+    case SQLITE_READONLY:
+    case SQLITE_PERM: return Status::io_error(msg);
+    case SQLITE_CONSTRAINT:
+    case SQLITE_MISMATCH:
+    case SQLITE_RANGE:
+    case SQLITE_TOOBIG: return Status::invalid_argument(msg);
     default: return Status::internal(msg);
   }
 }

@@ -40,16 +40,22 @@ class Stmt {
   void bind_null(int i) { sqlite3_bind_null(stmt_.get(), i); }
   template <typename T>
   void bind_opt(int i, const std::optional<T>& v) {
-    if (v) bind(i, *v);
-    else bind_null(i);
+    if (v)
+      bind(i, *v);
+    else
+      bind_null(i);
   }
   void bind_opt_bool(int i, const std::optional<bool>& v) {
-    if (v) bind(i, *v ? 1 : 0);
-    else bind_null(i);
+    if (v)
+      bind(i, *v ? 1 : 0);
+    else
+      bind_null(i);
   }
   void bind_text_or_null(int i, const std::string& v) {
-    if (v.empty()) bind_null(i);
-    else bind(i, std::string_view(v));
+    if (v.empty())
+      bind_null(i);
+    else
+      bind(i, std::string_view(v));
   }
 
   // Steps once: true when a row is available, false when done; an error Status otherwise.

@@ -19,8 +19,7 @@ using sqlite::Stmt;
 namespace {
 
 long long now_unix() {
-  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 // RAII transaction: rolls back unless committed.
@@ -53,9 +52,12 @@ using BindValue = std::variant<long long, double, std::string>;
 void bind_all(Stmt& st, const std::vector<BindValue>& values) {
   int i = 1;
   for (const auto& v : values) {
-    if (const auto* n = std::get_if<long long>(&v)) st.bind(i, *n);
-    else if (const auto* d = std::get_if<double>(&v)) st.bind(i, *d);
-    else st.bind(i, std::string_view(std::get<std::string>(v)));
+    if (const auto* n = std::get_if<long long>(&v))
+      st.bind(i, *n);
+    else if (const auto* d = std::get_if<double>(&v))
+      st.bind(i, *d);
+    else
+      st.bind(i, std::string_view(std::get<std::string>(v)));
     ++i;
   }
 }
@@ -163,8 +165,7 @@ void build_where(const Query& q, std::string* sql, std::vector<BindValue>* binds
   opt_int(q.level_min, "e.level >= ?");
   opt_int(q.level_max, "e.level <= ?");
   str(q.school, "e.school = ?");
-  str(q.class_key,
-      "EXISTS (SELECT 1 FROM entity_tags t WHERE t.entity_id = e.id AND t.tag = 'class' AND t.value = ?)");
+  str(q.class_key, "EXISTS (SELECT 1 FROM entity_tags t WHERE t.entity_id = e.id AND t.tag = 'class' AND t.value = ?)");
   str(q.casting_time, "e.casting_time = ?");
   str(q.damage_type,
       "EXISTS (SELECT 1 FROM entity_tags t WHERE t.entity_id = e.id AND t.tag = 'damage_type' AND t.value = ?)");
@@ -365,8 +366,8 @@ Status Store::replace_sources(const std::vector<std::string>& sources, const std
   }
   LOREKEEPER_RETURN_IF_ERROR(write_entities(documents, entities));
   // Documents no entity refers to any more are dropped with them.
-  LOREKEEPER_RETURN_IF_ERROR(sqlite::exec(
-      db_, "DELETE FROM documents WHERE key NOT IN (SELECT DISTINCT document_key FROM entities)"));
+  LOREKEEPER_RETURN_IF_ERROR(
+      sqlite::exec(db_, "DELETE FROM documents WHERE key NOT IN (SELECT DISTINCT document_key FROM entities)"));
   return tx.commit();
 }
 
@@ -378,8 +379,9 @@ Status Store::upsert(const std::vector<Document>& documents, const std::vector<E
 }
 
 Status Store::set_meta(const std::string& key, const std::string& value) {
-  auto st = Stmt::prepare(db_, "INSERT INTO meta (key, value) VALUES (?, ?) "
-                               "ON CONFLICT(key) DO UPDATE SET value = excluded.value");
+  auto st = Stmt::prepare(db_,
+                          "INSERT INTO meta (key, value) VALUES (?, ?) "
+                          "ON CONFLICT(key) DO UPDATE SET value = excluded.value");
   if (!st) return st.status();
   st->bind(1, std::string_view(key));
   st->bind(2, std::string_view(value));
@@ -485,7 +487,7 @@ Result<std::vector<DocumentInfo>> Store::documents() {
     const std::string key = st->text(0);
     if (out.empty() || out.back().document.key != key) {
       DocumentInfo info;
-      info.document = {key,          st->text(1), st->text(2), st->text(3), st->text(4),
+      info.document = {key,         st->text(1), st->text(2), st->text(3), st->text(4),
                        st->text(5), st->text(6), st->text(7), st->text(8)};
       out.push_back(std::move(info));
     }

@@ -28,40 +28,57 @@ constexpr size_t kTextBudget = 40000;
 
 const std::vector<std::string> kSchools = {"abjuration", "conjuration", "divination", "enchantment",
                                            "evocation",  "illusion",    "necromancy", "transmutation"};
-const std::vector<std::string> kCreatureTypes = {"aberration", "beast", "celestial", "construct", "dragon",
-                                                 "elemental",  "fey",   "fiend",     "giant",     "humanoid",
-                                                 "monstrosity", "ooze", "plant",     "undead"};
+const std::vector<std::string> kCreatureTypes = {"aberration",  "beast", "celestial", "construct", "dragon",
+                                                 "elemental",   "fey",   "fiend",     "giant",     "humanoid",
+                                                 "monstrosity", "ooze",  "plant",     "undead"};
 const std::vector<std::string> kSizes = {"Tiny", "Small", "Medium", "Large", "Huge", "Gargantuan"};
-const std::vector<std::string> kDamageTypes = {"acid",   "bludgeoning", "cold",     "fire",     "force",
-                                               "lightning", "necrotic", "piercing", "poison",   "psychic",
-                                               "radiant", "slashing",   "thunder"};
+const std::vector<std::string> kDamageTypes = {"acid",      "bludgeoning", "cold",     "fire",   "force",
+                                               "lightning", "necrotic",    "piercing", "poison", "psychic",
+                                               "radiant",   "slashing",    "thunder"};
 const std::vector<std::string> kRarities = {"common", "uncommon", "rare", "very rare", "legendary", "artifact"};
-const std::vector<std::string> kCastingTimes = {"action",   "bonus-action", "reaction", "turn",    "round",
-                                                "1minute",  "5minutes",     "10minutes", "1hour",  "4hours",
-                                                "7hours",   "8hours",       "9hours",   "12hours", "24hours",
-                                                "1week"};
+const std::vector<std::string> kCastingTimes = {"action",   "bonus-action", "reaction", "turn",   "round",  "1minute",
+                                                "5minutes", "10minutes",    "1hour",    "4hours", "7hours", "8hours",
+                                                "9hours",   "12hours",      "24hours",  "1week"};
 const std::vector<std::string> kGameSystems = {"5e-2014", "5e-2024", "a5e"};
-const std::vector<std::string> kRuleTypes = {"rule",     "condition",     "damage-type", "weapon-property",
-                                             "skill",    "ability-score", "magic-school", "language",
-                                             "proficiency", "alignment",  "rule-section", "size",
-                                             "creature-type", "item-rarity", "item-category", "environment"};
+const std::vector<std::string> kRuleTypes = {"rule",          "condition",     "damage-type",   "weapon-property",
+                                             "skill",         "ability-score", "magic-school",  "language",
+                                             "proficiency",   "alignment",     "rule-section",  "size",
+                                             "creature-type", "item-rarity",   "item-category", "environment"};
 
 ParamSpec search_param() {
-  return {"search", ParamType::kString,
+  return {"search",
+          ParamType::kString,
           "Name or words to look for. An exact name (any case or accents) returns that entry, every edition of "
           "it; otherwise names containing the words are returned, best first.",
-          {}, {}, {}, json(), false, {}};
+          {},
+          {},
+          {},
+          json(),
+          false,
+          {}};
 }
 ParamSpec documents_param() {
-  return {"documents", ParamType::kStringArray,
+  return {"documents",
+          ParamType::kStringArray,
           "Source documents to search, by key (e.g. \"srd-2014\", \"srd-2024\", \"tob\"), name or pack name; see "
           "list_documents. Omitted or null: every source. []: nothing.",
-          {}, {}, {}, json(), false, {}};
+          {},
+          {},
+          {},
+          json(),
+          false,
+          {}};
 }
 ParamSpec game_system_param() {
-  return {"game_system", ParamType::kString,
-          "Edition: 5e-2014 (SRD 5.1 era), 5e-2024 (SRD 5.2) or a5e (Level Up).", kGameSystems, {}, {}, json(),
-          false, {{"2014", "5e-2014"}, {"2024", "5e-2024"}, {"5e", "5e-2014"}}};
+  return {"game_system",
+          ParamType::kString,
+          "Edition: 5e-2014 (SRD 5.1 era), 5e-2024 (SRD 5.2) or a5e (Level Up).",
+          kGameSystems,
+          {},
+          {},
+          json(),
+          false,
+          {{"2014", "5e-2014"}, {"2024", "5e-2024"}, {"5e", "5e-2014"}}};
 }
 ParamSpec limit_param(int def = 20) {
   return {"limit", ParamType::kInteger, "Maximum results (1-100).", {}, 1, 100, json(def), false, {}};
@@ -105,9 +122,7 @@ ojson result_item_schema() {
 }
 
 ojson common_output_props() {
-  return {{"message", {{"type", "string"}}},
-          {"total", {{"type", "integer"}}},
-          {"filters", {{"type", "object"}}}};
+  return {{"message", {{"type", "string"}}}, {"total", {{"type", "integer"}}}, {"filters", {{"type", "object"}}}};
 }
 
 ojson list_output_schema() {
@@ -148,42 +163,44 @@ ojson documents_output_schema() {
 
 std::vector<ToolSpec> build_specs() {
   std::vector<ToolSpec> specs;
-  specs.push_back({"search_spell", "Search spells",
-                   "Find spells by name or words and filter by level, school, class, concentration, ritual, casting "
-                   "time and damage type. Use get_entity for one spell in full.",
-                   {search_param(), int_param("level", "Spell level, 0 (cantrip) to 9.", 0, 9),
-                    int_param("level_min", "Minimum spell level (0-9).", 0, 9),
-                    int_param("level_max", "Maximum spell level (0-9).", 0, 9),
-                    str_param("school", "Magic school.", kSchools),
-                    str_param("class_key", "Class that can cast it, by name or key (e.g. \"wizard\", \"cleric\")."),
-                    bool_param("concentration", "true: only concentration spells; false: none."),
-                    bool_param("ritual", "true: only rituals; false: none."),
-                    str_param("casting_time",
-                              "Casting time, e.g. \"1 Action\", \"1 Bonus Action\", \"Reaction\", \"1 Minute\", "
-                              "\"10 Minutes\", \"1 Hour\"."),
-                    str_param("damage_type", "Damage type the spell deals.", kDamageTypes), documents_param(),
-                    game_system_param(), limit_param()},
-                   list_output_schema()});
-  specs.push_back({"search_creature", "Search creatures",
+  specs.push_back(
+      {"search_spell",
+       "Search spells",
+       "Find spells by name or words and filter by level, school, class, concentration, ritual, casting "
+       "time and damage type. Use get_entity for one spell in full.",
+       {search_param(), int_param("level", "Spell level, 0 (cantrip) to 9.", 0, 9),
+        int_param("level_min", "Minimum spell level (0-9).", 0, 9),
+        int_param("level_max", "Maximum spell level (0-9).", 0, 9), str_param("school", "Magic school.", kSchools),
+        str_param("class_key", "Class that can cast it, by name or key (e.g. \"wizard\", \"cleric\")."),
+        bool_param("concentration", "true: only concentration spells; false: none."),
+        bool_param("ritual", "true: only rituals; false: none."),
+        str_param("casting_time",
+                  "Casting time, e.g. \"1 Action\", \"1 Bonus Action\", \"Reaction\", \"1 Minute\", "
+                  "\"10 Minutes\", \"1 Hour\"."),
+        str_param("damage_type", "Damage type the spell deals.", kDamageTypes), documents_param(), game_system_param(),
+        limit_param()},
+       list_output_schema()});
+  specs.push_back({"search_creature",
+                   "Search creatures",
                    "Find monsters and creatures (full stat blocks) by name or words and filter by challenge rating, "
                    "type, size, armor class and hit points.",
-                   {search_param(),
-                    num_param("cr", "Exact challenge rating (0, 0.125, 0.25, 0.5, 1-30).", 0, 30),
+                   {search_param(), num_param("cr", "Exact challenge rating (0, 0.125, 0.25, 0.5, 1-30).", 0, 30),
                     num_param("cr_min", "Minimum challenge rating (0-30).", 0, 30),
                     num_param("cr_max", "Maximum challenge rating (0-30).", 0, 30),
-                    str_param("type", "Creature type.", kCreatureTypes),
-                    str_param("size", "Size category.", kSizes),
+                    str_param("type", "Creature type.", kCreatureTypes), str_param("size", "Size category.", kSizes),
                     int_param("armor_class_min", "Minimum armor class.", 0, 50),
                     int_param("hit_points_min", "Minimum hit points.", 0, 10000), documents_param(),
                     game_system_param(), limit_param()},
                    list_output_schema()});
-  specs.push_back({"search_character_option", "Search character options",
+  specs.push_back({"search_character_option",
+                   "Search character options",
                    "Find classes (with their subclasses), races/species (with subraces), backgrounds and feats.",
-                   {str_param("type", "Kind of option.", {"class", "race", "background", "feat"}, true),
-                    search_param(), documents_param(), limit_param()},
+                   {str_param("type", "Kind of option.", {"class", "race", "background", "feat"}, true), search_param(),
+                    documents_param(), limit_param()},
                    list_output_schema()});
   {
-    ToolSpec s{"search_equipment", "Search equipment",
+    ToolSpec s{"search_equipment",
+               "Search equipment",
                "Find weapons, armor, adventuring gear and magic items. Weapon filters (damage_dice, is_*) select "
                "weapons; rarity and requires_attunement select magic items.",
                {str_param("type", "Equipment kind; item is mundane gear.",
@@ -204,12 +221,13 @@ std::vector<ToolSpec> build_specs() {
                 num_param("weight_max", "Maximum weight in pounds.", 0, 1e6), documents_param(), game_system_param(),
                 limit_param()},
                list_output_schema()};
-    s.params[0].aliases = {{"magic item", "magic-item"}, {"magicitem", "magic-item"}, {"weapons", "weapon"},
-                           {"gear", "item"}};
+    s.params[0].aliases = {
+        {"magic item", "magic-item"}, {"magicitem", "magic-item"}, {"weapons", "weapon"}, {"gear", "item"}};
     s.params[2].aliases = {{"very-rare", "very rare"}};
     specs.push_back(std::move(s));
   }
-  specs.push_back({"search_rule", "Search rules and reference",
+  specs.push_back({"search_rule",
+                   "Search rules and reference",
                    "Look up rules, conditions and reference entries (damage types, weapon properties, skills, "
                    "abilities, spell schools, languages, alignments, sizes, ...).",
                    {str_param("rule_type", "Kind of entry.", kRuleTypes, true), search_param(),
@@ -218,21 +236,31 @@ std::vector<ToolSpec> build_specs() {
                               "\"adventuring\"."),
                     documents_param(), limit_param()},
                    list_output_schema()});
-  specs.push_back({"search_all", "Search everything",
+  specs.push_back({"search_all",
+                   "Search everything",
                    "Search every kind of content at once; results are grouped by kind.",
                    {{"query", ParamType::kString, "Name or words to look for.", {}, {}, {}, json(), true, {}},
-                    {"content_types", ParamType::kStringArray,
+                    {"content_types",
+                     ParamType::kStringArray,
                      "Kinds to search (e.g. \"spell\", \"creature\", \"magic-item\", \"class\"); default: all.",
-                     {}, {}, {}, json(), false, {}},
-                    documents_param(), limit_param(5)},
+                     {},
+                     {},
+                     {},
+                     json(),
+                     false,
+                     {}},
+                    documents_param(),
+                    limit_param(5)},
                    grouped_output_schema()});
-  specs.push_back({"get_entity", "Get one entry",
+  specs.push_back({"get_entity",
+                   "Get one entry",
                    "One entry in full by its key (from a search result), e.g. \"srd_fireball\".",
                    {str_param("key", "The entry's key.", {}, true),
                     str_param("kind", "Its kind, when a key exists in several (e.g. \"spell\", \"creature\")."),
                     bool_param("include_source", "Also return the original source record.")},
                    entity_output_schema()});
-  specs.push_back({"find_similar", "Find similar entries",
+  specs.push_back({"find_similar",
+                   "Find similar entries",
                    "Entries of the same kind most like a given one (by key or name); the entry itself and its "
                    "other editions are left out.",
                    {str_param("key", "Key of the reference entry."),
@@ -240,7 +268,8 @@ std::vector<ToolSpec> build_specs() {
                     str_param("kind", "Kind of the reference entry, to disambiguate a name."), documents_param(),
                     game_system_param(), limit_param(10)},
                    list_output_schema()});
-  specs.push_back({"list_documents", "List source documents",
+  specs.push_back({"list_documents",
+                   "List source documents",
                    "The source documents (books, SRDs, homebrew packs) in the store with entity counts; use their "
                    "keys in `documents`.",
                    {str_param("source", "Only documents from this source.", {"open5e_v2", "open5e_v1", "orcbrew"})},
@@ -272,8 +301,13 @@ json to_result(const Entity& e) {
 }
 
 json summary_of(const json& r) {
-  json s = {{"key", r["key"]}, {"name", r["name"]}, {"kind", r["kind"]}, {"document", r["document"]},
-            {"source_api", r["source_api"]}, {"url", r["url"]}, {"summarized", true}};
+  json s = {{"key", r["key"]},
+            {"name", r["name"]},
+            {"kind", r["kind"]},
+            {"document", r["document"]},
+            {"source_api", r["source_api"]},
+            {"url", r["url"]},
+            {"summarized", true}};
   if (r.contains("_score")) s["_score"] = r["_score"];
   return s;
 }
@@ -335,7 +369,7 @@ const std::map<std::string, std::string>& document_aliases() {
 
 struct DocFilter {
   std::optional<std::vector<std::string>> keys;  // nullopt: no constraint
-  std::string message;                          // set when something was not understood
+  std::string message;                           // set when something was not understood
   bool select_nothing = false;                   // `documents: []` or nothing known
 };
 
@@ -346,8 +380,9 @@ DocFilter resolve_documents(store::Store& st, const json& args) {
   if (values.empty()) {
     f.keys = std::vector<std::string>{};
     f.select_nothing = true;
-    f.message = "documents is an empty list, so no source is searched. Omit documents (or pass null) to search "
-                "every source.";
+    f.message =
+        "documents is an empty list, so no source is searched. Omit documents (or pass null) to search "
+        "every source.";
     return f;
   }
   auto docs = st.documents();
@@ -366,7 +401,8 @@ DocFilter resolve_documents(store::Store& st, const json& args) {
     }
     if (match.empty()) {
       for (const auto& d : known) {
-        if (text::fold(d.key) == g || text::fold(d.name) == g || (!d.display_name.empty() && text::fold(d.display_name) == g)) {
+        if (text::fold(d.key) == g || text::fold(d.name) == g ||
+            (!d.display_name.empty() && text::fold(d.display_name) == g)) {
           match = d.key;
           break;
         }
@@ -379,8 +415,10 @@ DocFilter resolve_documents(store::Store& st, const json& args) {
         }
       }
     }
-    if (match.empty()) unknown.push_back(given);
-    else if (std::find(keys.begin(), keys.end(), match) == keys.end()) keys.push_back(match);
+    if (match.empty())
+      unknown.push_back(given);
+    else if (std::find(keys.begin(), keys.end(), match) == keys.end())
+      keys.push_back(match);
   }
   f.keys = keys;
   if (!unknown.empty()) {
@@ -466,6 +504,12 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
   auto r = st.query(exact);
   if (!r) return r.status();
   if (r->total > 0) {
+    // Every edition of the name; the official SRDs first, then other publishers, each by document key.
+    std::stable_sort(r->entities.begin(), r->entities.end(), [](const Entity& a, const Entity& b) {
+      const bool oa = a.document.publisher == "Wizards of the Coast";
+      const bool ob = b.document.publisher == "Wizards of the Coast";
+      return oa && !ob;
+    });
     for (const auto& e : r->entities) {
       json j = to_result(e);
       j["_score"] = 1.0;
@@ -488,7 +532,7 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
     double coverage = nf.empty() ? 0 : static_cast<double>(qf.size()) / static_cast<double>(nf.size());
     coverage = std::min(1.0, coverage);
     double score = 0.5 + 0.4 * coverage;
-    if (nf.rfind(qf, 0) == 0) score += 0.05;          // the name starts with the query
+    if (nf.rfind(qf, 0) == 0) score += 0.05;              // the name starts with the query
     if (nf.find(qf) != std::string::npos) score += 0.04;  // the words appear together, in order
     json j = to_result(e);
     j["_score"] = round3(std::min(score, 0.99));
@@ -529,8 +573,7 @@ store::Store* Engine::store(std::string* why) {
   return store_.get();
 }
 
-std::vector<std::string> Engine::complete_names(const std::vector<Kind>& kinds, const std::string& prefix,
-                                                size_t max) {
+std::vector<std::string> Engine::complete_names(const std::vector<Kind>& kinds, const std::string& prefix, size_t max) {
   std::vector<std::string> out;
   store::Store* st = store(nullptr);
   if (st == nullptr) return out;
@@ -638,21 +681,30 @@ Result<Query> creature_query(const json& args) {
 Result<Query> character_option_query(const json& args) {
   Query q;
   const std::string type = str_arg(args, "type");
-  if (type == "class") q.kinds = {Kind::kClass};
-  else if (type == "race") q.kinds = {Kind::kSpecies};
-  else if (type == "background") q.kinds = {Kind::kBackground};
-  else q.kinds = {Kind::kFeat};
+  if (type == "class")
+    q.kinds = {Kind::kClass};
+  else if (type == "race")
+    q.kinds = {Kind::kSpecies};
+  else if (type == "background")
+    q.kinds = {Kind::kBackground};
+  else
+    q.kinds = {Kind::kFeat};
   return q;
 }
 
 Result<Query> equipment_query(const json& args) {
   Query q;
   const std::string type = str_arg(args, "type");
-  if (type == "weapon") q.kinds = {Kind::kWeapon};
-  else if (type == "armor") q.kinds = {Kind::kArmor};
-  else if (type == "magic-item") q.kinds = {Kind::kMagicItem};
-  else if (type == "item") q.kinds = {Kind::kItem};
-  else q.kinds = {Kind::kWeapon, Kind::kArmor, Kind::kItem, Kind::kMagicItem};
+  if (type == "weapon")
+    q.kinds = {Kind::kWeapon};
+  else if (type == "armor")
+    q.kinds = {Kind::kArmor};
+  else if (type == "magic-item")
+    q.kinds = {Kind::kMagicItem};
+  else if (type == "item")
+    q.kinds = {Kind::kItem};
+  else
+    q.kinds = {Kind::kWeapon, Kind::kArmor, Kind::kItem, Kind::kMagicItem};
   // Filters that only one kind has narrow the kinds searched: they are hard constraints.
   auto restrict_to = [&](Kind k, const char* param) -> Status {
     if (std::find(q.kinds.begin(), q.kinds.end(), k) == q.kinds.end()) {
@@ -741,8 +793,10 @@ Result<Query> rule_query(const json& args) {
       return Status::invalid_argument("Parameter 'section' applies only to rule_type \"rule\".");
     }
     q.kinds = {Kind::kRule};
-    if (section.find('_') != std::string::npos) q.parent_key = text::lower(section);
-    else q.section = model::slug(section);
+    if (section.find('_') != std::string::npos)
+      q.parent_key = text::lower(section);
+    else
+      q.section = model::slug(section);
   }
   return q;
 }
@@ -801,8 +855,9 @@ ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilde
   } else {
     header = "Found " + plural(label, found->total) +
              (found->total > static_cast<int>(found->results.size())
-                  ? " (showing the first " + std::to_string(found->results.size()) + " by name; raise limit or "
-                                                                                     "add filters for others)."
+                  ? " (showing the first " + std::to_string(found->results.size()) +
+                        " by name; raise limit or "
+                        "add filters for others)."
                   : ".");
   }
   std::string message = docs.message;
@@ -810,8 +865,10 @@ ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilde
     std::vector<std::string> hints;
     if (!text::trim(search).empty()) {
       auto close = closest_names(st, q.kinds, search, 5);
-      if (!close.empty()) hints.push_back("Closest names: " + text::join(close, ", ") + ".");
-      else hints.push_back("No name is close to \"" + search + "\"; search matches names only for now.");
+      if (!close.empty())
+        hints.push_back("Closest names: " + text::join(close, ", ") + ".");
+      else
+        hints.push_back("No name is close to \"" + search + "\"; search matches names only for now.");
     }
     // Which filter emptied the answer: drop each one and see whether anything would match.
     for (auto it = args.begin(); it != args.end(); ++it) {
@@ -863,8 +920,8 @@ ToolResult search_all(store::Store& st, const json& args) {
     if (!parsed) {
       std::vector<std::string> valid;
       for (Kind k : model::all_kinds()) valid.emplace_back(model::kind_name(k));
-      return error_result("Parameter 'content_types': unknown value '" + bad + "'. Valid values: " +
-                          text::join(valid, ", ") + ".");
+      return error_result("Parameter 'content_types': unknown value '" + bad +
+                          "'. Valid values: " + text::join(valid, ", ") + ".");
     }
     kinds = *parsed;
   }
@@ -905,9 +962,10 @@ ToolResult search_all(store::Store& st, const json& args) {
                                            : "Closest names: " + text::join(close, ", ") + ".";
     message = (message.empty() ? "" : message + " ") + hint;
   }
-  out.text = (total > 0 ? "Found " + std::to_string(total) + " result(s) for \"" + query + "\", grouped by kind. "
-                                                                                           "Use get_entity(key) for "
-                                                                                           "one in full."
+  out.text = (total > 0 ? "Found " + std::to_string(total) + " result(s) for \"" + query +
+                              "\", grouped by kind. "
+                              "Use get_entity(key) for "
+                              "one in full."
                         : "Nothing found for \"" + query + "\".") +
              "\n";
   if (!message.empty()) out.text += message + "\n";
@@ -925,8 +983,8 @@ ToolResult get_entity(store::Store& st, const json& args) {
     if (!kind) {
       std::vector<std::string> valid;
       for (Kind k : model::all_kinds()) valid.emplace_back(model::kind_name(k));
-      return error_result("Parameter 'kind': unknown value '" + str_arg(args, "kind") + "'. Valid values: " +
-                          text::join(valid, ", ") + ".");
+      return error_result("Parameter 'kind': unknown value '" + str_arg(args, "kind") +
+                          "'. Valid values: " + text::join(valid, ", ") + ".");
     }
   }
   const bool with_raw = bool_arg(args, "include_source").value_or(false);
@@ -939,7 +997,8 @@ ToolResult get_entity(store::Store& st, const json& args) {
     q.name_exact = key;
     q.limit = 10;
     auto by_name = st.query(q);
-    std::string msg = "No entry has the key '" + key + "'" + (kind ? " among " + std::string(model::kind_name(*kind)) + "s" : "") + ".";
+    std::string msg = "No entry has the key '" + key + "'" +
+                      (kind ? " among " + std::string(model::kind_name(*kind)) + "s" : "") + ".";
     if (by_name && !by_name->entities.empty()) {
       std::vector<std::string> keys;
       for (const auto& e : by_name->entities) keys.push_back(e.key + " (" + e.document.key + ")");
@@ -1065,10 +1124,12 @@ ToolResult find_similar(store::Store& st, const json& args) {
   }
   std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   std::vector<json> results;
-  for (size_t i = 0; i < scored.size() && static_cast<int>(i) < limit; ++i) results.push_back(std::move(scored[i].second));
+  for (size_t i = 0; i < scored.size() && static_cast<int>(i) < limit; ++i)
+    results.push_back(std::move(scored[i].second));
   std::string message = docs.message;
-  const std::string how = "Ranked by shared attributes (school, level, classes, damage types, type, challenge "
-                          "rating, size, category, rarity); meaning-based similarity needs the embedding index.";
+  const std::string how =
+      "Ranked by shared attributes (school, level, classes, damage types, type, challenge "
+      "rating, size, category, rarity); meaning-based similarity needs the embedding index.";
   message = message.empty() ? how : message + " " + how;
   const std::string header = "Entries like " + ref.name + " (" + ref.key + "):";
   return list_answer(std::move(results), header, message, static_cast<int>(scored.size()), args);

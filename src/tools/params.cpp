@@ -67,12 +67,16 @@ ojson input_schema(const std::vector<ParamSpec>& params) {
     s["description"] = p.description;
     if (!p.enum_values.empty()) s["enum"] = p.enum_values;
     if (p.minimum) {
-      if (p.type == ParamType::kInteger) s["minimum"] = static_cast<long long>(*p.minimum);
-      else s["minimum"] = *p.minimum;
+      if (p.type == ParamType::kInteger)
+        s["minimum"] = static_cast<long long>(*p.minimum);
+      else
+        s["minimum"] = *p.minimum;
     }
     if (p.maximum) {
-      if (p.type == ParamType::kInteger) s["maximum"] = static_cast<long long>(*p.maximum);
-      else s["maximum"] = *p.maximum;
+      if (p.type == ParamType::kInteger)
+        s["maximum"] = static_cast<long long>(*p.maximum);
+      else
+        s["maximum"] = *p.maximum;
     }
     if (!p.default_value.is_null()) s["default"] = ojson::parse(p.default_value.dump());
     props[p.name] = std::move(s);
@@ -147,11 +151,13 @@ Result<json> validate_arguments(const std::vector<ParamSpec>& params, const json
                                           ".");
         }
         if ((p.minimum && d < *p.minimum) || (p.maximum && d > *p.maximum)) {
-          return Status::invalid_argument(where + " is out of range: " + short_value(v) + ". Valid: " +
-                                          range_text(p) + ".");
+          return Status::invalid_argument(where + " is out of range: " + short_value(v) + ". Valid: " + range_text(p) +
+                                          ".");
         }
-        if (p.type == ParamType::kInteger) out[p.name] = static_cast<long long>(d);
-        else out[p.name] = d;
+        if (p.type == ParamType::kInteger)
+          out[p.name] = static_cast<long long>(d);
+        else
+          out[p.name] = d;
         break;
       }
       case ParamType::kBoolean:

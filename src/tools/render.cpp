@@ -82,8 +82,8 @@ void render_spell(std::string& out, const json& r) {
   const auto level = num(r, "level");
   std::string line;
   if (level) {
-    line = *level == 0 ? str(r, "school") + " cantrip" : ordinal(static_cast<int>(*level)) + "-level " +
-                                                            text::lower(str(r, "school"));
+    line = *level == 0 ? str(r, "school") + " cantrip"
+                       : ordinal(static_cast<int>(*level)) + "-level " + text::lower(str(r, "school"));
   }
   if (r.value("ritual", false)) line += " (ritual)";
   if (!line.empty()) out += "*" + line + "*\n\n";
@@ -146,7 +146,8 @@ void render_creature(std::string& out, const json& r) {
       if (it.key() == "passive_perception") continue;
       parts.push_back(it.key() + " " + scalar(*it) + " ft.");
     }
-    if (auto pp = num(r["senses"], "passive_perception")) parts.push_back("passive Perception " + text::format_number(*pp));
+    if (auto pp = num(r["senses"], "passive_perception"))
+      parts.push_back("passive Perception " + text::format_number(*pp));
     out += "**Senses:** " + text::join(parts, ", ") + "  \n";
   }
   field(out, "Languages", r, "languages");
@@ -196,11 +197,13 @@ void render_item(std::string& out, const json& r) {
   std::string line = str(r, "category");
   if (!str(r, "rarity").empty()) line += ", " + text::lower(str(r, "rarity"));
   if (r.value("requires_attunement", false)) {
-    line += " (requires attunement" + (str(r, "attunement_detail").empty() ? "" : " " + str(r, "attunement_detail")) + ")";
+    line +=
+        " (requires attunement" + (str(r, "attunement_detail").empty() ? "" : " " + str(r, "attunement_detail")) + ")";
   }
   if (!line.empty()) out += "*" + line + "*\n\n";
   if (auto c = num(r, "cost_gp"); c && *c > 0) out += "**Cost:** " + text::format_number(*c) + " gp  \n";
-  if (auto w = num(r, "weight"); w && *w > 0) out += "**Weight:** " + text::format_number(*w) + " " + str(r, "weight_unit") + "  \n";
+  if (auto w = num(r, "weight"); w && *w > 0)
+    out += "**Weight:** " + text::format_number(*w) + " " + str(r, "weight_unit") + "  \n";
   if (!str(r, "desc").empty()) out += "\n" + str(r, "desc") + "\n";
 }
 
@@ -246,12 +249,18 @@ std::string render_entity(const json& r) {
   source += " · key `" + str(r, "key") + "` · " + str(r, "kind") + "*\n\n";
   out += source;
   const std::string kind = str(r, "kind");
-  if (kind == "spell") render_spell(out, r);
-  else if (kind == "creature") render_creature(out, r);
-  else if (kind == "weapon") render_weapon(out, r);
-  else if (kind == "armor") render_armor(out, r);
-  else if (kind == "item" || kind == "magic-item") render_item(out, r);
-  else render_generic(out, r);
+  if (kind == "spell")
+    render_spell(out, r);
+  else if (kind == "creature")
+    render_creature(out, r);
+  else if (kind == "weapon")
+    render_weapon(out, r);
+  else if (kind == "armor")
+    render_armor(out, r);
+  else if (kind == "item" || kind == "magic-item")
+    render_item(out, r);
+  else
+    render_generic(out, r);
   return out;
 }
 

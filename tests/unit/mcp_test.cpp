@@ -1,9 +1,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <set>
 #include <string>
 #include <thread>
-#include <set>
 
 #include "lorekeeper/core/json_util.hpp"
 #include "lorekeeper/mcp/server.hpp"
@@ -31,7 +31,8 @@ class McpTest : public ::testing::Test {
   }
   json init(const std::string& version = "2025-11-25") {
     return send(req(0, "initialize",
-                    {{"protocolVersion", version}, {"capabilities", json::object()},
+                    {{"protocolVersion", version},
+                     {"capabilities", json::object()},
                      {"clientInfo", {{"name", "test"}, {"version", "1"}}}}));
   }
   tools::Engine engine_;
@@ -76,23 +77,23 @@ TEST_F(McpTest, MalformedMessagesGetExactErrors) {
   EXPECT_EQ(send({{"jsonrpc", "2.0"}, {"id", 1.5}, {"method", "ping"}})["error"]["code"], -32600);
   EXPECT_EQ(send({{"jsonrpc", "2.0"}, {"id", 3}, {"method", 7}})["error"]["code"], -32600);
   EXPECT_EQ(send(req(4, "no/such/method"))["error"]["code"], -32601);
-  EXPECT_EQ(send({{"jsonrpc", "2.0"}, {"id", 5}, {"method", "tools/list"}, {"params", "x"}})["error"]["code"],
-            -32602);
+  EXPECT_EQ(send({{"jsonrpc", "2.0"}, {"id", 5}, {"method", "tools/list"}, {"params", "x"}})["error"]["code"], -32602);
   // Batches only exist in 2025-03-26.
   EXPECT_EQ(send(json::array({req(1, "ping")}))["error"]["code"], -32600);
 }
 
 TEST_F(McpTest, NotificationsAndClientResponsesAreNeverAnswered) {
   EXPECT_FALSE(server_.handle({{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}));
-  EXPECT_FALSE(server_.handle({{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"},
-                               {"params", {{"requestId", 3}}}}));
+  EXPECT_FALSE(
+      server_.handle({{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"}, {"params", {{"requestId", 3}}}}));
   EXPECT_FALSE(server_.handle({{"jsonrpc", "2.0"}, {"method", "no/such/notification"}}));
   EXPECT_FALSE(server_.handle({{"jsonrpc", "2.0"}, {"id", 7}, {"result", json::object()}}));
 }
 
 TEST_F(McpTest, BatchesUnder20250326) {
   init("2025-03-26");
-  json r = send(json::array({req(1, "ping"), {{"jsonrpc", "2.0"}, {"method", "notifications/x"}}, req(2, "tools/list")}));
+  json r =
+      send(json::array({req(1, "ping"), {{"jsonrpc", "2.0"}, {"method", "notifications/x"}}, req(2, "tools/list")}));
   ASSERT_TRUE(r.is_array());
   ASSERT_EQ(r.size(), 2u);
   EXPECT_EQ(r[0]["id"], 1);
@@ -148,12 +149,14 @@ TEST_F(McpTest, ModernEraIsStatelessAndTagged) {
   EXPECT_EQ(l["result"]["resultType"], "complete");
   EXPECT_TRUE(l["result"].contains("ttlMs"));
   EXPECT_EQ(l["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "lorekeeper");
-  json c = send(req(2, "tools/call", {{"name", "search_spell"}, {"arguments", {{"search", "Wish"}}},
-                                      {"_meta", modern_meta()}}));
+  json c = send(
+      req(2, "tools/call", {{"name", "search_spell"}, {"arguments", {{"search", "Wish"}}}, {"_meta", modern_meta()}}));
   EXPECT_EQ(c["result"]["resultType"], "complete");
   EXPECT_FALSE(c["result"].contains("ttlMs"));
-  json old = send(req(3, "tools/list", {{"_meta", {{"io.modelcontextprotocol/protocolVersion", "2027-01-01"},
-                                                   {"io.modelcontextprotocol/clientCapabilities", json::object()}}}}));
+  json old = send(req(3, "tools/list",
+                      {{"_meta",
+                        {{"io.modelcontextprotocol/protocolVersion", "2027-01-01"},
+                         {"io.modelcontextprotocol/clientCapabilities", json::object()}}}}));
   EXPECT_EQ(old["error"]["code"], -32022);
   EXPECT_EQ(old["error"]["data"]["supported"][0], "2026-07-28");
   json nocaps = send(req(4, "tools/list", {{"_meta", {{"io.modelcontextprotocol/protocolVersion", "2026-07-28"}}}}));
@@ -205,8 +208,9 @@ TEST_F(McpTest, ResourcesListPaginates) {
 
 TEST_F(McpTest, CompletionForKindsAndKeys) {
   init();
-  json k = send(req(1, "completion/complete", {{"ref", {{"type", "ref/resource"}, {"uri", "lorekeeper://{kind}/{key}"}}},
-                                                {"argument", {{"name", "kind"}, {"value", "sp"}}}}));
+  json k = send(req(1, "completion/complete",
+                    {{"ref", {{"type", "ref/resource"}, {"uri", "lorekeeper://{kind}/{key}"}}},
+                     {"argument", {{"name", "kind"}, {"value", "sp"}}}}));
   EXPECT_EQ(k["result"]["completion"]["values"], json::array({"spell", "species", "spell-school"}));
   json key = send(req(2, "completion/complete",
                       {{"ref", {{"type", "ref/resource"}, {"uri", "lorekeeper://{kind}/{key}"}}},

@@ -94,8 +94,8 @@ TEST(Mapper, CreatureActionsStayInStatBlockOrder) {
   ASSERT_TRUE(actions.is_array());
   std::vector<std::string> names;
   for (const auto& a : actions) names.push_back(a["name"]);
-  const std::vector<std::string> expected = {"Multiattack", "Bite", "Claw", "Tail", "Frightful Presence",
-                                             "Fire Breath"};
+  const std::vector<std::string> expected = {"Multiattack",        "Bite",       "Claw", "Tail",
+                                             "Frightful Presence", "Fire Breath"};
   EXPECT_EQ(names, expected);
   EXPECT_EQ(actions[5]["usage"], "Recharge 5-6");
   ASSERT_TRUE(e->data["legendary_actions"].is_array());
@@ -186,8 +186,8 @@ TEST(DirectorySource, LoadsEveryFixtureRecord) {
   auto st = store::Store::open(testing::temp_dir() + "/s.db", store::Store::Mode::kReadWrite);
   ASSERT_TRUE(st.is_ok());
   int progress_calls = 0;
-  auto report = load_directory(testing::fixture_mirror(), **st,
-                               [&](const std::string&, int, int) { ++progress_calls; });
+  auto report =
+      load_directory(testing::fixture_mirror(), **st, [&](const std::string&, int, int) { ++progress_calls; });
   ASSERT_TRUE(report.is_ok()) << report.status().to_string();
   EXPECT_TRUE(report->skipped.empty());
   EXPECT_TRUE(report->missing_endpoints.empty());

@@ -12,12 +12,12 @@
 namespace lorekeeper {
 
 struct Config {
-  std::string db_path;          // LOREKEEPER_DB_PATH; default $XDG_DATA_HOME/lorekeeper/lorekeeper.db
+  std::string db_path;             // LOREKEEPER_DB_PATH; default $XDG_DATA_HOME/lorekeeper/lorekeeper.db
   std::string log_level = "info";  // LOREKEEPER_LOG_LEVEL
   std::string open5e_base_url = "https://api.open5e.com";  // LOREKEEPER_OPEN5E_BASE_URL
-  int cache_ttl_days = 7;              // LOREKEEPER_CACHE_TTL_DAYS
-  int error_cache_ttl_seconds = 300;   // LOREKEEPER_ERROR_CACHE_TTL_SECONDS
-  bool legacy_tools = false;           // LOREKEEPER_LEGACY_TOOLS
+  int cache_ttl_days = 7;                                  // LOREKEEPER_CACHE_TTL_DAYS
+  int error_cache_ttl_seconds = 300;                       // LOREKEEPER_ERROR_CACHE_TTL_SECONDS
+  bool legacy_tools = false;                               // LOREKEEPER_LEGACY_TOOLS
   // Where each setting came from ("default", "env", ".env", "flag"), for `status`.
   std::map<std::string, std::string> origin;
 };

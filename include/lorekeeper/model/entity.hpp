@@ -15,13 +15,13 @@ using nlohmann::json;
 enum class Kind {
   kSpell,
   kCreature,
-  kClass,        // classes and subclasses (a subclass has parent_key = its class)
-  kSpecies,      // species and subspecies (parent_key = the species)
+  kClass,    // classes and subclasses (a subclass has parent_key = its class)
+  kSpecies,  // species and subspecies (parent_key = the species)
   kBackground,
   kFeat,
   kWeapon,
   kArmor,
-  kItem,         // mundane equipment
+  kItem,  // mundane equipment
   kMagicItem,
   kRule,
   kRuleSection,  // a ruleset: a named group of rules ("Combat")
@@ -61,37 +61,37 @@ struct Document {
 
 // Typed facets: one column each in the store, so every tool filter is an indexed comparison.
 struct Facets {
-  std::optional<int> level;              // spell level 0-9
-  std::string school;                    // spell school key, lower-case ("evocation")
+  std::optional<int> level;  // spell level 0-9
+  std::string school;        // spell school key, lower-case ("evocation")
   std::optional<bool> concentration;
   std::optional<bool> ritual;
-  std::string casting_time;              // normalised: "action", "bonus-action", "reaction", "1minute", ...
-  std::optional<double> cr;              // creature challenge rating as a number
-  std::string type;                      // creature type key, item category key, armor category, feat type
-  std::string size;                      // size key ("medium")
+  std::string casting_time;  // normalised: "action", "bonus-action", "reaction", "1minute", ...
+  std::optional<double> cr;  // creature challenge rating as a number
+  std::string type;          // creature type key, item category key, armor category, feat type
+  std::string size;          // size key ("medium")
   std::optional<int> armor_class;
   std::optional<int> hit_points;
-  std::string rarity;                    // magic item rarity key ("very-rare")
+  std::string rarity;  // magic item rarity key ("very-rare")
   std::optional<bool> requires_attunement;
-  std::string damage_dice;               // weapon damage dice ("1d8")
+  std::string damage_dice;  // weapon damage dice ("1d8")
   std::optional<bool> is_simple;
-  std::optional<double> cost;            // in gold pieces
-  std::optional<double> weight;          // in pounds
-  std::string parent_key;                // subclass -> class, subspecies -> species, rule -> rule section
-  std::string section;                   // rule section key for rules (ruleset), lower-case
-  std::vector<std::string> classes;      // spell class names and keys, lower-case ("wizard", "srd_wizard")
-  std::vector<std::string> properties;   // weapon properties, lower-case ("finesse", "two-handed")
-  std::vector<std::string> damage_types; // damage type keys, lower-case
+  std::optional<double> cost;             // in gold pieces
+  std::optional<double> weight;           // in pounds
+  std::string parent_key;                 // subclass -> class, subspecies -> species, rule -> rule section
+  std::string section;                    // rule section key for rules (ruleset), lower-case
+  std::vector<std::string> classes;       // spell class names and keys, lower-case ("wizard", "srd_wizard")
+  std::vector<std::string> properties;    // weapon properties, lower-case ("finesse", "two-handed")
+  std::vector<std::string> damage_types;  // damage type keys, lower-case
 };
 
 struct Entity {
   Kind kind = Kind::kSpell;
-  std::string key;          // the source's key, unique within a kind ("srd_fireball")
+  std::string key;  // the source's key, unique within a kind ("srd_fireball")
   std::string name;
   Document document;
-  std::string source_api;   // "open5e_v2", "open5e_v1", "orcbrew"
-  std::string url;          // the API resource it came from
-  std::string text;         // plain description text, for lexical search and embedding
+  std::string source_api;      // "open5e_v2", "open5e_v1", "orcbrew"
+  std::string url;             // the API resource it came from
+  std::string text;            // plain description text, for lexical search and embedding
   json data = json::object();  // canonical fields shown to users (kind-specific; see docs/entity-model.md)
   json raw = json::object();   // the full original record, untouched
   Facets facets;

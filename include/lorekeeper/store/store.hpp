@@ -26,7 +26,7 @@ inline constexpr int kSchemaVersion = 1;
 // Structured constraints; every field is optional and fields combine with AND. String facet values must be
 // given in their stored, normalised form (lower-case keys; see model::Facets).
 struct Query {
-  std::vector<Kind> kinds;  // empty: every kind
+  std::vector<Kind> kinds;                                // empty: every kind
   std::optional<std::vector<std::string>> document_keys;  // nullopt: any document; empty: none
   std::string game_system;
   std::string name_exact;                  // matches a name equal after text::fold, or exactly the key
@@ -45,7 +45,7 @@ struct Query {
   std::optional<double> cost_min, cost_max, weight_max;
   std::string section;
   std::string parent_key;
-  std::optional<bool> top_level;   // true: no parent (classes, species); false: only children
+  std::optional<bool> top_level;  // true: no parent (classes, species); false: only children
   std::vector<std::string> exclude_keys;
   int limit = 20;
   int offset = 0;
@@ -79,8 +79,8 @@ struct Stats {
 class Store {
  public:
   enum class Mode {
-    kReadWrite,        // create the file and apply migrations as needed
-    kExistingOnly,     // open an existing store for reading and writing; NotFound if there is none
+    kReadWrite,     // create the file and apply migrations as needed
+    kExistingOnly,  // open an existing store for reading and writing; NotFound if there is none
   };
 
   // Opens (and, in kReadWrite, creates and migrates) the store at `path`; parent directories are created.

@@ -45,8 +45,7 @@ class Engine {
   const std::string& db_path() const { return db_path_; }
 
   // Entity names starting with (or containing) `prefix`, for argument completion; at most `max`.
-  std::vector<std::string> complete_names(const std::vector<model::Kind>& kinds, const std::string& prefix,
-                                          size_t max);
+  std::vector<std::string> complete_names(const std::vector<model::Kind>& kinds, const std::string& prefix, size_t max);
 
  private:
   std::string db_path_;

@@ -23,7 +23,7 @@ struct ParamSpec {
   std::vector<std::string> enum_values;  // accepted case-insensitively; reported in this spelling
   std::optional<double> minimum;
   std::optional<double> maximum;
-  json default_value;                    // null: none
+  json default_value;  // null: none
   bool required = false;
   // Extra accepted spellings mapped to an enum value (e.g. "very rare" -> "very-rare"); not in the schema.
   std::vector<std::pair<std::string, std::string>> aliases;

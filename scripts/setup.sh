@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Sets up LoreKeeper on a fresh Debian/Ubuntu machine: installs the build and test dependencies, builds,
+# loads the bundled Open5e snapshot into the store and answers a first question from it.
+#   scripts/setup.sh            everything
+#   scripts/setup.sh --no-data  install and build only (CI)
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+load_data=1
+[[ "${1:-}" == "--no-data" ]] && load_data=0
+
+sudo=""
+if [[ "$(id -u)" -ne 0 ]]; then sudo="sudo"; fi
+
+echo "==> Installing packages (Debian)"
+$sudo apt-get update -qq
+# Build: compiler, CMake, SQLite (FTS5), nlohmann-json, CLI11, utf8proc. Tests and benchmarks: GoogleTest,
+# Google Benchmark, jq, Python 3 (transcript runner). Data: zstd. Lint: clang-format.
+$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+  g++ cmake make pkg-config libsqlite3-dev nlohmann-json3-dev libcli11-dev libutf8proc-dev \
+  libgtest-dev libgmock-dev libbenchmark-dev zstd jq python3 clang-format >/dev/null
+if ! command -v npm >/dev/null 2>&1; then
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null
+fi
+
+echo "==> Installing the MCP clients used by the end-to-end tests (pinned in tests/e2e/package-lock.json)"
+(cd tests/e2e && npm ci --no-audit --no-fund --loglevel=error)
+
+echo "==> Building"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j2
+
+if [[ "$load_data" -eq 1 ]]; then
+  echo "==> Loading the bundled Open5e snapshot"
+  rm -rf build/snapshot && mkdir -p build/snapshot
+  tar --zstd -xf data/open5e-v2-snapshot.tar.zst -C build/snapshot
+  build/lorekeeper sync --source build/snapshot
+  build/lorekeeper status
+  echo "==> First answer: lorekeeper search Fireball --kind spell --document srd-2024"
+  build/lorekeeper search Fireball --kind spell --document srd-2024
+  echo
+  echo "Ready. Add LoreKeeper to an MCP host with the command: $root/build/lorekeeper serve"
+fi

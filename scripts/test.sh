@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Runs the whole test suite: unit, transcript (golden) and end-to-end tests, after an incremental build.
+# Expects scripts/setup.sh to have been run once on the machine.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j2
+scripts/check-format.sh
+cd build
+ctest --output-on-failure -j2 "$@"
