@@ -26,9 +26,6 @@ CREATE TABLE entities (
   document_key TEXT NOT NULL,
   source_api TEXT NOT NULL,
   url TEXT,
-  text TEXT,
-  data TEXT NOT NULL,
-  raw TEXT NOT NULL,
   level INTEGER,
   school TEXT,
   concentration INTEGER,
@@ -50,8 +47,17 @@ CREATE TABLE entities (
   updated_at INTEGER NOT NULL,
   UNIQUE (kind, key)
 );
+-- The large columns live apart so that rows of `entities` stay small: a filter scans few pages and reads a
+-- body only for the entities it returns.
+CREATE TABLE entity_bodies (
+  id INTEGER PRIMARY KEY REFERENCES entities (id) ON DELETE CASCADE,
+  text TEXT,
+  data TEXT NOT NULL,
+  raw TEXT NOT NULL
+);
 CREATE INDEX entities_kind_name ON entities (kind, name_fold);
 CREATE INDEX entities_key ON entities (key);
+CREATE INDEX entities_name_fold ON entities (name_fold);
 CREATE INDEX entities_document ON entities (document_key);
 CREATE INDEX entities_source ON entities (source_api);
 CREATE INDEX entities_kind_level ON entities (kind, level);
@@ -63,18 +69,9 @@ CREATE TABLE entity_tags (
   PRIMARY KEY (tag, value, entity_id)
 ) WITHOUT ROWID;
 CREATE INDEX entity_tags_entity ON entity_tags (entity_id);
-CREATE VIRTUAL TABLE entities_fts USING fts5 (
-  name, text, content='entities', content_rowid='id', tokenize='unicode61 remove_diacritics 2'
-);
-CREATE TRIGGER entities_fts_insert AFTER INSERT ON entities BEGIN
-  INSERT INTO entities_fts (rowid, name, text) VALUES (new.id, new.name, new.text);
-END;
+CREATE VIRTUAL TABLE entities_fts USING fts5 (name, text, tokenize = 'unicode61 remove_diacritics 2');
 CREATE TRIGGER entities_fts_delete AFTER DELETE ON entities BEGIN
-  INSERT INTO entities_fts (entities_fts, rowid, name, text) VALUES ('delete', old.id, old.name, old.text);
-END;
-CREATE TRIGGER entities_fts_update AFTER UPDATE ON entities BEGIN
-  INSERT INTO entities_fts (entities_fts, rowid, name, text) VALUES ('delete', old.id, old.name, old.text);
-  INSERT INTO entities_fts (rowid, name, text) VALUES (new.id, new.name, new.text);
+  DELETE FROM entities_fts WHERE rowid = old.id;
 END;
 CREATE TABLE meta (
   key TEXT PRIMARY KEY,

@@ -64,7 +64,7 @@ void bind_all(Stmt& st, const std::vector<BindValue>& values) {
 
 // Columns read back for a query result, in this order.
 constexpr const char* kEntityColumns =
-    "e.kind, e.key, e.name, e.document_key, e.source_api, e.url, e.text, e.data, "
+    "e.kind, e.key, e.name, e.document_key, e.source_api, e.url, b.text, b.data, "
     "d.name, d.display_name, d.publisher, d.license, d.game_system, d.url, "
     "e.level, e.school, e.cr, e.type, e.size, e.rarity, e.parent_key, e.section";
 
@@ -128,7 +128,8 @@ void build_where(const Query& q, std::string* sql, std::vector<BindValue>* binds
     binds->emplace_back(q.game_system);
   }
   if (!q.name_exact.empty()) {
-    add("(e.name_fold = ? OR e.key = ?)");
+    // A union of two index lookups: an OR over two columns would make SQLite scan the whole kind.
+    add("e.id IN (SELECT id FROM entities WHERE name_fold = ? UNION ALL SELECT id FROM entities WHERE key = ?)");
     binds->emplace_back(text::fold(q.name_exact));
     binds->emplace_back(text::trim(q.name_exact));
   }
@@ -285,11 +286,15 @@ Status Store::write_entities(const std::vector<Document>& documents, const std::
   if (!del_st) return del_st.status();
   auto ins_st = Stmt::prepare(
       db_,
-      "INSERT INTO entities (kind, key, name, name_fold, document_key, source_api, url, text, data, raw, level, "
-      "school, concentration, ritual, casting_time, cr, type, size, armor_class, hit_points, rarity, "
-      "requires_attunement, damage_dice, is_simple, cost, weight, parent_key, section, updated_at) "
-      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      "INSERT INTO entities (kind, key, name, name_fold, document_key, source_api, url, level, school, "
+      "concentration, ritual, casting_time, cr, type, size, armor_class, hit_points, rarity, requires_attunement, "
+      "damage_dice, is_simple, cost, weight, parent_key, section, updated_at) "
+      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   if (!ins_st) return ins_st.status();
+  auto body_st = Stmt::prepare(db_, "INSERT INTO entity_bodies (id, text, data, raw) VALUES (?,?,?,?)");
+  if (!body_st) return body_st.status();
+  auto fts_st = Stmt::prepare(db_, "INSERT INTO entities_fts (rowid, name, text) VALUES (?,?,?)");
+  if (!fts_st) return fts_st.status();
   auto tag_st = Stmt::prepare(db_, "INSERT OR IGNORE INTO entity_tags (entity_id, tag, value) VALUES (?,?,?)");
   if (!tag_st) return tag_st.status();
   const long long now = now_unix();
@@ -312,30 +317,38 @@ Status Store::write_entities(const std::vector<Document>& documents, const std::
     st.bind(5, std::string_view(e.document.key));
     st.bind(6, std::string_view(e.source_api));
     st.bind_text_or_null(7, e.url);
-    st.bind_text_or_null(8, e.text);
-    st.bind(9, std::string_view(json_util::dump(e.data)));
-    st.bind(10, std::string_view(json_util::dump(e.raw)));
-    st.bind_opt(11, f.level);
-    st.bind_text_or_null(12, f.school);
-    st.bind_opt_bool(13, f.concentration);
-    st.bind_opt_bool(14, f.ritual);
-    st.bind_text_or_null(15, f.casting_time);
-    st.bind_opt(16, f.cr);
-    st.bind_text_or_null(17, f.type);
-    st.bind_text_or_null(18, f.size);
-    st.bind_opt(19, f.armor_class);
-    st.bind_opt(20, f.hit_points);
-    st.bind_text_or_null(21, f.rarity);
-    st.bind_opt_bool(22, f.requires_attunement);
-    st.bind_text_or_null(23, f.damage_dice);
-    st.bind_opt_bool(24, f.is_simple);
-    st.bind_opt(25, f.cost);
-    st.bind_opt(26, f.weight);
-    st.bind_text_or_null(27, f.parent_key);
-    st.bind_text_or_null(28, f.section);
-    st.bind(29, now);
+    st.bind_opt(8, f.level);
+    st.bind_text_or_null(9, f.school);
+    st.bind_opt_bool(10, f.concentration);
+    st.bind_opt_bool(11, f.ritual);
+    st.bind_text_or_null(12, f.casting_time);
+    st.bind_opt(13, f.cr);
+    st.bind_text_or_null(14, f.type);
+    st.bind_text_or_null(15, f.size);
+    st.bind_opt(16, f.armor_class);
+    st.bind_opt(17, f.hit_points);
+    st.bind_text_or_null(18, f.rarity);
+    st.bind_opt_bool(19, f.requires_attunement);
+    st.bind_text_or_null(20, f.damage_dice);
+    st.bind_opt_bool(21, f.is_simple);
+    st.bind_opt(22, f.cost);
+    st.bind_opt(23, f.weight);
+    st.bind_text_or_null(24, f.parent_key);
+    st.bind_text_or_null(25, f.section);
+    st.bind(26, now);
     LOREKEEPER_RETURN_IF_ERROR(st.run());
     const long long id = sqlite3_last_insert_rowid(db_);
+    body_st->reset();
+    body_st->bind(1, id);
+    body_st->bind_text_or_null(2, e.text);
+    body_st->bind(3, std::string_view(json_util::dump(e.data)));
+    body_st->bind(4, std::string_view(json_util::dump(e.raw)));
+    LOREKEEPER_RETURN_IF_ERROR(body_st->run());
+    fts_st->reset();
+    fts_st->bind(1, id);
+    fts_st->bind(2, std::string_view(e.name));
+    fts_st->bind_text_or_null(3, e.text);
+    LOREKEEPER_RETURN_IF_ERROR(fts_st->run());
     auto tags = [&](const char* tag, const std::vector<std::string>& values) -> Status {
       for (const auto& v : values) {
         tag_st->reset();
@@ -368,7 +381,9 @@ Status Store::replace_sources(const std::vector<std::string>& sources, const std
   // Documents no entity refers to any more are dropped with them.
   LOREKEEPER_RETURN_IF_ERROR(
       sqlite::exec(db_, "DELETE FROM documents WHERE key NOT IN (SELECT DISTINCT document_key FROM entities)"));
-  return tx.commit();
+  LOREKEEPER_RETURN_IF_ERROR(tx.commit());
+  // Fresh statistics let the planner pick the facet indexes for the new data.
+  return sqlite::exec(db_, "ANALYZE");
 }
 
 Status Store::upsert(const std::vector<Document>& documents, const std::vector<Entity>& entities) {
@@ -404,33 +419,41 @@ Result<QueryResult> Store::query(const Query& q) {
   build_where(q, &where, &binds);
   const std::string from = " FROM entities e JOIN documents d ON d.key = e.document_key";
   QueryResult out;
-  {
-    auto st = Stmt::prepare(db_, "SELECT count(*)" + from + where);
+  if (q.limit > 0) {
+    // One pass: the window count sees every match before LIMIT; bodies are read for the page's rows only.
+    auto st = Stmt::prepare(db_, std::string("SELECT ") + kEntityColumns +
+                                     ", page.total FROM (SELECT e.id AS id, count(*) OVER () AS total" + from + where +
+                                     " ORDER BY e.name_fold, e.document_key, e.key LIMIT ? OFFSET ?) page"
+                                     " JOIN entities e ON e.id = page.id JOIN documents d ON d.key = e.document_key"
+                                     " JOIN entity_bodies b ON b.id = e.id"
+                                     " ORDER BY e.name_fold, e.document_key, e.key");
     if (!st) return st.status();
     bind_all(*st, binds);
-    auto row = st->step();
-    if (!row) return row.status();
-    out.total = *row ? static_cast<int>(st->int64(0)) : 0;
+    st->bind(static_cast<int>(binds.size()) + 1, static_cast<long long>(q.limit));
+    st->bind(static_cast<int>(binds.size()) + 2, static_cast<long long>(q.offset));
+    while (true) {
+      auto row = st->step();
+      if (!row) return row.status();
+      if (!*row) break;
+      out.entities.push_back(read_entity(*st));
+      out.total = static_cast<int>(st->int64(22));
+    }
+    if (!out.entities.empty()) return out;
   }
-  if (out.total == 0 || q.limit <= 0) return out;
-  auto st = Stmt::prepare(db_, std::string("SELECT ") + kEntityColumns + from + where +
-                                   " ORDER BY e.name_fold, e.document_key, e.key LIMIT ? OFFSET ?");
+  // No page (limit 0, or an offset past the end): count alone.
+  auto st = Stmt::prepare(db_, "SELECT count(*)" + from + where);
   if (!st) return st.status();
   bind_all(*st, binds);
-  st->bind(static_cast<int>(binds.size()) + 1, static_cast<long long>(q.limit));
-  st->bind(static_cast<int>(binds.size()) + 2, static_cast<long long>(q.offset));
-  while (true) {
-    auto row = st->step();
-    if (!row) return row.status();
-    if (!*row) break;
-    out.entities.push_back(read_entity(*st));
-  }
+  auto row = st->step();
+  if (!row) return row.status();
+  out.total = *row ? static_cast<int>(st->int64(0)) : 0;
   return out;
 }
 
 Result<std::vector<Entity>> Store::get(const std::string& key, std::optional<Kind> kind, bool with_raw) {
   std::string sql = std::string("SELECT ") + kEntityColumns +
-                    ", e.raw FROM entities e JOIN documents d ON d.key = e.document_key WHERE e.key = ?";
+                    ", b.raw FROM entities e JOIN documents d ON d.key = e.document_key"
+                    " JOIN entity_bodies b ON b.id = e.id WHERE e.key = ?";
   if (kind) sql += " AND e.kind = ?";
   sql += " ORDER BY e.kind";
   auto st = Stmt::prepare(db_, sql);
