@@ -166,10 +166,9 @@ void build_where(const Query& q, std::string* sql, std::vector<BindValue>* binds
   opt_int(q.level_min, "e.level >= ?");
   opt_int(q.level_max, "e.level <= ?");
   str(q.school, "e.school = ?");
-  str(q.class_key, "EXISTS (SELECT 1 FROM entity_tags t WHERE t.entity_id = e.id AND t.tag = 'class' AND t.value = ?)");
+  str(q.class_key, "e.id IN (SELECT entity_id FROM entity_tags WHERE tag = 'class' AND value = ?)");
   str(q.casting_time, "e.casting_time = ?");
-  str(q.damage_type,
-      "EXISTS (SELECT 1 FROM entity_tags t WHERE t.entity_id = e.id AND t.tag = 'damage_type' AND t.value = ?)");
+  str(q.damage_type, "e.id IN (SELECT entity_id FROM entity_tags WHERE tag = 'damage_type' AND value = ?)");
   opt_bool(q.concentration, "e.concentration = ?");
   opt_bool(q.ritual, "e.ritual = ?");
   opt_real(q.cr, "abs(e.cr - ?) < 1e-6");
@@ -184,7 +183,7 @@ void build_where(const Query& q, std::string* sql, std::vector<BindValue>* binds
   str(q.damage_dice, "e.damage_dice = ?");
   opt_bool(q.is_simple, "e.is_simple = ?");
   for (const auto& p : q.properties) {
-    str(p, "EXISTS (SELECT 1 FROM entity_tags t WHERE t.entity_id = e.id AND t.tag = 'property' AND t.value = ?)");
+    str(p, "e.id IN (SELECT entity_id FROM entity_tags WHERE tag = 'property' AND value = ?)");
   }
   opt_real(q.cost_min, "e.cost >= ?");
   opt_real(q.cost_max, "e.cost <= ?");
@@ -197,9 +196,29 @@ void build_where(const Query& q, std::string* sql, std::vector<BindValue>* binds
 
 }  // namespace
 
-Store::Store(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+// Prepared statements of the read paths, by SQL text; they are reset before each use.
+struct Store::StatementCache {
+  std::map<std::string, Stmt> statements;
+};
 
-Store::~Store() { sqlite3_close_v2(db_); }
+Store::Store(sqlite3* db, std::string path)
+    : db_(db), path_(std::move(path)), cache_(std::make_unique<StatementCache>()) {}
+
+Store::~Store() {
+  cache_.reset();  // statements are finalized before the connection closes
+  sqlite3_close_v2(db_);
+}
+
+Result<Stmt*> Store::cached(const std::string& sql) {
+  auto it = cache_->statements.find(sql);
+  if (it == cache_->statements.end()) {
+    auto st = Stmt::prepare(db_, sql);
+    if (!st) return st.status();
+    it = cache_->statements.emplace(sql, std::move(*st)).first;
+  }
+  it->second.reset();
+  return &it->second;
+}
 
 Result<std::unique_ptr<Store>> Store::open(const std::string& path, Mode mode) {
   std::error_code ec;
@@ -235,7 +254,9 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& path, Mode mode) {
     return Status::corruption(path + " has schema version " + std::to_string(store->schema_version_) +
                               ", newer than this lorekeeper supports (" + std::to_string(kSchemaVersion) + ")");
   }
-  LOREKEEPER_RETURN_IF_ERROR(sqlite::exec(store->db_, "PRAGMA foreign_keys = ON"));
+  // Memory-mapped reads and a page cache large enough for the facet tables and indexes of a full corpus.
+  LOREKEEPER_RETURN_IF_ERROR(
+      sqlite::exec(store->db_, "PRAGMA foreign_keys = ON; PRAGMA mmap_size = 268435456; PRAGMA cache_size = -16384"));
   if (store->schema_version_ < kSchemaVersion) {
     LOREKEEPER_RETURN_IF_ERROR(sqlite::exec(store->db_, "PRAGMA journal_mode = WAL"));
     LOREKEEPER_RETURN_IF_ERROR(store->migrate());
@@ -421,32 +442,34 @@ Result<QueryResult> Store::query(const Query& q) {
   QueryResult out;
   if (q.limit > 0) {
     // One pass: the window count sees every match before LIMIT; bodies are read for the page's rows only.
-    auto st = Stmt::prepare(db_, std::string("SELECT ") + kEntityColumns +
-                                     ", page.total FROM (SELECT e.id AS id, count(*) OVER () AS total" + from + where +
-                                     " ORDER BY e.name_fold, e.document_key, e.key LIMIT ? OFFSET ?) page"
-                                     " JOIN entities e ON e.id = page.id JOIN documents d ON d.key = e.document_key"
-                                     " JOIN entity_bodies b ON b.id = e.id"
-                                     " ORDER BY e.name_fold, e.document_key, e.key");
-    if (!st) return st.status();
-    bind_all(*st, binds);
-    st->bind(static_cast<int>(binds.size()) + 1, static_cast<long long>(q.limit));
-    st->bind(static_cast<int>(binds.size()) + 2, static_cast<long long>(q.offset));
+    auto prepared = cached(std::string("SELECT ") + kEntityColumns +
+                           ", page.total FROM (SELECT e.id AS id, count(*) OVER () AS total" + from + where +
+                           " ORDER BY e.name_fold, e.document_key, e.key LIMIT ? OFFSET ?) page"
+                           " JOIN entities e ON e.id = page.id JOIN documents d ON d.key = e.document_key"
+                           " JOIN entity_bodies b ON b.id = e.id"
+                           " ORDER BY e.name_fold, e.document_key, e.key");
+    if (!prepared) return prepared.status();
+    Stmt& st = **prepared;
+    bind_all(st, binds);
+    st.bind(static_cast<int>(binds.size()) + 1, static_cast<long long>(q.limit));
+    st.bind(static_cast<int>(binds.size()) + 2, static_cast<long long>(q.offset));
     while (true) {
-      auto row = st->step();
+      auto row = st.step();
       if (!row) return row.status();
       if (!*row) break;
-      out.entities.push_back(read_entity(*st));
-      out.total = static_cast<int>(st->int64(22));
+      out.entities.push_back(read_entity(st));
+      out.total = static_cast<int>(st.int64(22));
     }
     if (!out.entities.empty()) return out;
   }
   // No page (limit 0, or an offset past the end): count alone.
-  auto st = Stmt::prepare(db_, "SELECT count(*)" + from + where);
-  if (!st) return st.status();
-  bind_all(*st, binds);
-  auto row = st->step();
+  auto prepared = cached("SELECT count(*)" + from + where);
+  if (!prepared) return prepared.status();
+  Stmt& st = **prepared;
+  bind_all(st, binds);
+  auto row = st.step();
   if (!row) return row.status();
-  out.total = *row ? static_cast<int>(st->int64(0)) : 0;
+  out.total = *row ? static_cast<int>(st.int64(0)) : 0;
   return out;
 }
 
@@ -456,19 +479,20 @@ Result<std::vector<Entity>> Store::get(const std::string& key, std::optional<Kin
                     " JOIN entity_bodies b ON b.id = e.id WHERE e.key = ?";
   if (kind) sql += " AND e.kind = ?";
   sql += " ORDER BY e.kind";
-  auto st = Stmt::prepare(db_, sql);
-  if (!st) return st.status();
-  st->bind(1, std::string_view(key));
-  if (kind) st->bind(2, model::kind_name(*kind));
+  auto prepared = cached(sql);
+  if (!prepared) return prepared.status();
+  Stmt& st = **prepared;
+  st.bind(1, std::string_view(key));
+  if (kind) st.bind(2, model::kind_name(*kind));
   std::vector<Entity> out;
   while (true) {
-    auto row = st->step();
+    auto row = st.step();
     if (!row) return row.status();
     if (!*row) break;
-    Entity e = read_entity(*st);
+    Entity e = read_entity(st);
     if (with_raw) {
       std::string err;
-      e.raw = json_util::parse(st->text(22), &err).value_or(model::json::object());
+      e.raw = json_util::parse(st.text(22), &err).value_or(model::json::object());
     }
     out.push_back(std::move(e));
   }
@@ -483,15 +507,16 @@ Result<std::vector<NameEntry>> Store::names(const std::vector<Kind>& kinds) {
     sql += ")";
   }
   sql += " ORDER BY name_fold, document_key";
-  auto st = Stmt::prepare(db_, sql);
-  if (!st) return st.status();
-  for (size_t i = 0; i < kinds.size(); ++i) st->bind(static_cast<int>(i) + 1, model::kind_name(kinds[i]));
+  auto prepared = cached(sql);
+  if (!prepared) return prepared.status();
+  Stmt& st = **prepared;
+  for (size_t i = 0; i < kinds.size(); ++i) st.bind(static_cast<int>(i) + 1, model::kind_name(kinds[i]));
   std::vector<NameEntry> out;
   while (true) {
-    auto row = st->step();
+    auto row = st.step();
     if (!row) return row.status();
     if (!*row) break;
-    out.push_back({model::parse_kind(st->text(0)).value_or(Kind::kSpell), st->text(1), st->text(2), st->text(3)});
+    out.push_back({model::parse_kind(st.text(0)).value_or(Kind::kSpell), st.text(1), st.text(2), st.text(3)});
   }
   return out;
 }

@@ -14,6 +14,10 @@
 
 struct sqlite3;
 
+namespace lorekeeper::store::sqlite {
+class Stmt;
+}
+
 namespace lorekeeper::store {
 
 using model::Document;
@@ -117,9 +121,14 @@ class Store {
   Status migrate();
   Status write_entities(const std::vector<Document>& documents, const std::vector<Entity>& entities);
 
+  struct StatementCache;
+  // A prepared statement for `sql`, reset and ready to bind; owned by the cache.
+  Result<sqlite::Stmt*> cached(const std::string& sql);
+
   sqlite3* db_;  // owned; closed in the destructor
   std::string path_;
   int schema_version_ = 0;
+  std::unique_ptr<StatementCache> cache_;
 };
 
 }  // namespace lorekeeper::store
