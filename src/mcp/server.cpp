@@ -5,6 +5,7 @@
 #include "lorekeeper/core/json_util.hpp"
 #include "lorekeeper/core/log.hpp"
 #include "lorekeeper/core/text.hpp"
+#include "lorekeeper/tools/prompts.hpp"
 #include "lorekeeper/tools/render.hpp"
 
 namespace lorekeeper::mcp {
@@ -160,7 +161,10 @@ json Server::server_info() const {
 }
 
 json Server::capabilities() const {
-  json caps = {{"tools", json::object()}, {"resources", json::object()}, {"completions", json::object()}};
+  json caps = {{"tools", json::object()},
+               {"resources", json::object()},
+               {"prompts", json::object()},
+               {"completions", json::object()}};
   return caps;
 }
 
@@ -258,7 +262,33 @@ json Server::dispatch(const json& id, const std::string& method, const json& par
   } else if (method == "completion/complete") {
     result = complete(params, &ok, &error);
     cacheable = false;
-  } else if (method == "prompts/list" || method == "resources/subscribe" || method == "resources/unsubscribe") {
+  } else if (method == "prompts/list") {
+    int offset = 0;
+    if (!parse_cursor(params, &offset) || offset != 0) {
+      ok = false;
+      error = {{"code", kInvalidParams}, {"message", "Invalid params: unknown cursor."}};
+    } else {
+      json prompts = json::array();
+      for (const auto& p : tools::prompt_specs()) {
+        json args = json::array();
+        for (const auto& a : p.arguments) {
+          args.push_back({{"name", a.name}, {"description", a.description}, {"required", a.required}});
+        }
+        prompts.push_back({{"name", p.name}, {"title", p.title}, {"description", p.description}, {"arguments", args}});
+      }
+      result = {{"prompts", prompts}};
+    }
+  } else if (method == "prompts/get") {
+    const std::string name = params.value("name", json()).is_string() ? params["name"].get<std::string>() : "";
+    const json args = params.value("arguments", json::object());
+    if (name.empty() || !args.is_object()) {
+      return make_error(id, kInvalidParams, "Invalid params: name (string) and arguments (object) are required.");
+    }
+    auto prompt = tools::get_prompt(engine_, name, args);
+    if (!prompt) return make_error(id, kInvalidParams, "Invalid params: " + prompt.status().message());
+    result = std::move(*prompt);
+    cacheable = false;
+  } else if (method == "resources/subscribe" || method == "resources/unsubscribe") {
     return make_error(id, kMethodNotFound, "Method not found: " + method + " (capability not offered).");
   } else {
     return make_error(id, kMethodNotFound, "Method not found: " + method);
@@ -440,7 +470,11 @@ json Server::complete(const json& params, bool* ok, json* error) {
         }
       }
     }
-  } else if (type != "ref/resource" && type != "ref/prompt") {
+  } else if (type == "ref/prompt") {
+    const json& ctx = params.value("context", json::object());
+    const json ctx_args = ctx.is_object() ? ctx.value("arguments", json::object()) : json::object();
+    values = tools::complete_prompt_argument(engine_, ref.value("name", ""), name, value, ctx_args, 101);
+  } else if (type != "ref/resource") {
     *ok = false;
     *error = {{"code", kInvalidParams}, {"message", "Invalid params: ref.type must be ref/resource or ref/prompt."}};
     return {};

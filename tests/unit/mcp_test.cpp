@@ -221,6 +221,35 @@ TEST_F(McpTest, CompletionForKindsAndKeys) {
   EXPECT_NE(std::find(values.begin(), values.end(), "srd_fire-bolt"), values.end());
 }
 
+TEST_F(McpTest, PromptsAndTheirCompletions) {
+  init();
+  json list = send(req(1, "prompts/list"));
+  ASSERT_EQ(list["result"]["prompts"].size(), 2u);
+  EXPECT_EQ(list["result"]["prompts"][0]["name"], "lookup_entry");
+  json got =
+      send(req(2, "prompts/get", {{"name", "lookup_entry"}, {"arguments", {{"kind", "spell"}, {"name", "fireball"}}}}));
+  ASSERT_TRUE(got.contains("result")) << got.dump();
+  // The instruction, then the entry of each edition as an embedded resource.
+  EXPECT_EQ(got["result"]["messages"].size(), 4u);
+  EXPECT_EQ(got["result"]["messages"][1]["content"]["type"], "resource");
+  EXPECT_EQ(
+      send(req(3, "prompts/get", {{"name", "lookup_entry"}, {"arguments", {{"kind", "spell"}}}}))["error"]["code"],
+      -32602);
+  EXPECT_EQ(send(req(4, "prompts/get",
+                     {{"name", "plan_encounter"}, {"arguments", {{"party_level", "25"}}}}))["error"]["code"],
+            -32602);
+  json enc = send(req(5, "prompts/get", {{"name", "plan_encounter"}, {"arguments", {{"party_level", "5"}}}}));
+  EXPECT_NE(enc["result"]["messages"][0]["content"]["text"].get<std::string>().find("cr_max 7"), std::string::npos);
+  json kinds = send(req(
+      6, "completion/complete",
+      {{"ref", {{"type", "ref/prompt"}, {"name", "lookup_entry"}}}, {"argument", {{"name", "kind"}, {"value", "c"}}}}));
+  EXPECT_EQ(kinds["result"]["completion"]["values"], json::array({"creature", "class", "condition"}));
+  json types = send(req(7, "completion/complete",
+                        {{"ref", {{"type", "ref/prompt"}, {"name", "plan_encounter"}}},
+                         {"argument", {{"name", "creature_type"}, {"value", "und"}}}}));
+  EXPECT_EQ(types["result"]["completion"]["values"], json::array({"Undead"}));
+}
+
 // Runs serve_stdio over pipes with `input`, returning what it wrote.
 std::string run_stdio(Server& server, const std::string& input) {
   int in[2];
