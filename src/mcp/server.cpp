@@ -90,7 +90,7 @@ std::optional<json> Server::handle(const json& message) {
     if (message.empty()) return make_error(nullptr, kInvalidRequest, "Empty batch.");
     json replies = json::array();
     for (const auto& m : message) {
-      if (m.is_object() && m.value("method", "") == "initialize") {
+      if (m.is_object() && json_util::str(m, "method") == "initialize") {
         replies.push_back(make_error(m.contains("id") ? m["id"] : json(), kInvalidRequest,
                                      "initialize must not be part of a batch."));
         continue;
@@ -169,7 +169,7 @@ json Server::capabilities() const {
 }
 
 json Server::initialize(const json& params) {
-  std::string requested = params.value("protocolVersion", "");
+  std::string requested = json_util::str(params, "protocolVersion");
   const auto& known = legacy_versions();
   negotiated_ = std::find(known.begin(), known.end(), requested) != known.end() ? requested : kLatestLegacyVersion;
   json caps = capabilities();
@@ -218,7 +218,7 @@ json Server::dispatch(const json& id, const std::string& method, const json& par
     if (modern) return make_error(id, kMethodNotFound, "logging/setLevel is not part of protocol version 2026-07-28.");
     static const std::vector<std::string> kLevels = {"debug", "info",     "notice", "warning",
                                                      "error", "critical", "alert",  "emergency"};
-    const std::string level = params.value("level", json()).is_string() ? params["level"].get<std::string>() : "";
+    const std::string level = json_util::str(params, "level");
     if (std::find(kLevels.begin(), kLevels.end(), level) == kLevels.end()) {
       return make_error(id, kInvalidParams, "Invalid params: level must be one of " + text::join(kLevels, ", ") + ".");
     }
@@ -279,7 +279,7 @@ json Server::dispatch(const json& id, const std::string& method, const json& par
       result = {{"prompts", prompts}};
     }
   } else if (method == "prompts/get") {
-    const std::string name = params.value("name", json()).is_string() ? params["name"].get<std::string>() : "";
+    const std::string name = json_util::str(params, "name");
     const json args = params.value("arguments", json::object());
     if (name.empty() || !args.is_object()) {
       return make_error(id, kInvalidParams, "Invalid params: name (string) and arguments (object) are required.");
@@ -404,7 +404,7 @@ json Server::resources_list(const json& params, bool* ok, json* error) {
 }
 
 json Server::resources_read(const json& params, bool modern, bool* ok, json* error) {
-  const std::string uri = params.value("uri", json()).is_string() ? params["uri"].get<std::string>() : "";
+  const std::string uri = json_util::str(params, "uri");
   auto not_found = [&](const std::string& why) {
     *ok = false;
     *error = {{"code", modern ? kInvalidParams : kResourceNotFoundLegacy},
@@ -443,11 +443,11 @@ json Server::complete(const json& params, bool* ok, json* error) {
     *error = {{"code", kInvalidParams}, {"message", "Invalid params: ref and argument {name, value} are required."}};
     return {};
   }
-  const std::string type = ref.value("type", "");
+  const std::string type = json_util::str(ref, "type");
   const std::string name = arg["name"].get<std::string>();
-  const std::string value = arg.value("value", json("")).is_string() ? arg["value"].get<std::string>() : "";
+  const std::string value = json_util::str(arg, "value");
   std::vector<std::string> values;
-  if (type == "ref/resource" && ref.value("uri", "") == "lorekeeper://{kind}/{key}") {
+  if (type == "ref/resource" && json_util::str(ref, "uri") == "lorekeeper://{kind}/{key}") {
     if (name == "kind") {
       for (auto k : model::all_kinds()) {
         const std::string n(model::kind_name(k));
@@ -457,7 +457,7 @@ json Server::complete(const json& params, bool* ok, json* error) {
       std::vector<model::Kind> kinds;
       const json& ctx = params.value("context", json::object());
       if (ctx.is_object() && ctx.contains("arguments") && ctx["arguments"].is_object()) {
-        if (auto k = model::parse_kind(ctx["arguments"].value("kind", ""))) kinds.push_back(*k);
+        if (auto k = model::parse_kind(json_util::str(ctx["arguments"], "kind"))) kinds.push_back(*k);
       }
       std::string why;
       if (store::Store* st = engine_.store(&why)) {
@@ -473,7 +473,7 @@ json Server::complete(const json& params, bool* ok, json* error) {
   } else if (type == "ref/prompt") {
     const json& ctx = params.value("context", json::object());
     const json ctx_args = ctx.is_object() ? ctx.value("arguments", json::object()) : json::object();
-    values = tools::complete_prompt_argument(engine_, ref.value("name", ""), name, value, ctx_args, 101);
+    values = tools::complete_prompt_argument(engine_, json_util::str(ref, "name"), name, value, ctx_args, 101);
   } else if (type != "ref/resource") {
     *ok = false;
     *error = {{"code", kInvalidParams}, {"message", "Invalid params: ref.type must be ref/resource or ref/prompt."}};
