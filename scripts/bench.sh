@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the benchmarks against a store built from the bundled Open5e snapshot (about 9,300 entities).
+# Runs the benchmarks against a store built from the bundled Open5e snapshot (9,873 entities).
 # Results go to stdout; docs/PERFORMANCE.md records them with this command.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -8,11 +8,9 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j2 --target lorekeeper lorekeeper_bench lorekeeper_stdio_bench
 mkdir -p build/bench
 if [[ ! -f build/bench/store.db ]]; then
-  rm -rf build/bench/snapshot && mkdir -p build/bench/snapshot
-  tar --zstd -xf data/open5e-v2-snapshot.tar.zst -C build/bench/snapshot
-  echo "== sync from the snapshot directory (time, peak RSS)"
-  /usr/bin/time -f "sync: %e s wall, %M KiB peak RSS" build/lorekeeper --db build/bench/store.db sync --quiet \
-    --source build/bench/snapshot
+  echo "== sync from the bundled snapshot (time, peak RSS)"
+  /usr/bin/time -f "sync (bundled): %e s wall, %M KiB peak RSS" build/lorekeeper --db build/bench/store.db sync \
+    --quiet --source bundled
 fi
 echo "== lorekeeper_bench (Google Benchmark)"
 LOREKEEPER_BENCH_DB=build/bench/store.db build/lorekeeper_bench --benchmark_min_time=0.5 "$@"

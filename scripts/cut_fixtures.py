@@ -31,7 +31,7 @@ PICK = {
     "armor": ["srd_plate", "srd-2024_plate-armor", "srd_leather", "srd_breastplate", "srd-2024_shield"],
     "items": ["srd_rope-hempen-50-feet", "srd-2024_rope", "srd_torch", "srd_backpack"],
     "magicitems": ["srd_bag-of-holding", "srd-2024_bag-of-holding", "srd_potion-of-healing",
-                   "srd_vorpal-sword-longsword", "srd_cloak-of-elvenkind"],
+                   "srd_vorpal-sword-longsword", "srd_cloak-of-elvenkind", "vom_aberrant-agreement"],
     "conditions": ["grappled", "prone", "poisoned", "frightened"],
     "rules": ["srd_attacking_opportunity-attacks", "srd_attacking_grappling", "srd-2024_combat_cover"],
 }
@@ -40,20 +40,29 @@ WHOLE = ["documents", "damagetypes", "weaponproperties", "skills", "abilities", 
          "alignments", "sizes", "creaturetypes", "itemrarities", "itemcategories", "environments", "rulesets"]
 
 
-def records(endpoint):
+# v1 is read only for what v2 lacks: these cuts mix v1-only records (toh, a5e) with ones v2 already has
+# (wotc-srd, vom), which a sync must leave out.
+PICK_V1 = {
+    "magicitems": ["orb-of-the-dragon-breaker-a5e", "bag-of-holding", "argent-mantle", "aberrant-agreement", "skysail"],
+    "weapons": ["axespear", "longsword"],
+    "armor": ["brigandine", "plate"],
+}
+
+
+def records(endpoint, version="v2", key="key"):
     seen = {}
-    for path in sorted(glob.glob(os.path.join(MIRROR, "v2", endpoint, "limit=100*.json"))):
+    for path in sorted(glob.glob(os.path.join(MIRROR, version, endpoint, "limit=100*.json"))):
         with open(path, encoding="utf-8") as f:
             for rec in json.load(f)["results"]:
-                seen.setdefault(rec.get("key"), rec)
+                seen.setdefault(rec.get(key), rec)
     return seen
 
 
-def write_pages(endpoint, recs, per_page):
-    out_dir = os.path.join(OUT, "v2", endpoint)
+def write_pages(endpoint, recs, per_page, version="v2"):
+    out_dir = os.path.join(OUT, version, endpoint)
     os.makedirs(out_dir, exist_ok=True)
     pages = [recs[i:i + per_page] for i in range(0, len(recs), per_page)] or [[]]
-    base = "https://api.open5e.com/v2/%s/" % endpoint
+    base = "https://api.open5e.com/%s/%s/" % (version, endpoint)
     for n, page in enumerate(pages, start=1):
         body = {
             "count": len(recs),
@@ -83,6 +92,13 @@ def main():
             recs = [dict(r, rules=[{"key": x["key"], "name": x["name"]} for x in r.get("rules", [])])
                     for r in recs if r["key"] in wanted]
         write_pages(endpoint, recs, 100)
+    write_pages("documents", list(records("documents", "v1", "slug").values()), 100, "v1")
+    for endpoint, keys in PICK_V1.items():
+        all_recs = records(endpoint, "v1", "slug")
+        missing = [k for k in keys if k not in all_recs]
+        if missing:
+            sys.exit("missing v1 %s records: %s" % (endpoint, missing))
+        write_pages(endpoint, [all_recs[k] for k in keys], 100, "v1")
 
 
 if __name__ == "__main__":

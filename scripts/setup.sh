@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sets up LoreKeeper on a fresh Debian/Ubuntu machine: installs the build and test dependencies, builds,
-# loads the bundled Open5e snapshot into the store and answers a first question from it.
+# loads the Open5e snapshot compiled into the binary into the store and answers a first question from it.
 #   scripts/setup.sh            everything
 #   scripts/setup.sh --no-data  install and build only (CI)
 set -euo pipefail
@@ -14,11 +14,12 @@ if [[ "$(id -u)" -ne 0 ]]; then sudo="sudo"; fi
 
 echo "==> Installing packages (Debian)"
 $sudo apt-get update -qq
-# Build: compiler, CMake, SQLite (FTS5), nlohmann-json, CLI11, utf8proc. Tests and benchmarks: GoogleTest,
-# Google Benchmark, jq, Python 3 (transcript runner). Data: zstd. Lint: clang-format.
+# Build: compiler, CMake, SQLite (FTS5), nlohmann-json, CLI11, utf8proc, zstd (the bundled snapshot), libcurl
+# (sync from the live API). Tests and benchmarks: GoogleTest, Google Benchmark, jq, Python 3 (transcript runner,
+# replay server). Lint: clang-format.
 $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
   g++ cmake make pkg-config libsqlite3-dev nlohmann-json3-dev libcli11-dev libutf8proc-dev \
-  libgtest-dev libgmock-dev libbenchmark-dev zstd jq python3 clang-format >/dev/null
+  libgtest-dev libgmock-dev libbenchmark-dev libzstd-dev libcurl4-openssl-dev zstd jq python3 clang-format >/dev/null
 if ! command -v npm >/dev/null 2>&1; then
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null
 fi
@@ -31,13 +32,12 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j2
 
 if [[ "$load_data" -eq 1 ]]; then
-  echo "==> Loading the bundled Open5e snapshot"
-  rm -rf build/snapshot && mkdir -p build/snapshot
-  tar --zstd -xf data/open5e-v2-snapshot.tar.zst -C build/snapshot
-  build/lorekeeper sync --source build/snapshot
+  echo "==> Loading the Open5e snapshot bundled in the binary (no network needed)"
+  build/lorekeeper sync --source bundled --force
   build/lorekeeper status
   echo "==> First answer: lorekeeper search Fireball --kind spell --document srd-2024"
   build/lorekeeper search Fireball --kind spell --document srd-2024
   echo
   echo "Ready. Add LoreKeeper to an MCP host with the command: $root/build/lorekeeper serve"
+  echo "Refresh from the live Open5e API with: build/lorekeeper sync"
 fi

@@ -2,10 +2,17 @@
 
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
+
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 
 #include "lorekeeper/core/config.hpp"
@@ -14,7 +21,9 @@
 #include "lorekeeper/core/text.hpp"
 #include "lorekeeper/mcp/server.hpp"
 #include "lorekeeper/mcp/stdio_transport.hpp"
-#include "lorekeeper/open5e/directory_source.hpp"
+#include "lorekeeper/open5e/http_source.hpp"
+#include "lorekeeper/open5e/page_source.hpp"
+#include "lorekeeper/open5e/sync.hpp"
 #include "lorekeeper/store/store.hpp"
 #include "lorekeeper/tools/engine.hpp"
 
@@ -49,13 +58,13 @@ int cmd_status(const Config& cfg, bool as_json) {
   if (!opened) {
     const bool missing = opened.status().code() == StatusCode::kNotFound;
     j["store"] = {{"state", missing ? "missing" : "unreadable"}, {"error", opened.status().message()}};
-    j["hint"] = "Fill the store with: lorekeeper sync --source <recorded Open5e directory>";
+    j["hint"] = "Fill the store with: lorekeeper sync --source bundled (offline), or lorekeeper sync (live API)";
     if (as_json) {
       out(j.dump(2) + "\n");
     } else {
       out("LoreKeeper " + std::string(kVersion) + "\nStore: " + cfg.db_path + "\n  " +
           (missing ? "empty: no store has been created yet." : "unreadable: " + opened.status().message()) +
-          "\n  Fill it with: lorekeeper sync --source <recorded Open5e directory>\n");
+          "\n  Fill it with: lorekeeper sync --source bundled (offline), or lorekeeper sync (live API)\n");
     }
     return missing ? 0 : 1;
   }
@@ -71,6 +80,10 @@ int cmd_status(const Config& cfg, bool as_json) {
       sources[k.substr(10)]["age"] = age_of(v);
     } else if (k.rfind("source:", 0) == 0) {
       sources[k.substr(7)]["from"] = v;
+    } else if (k.rfind("sync_report:", 0) == 0) {
+      sources[k.substr(12)]["report"] = json::parse(v, nullptr, false);
+    } else if (k.rfind("failed_unix:", 0) == 0 && !v.empty()) {
+      j["failing_endpoints"][k.substr(12)] = std::atoll(v.c_str());
     }
   }
   j["store"] = {{"state", stats->total > 0 ? "ready" : "empty"},
@@ -87,10 +100,16 @@ int cmd_status(const Config& cfg, bool as_json) {
   std::string s = "LoreKeeper " + std::string(kVersion) + "\nStore: " + cfg.db_path + " (schema v" +
                   std::to_string((*opened)->schema_version()) + ")\n";
   s += "  " + std::to_string(stats->total) + " entities\n";
-  if (stats->total == 0) s += "  Fill it with: lorekeeper sync --source <recorded Open5e directory>\n";
+  if (stats->total == 0) s += "  Fill it with: lorekeeper sync --source bundled (offline), or lorekeeper sync\n";
   for (const auto& [src, info] : sources.items()) {
     s += "  source " + src + ": synced " + info.value("synced_at", "?") + " (" + info.value("age", "?") + " ago)" +
          (info.contains("from") ? " from " + info["from"].get<std::string>() : "") + "\n";
+    if (info.contains("report") && info["report"].is_object()) {
+      const json& r = info["report"];
+      s += "    skipped records: " + std::to_string(r.value("skipped", json::array()).size()) +
+           ", failed endpoints: " + std::to_string(r.value("failed", json::array()).size()) +
+           " (details: lorekeeper status --json)\n";
+    }
   }
   s += "Per kind:\n";
   for (const auto& [k, n] : stats->per_kind) s += "  " + k + ": " + std::to_string(n) + "\n";
@@ -101,54 +120,176 @@ int cmd_status(const Config& cfg, bool as_json) {
   return 0;
 }
 
-int cmd_sync(const Config& cfg, const std::string& source, bool quiet) {
-  if (source.empty()) {
-    std::fprintf(stderr,
-                 "lorekeeper sync: --source DIR is required (a directory of recorded Open5e API pages; "
-                 "syncing from the live API is not available in this build).\n");
-    return 2;
+// Opens the page source named by --source: "bundled", an http(s) URL, a .tar.zst archive or a directory.
+Result<std::unique_ptr<open5e::PageSource>> open_source(const std::string& source) {
+  if (source == "bundled") return open5e::make_bundled_source();
+  if (source.rfind("http://", 0) == 0 || source.rfind("https://", 0) == 0) {
+    return open5e::make_http_source(source, http::Options{}, http::RetryPolicy{});
   }
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(source, ec)) {
+    std::ifstream in(source, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return open5e::make_archive_source(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(),
+                                       std::filesystem::absolute(source).string());
+  }
+  if (std::filesystem::is_directory(source, ec)) return open5e::make_directory_source(source);
+  return Status::invalid_argument("--source '" + source +
+                                  "' is neither a URL, a .tar.zst archive, a directory nor \"bundled\"");
+}
+
+long long unix_now() { return static_cast<long long>(std::time(nullptr)); }
+
+// A live progress line on a terminal: endpoint, pages, records of the announced count, rate and ETA.
+class Progress {
+ public:
+  explicit Progress(bool quiet) : quiet_(quiet), tty_(isatty(STDERR_FILENO) != 0) {}
+  void update(const std::string& endpoint, int pages, int records, int expected) {
+    if (quiet_) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (endpoint != endpoint_) {
+      endpoint_ = endpoint;
+      endpoint_start_ = now;
+    }
+    const double secs = std::chrono::duration<double>(now - endpoint_start_).count();
+    const double rate = secs > 0.05 ? records / secs : 0;
+    if (!tty_) {
+      std::fprintf(stderr, "sync %s: page %d, %d/%d records\n", endpoint.c_str(), pages, records, expected);
+      return;
+    }
+    const int width = 24;
+    const double frac = expected > 0 ? std::min(1.0, static_cast<double>(records) / expected) : 1.0;
+    const int filled = static_cast<int>(frac * width);
+    std::string bar =
+        std::string(static_cast<size_t>(filled), '=') + std::string(static_cast<size_t>(width - filled), ' ');
+    std::string eta = "";
+    if (rate > 0 && expected > records)
+      eta = "  ETA " + text::format_number(std::round((expected - records) / rate)) + " s";
+    std::fprintf(stderr, "\r\033[K[%s] %-18s %4d pages  %6d/%-6d records  %6.0f rec/s%s", bar.c_str(), endpoint.c_str(),
+                 pages, records, expected, rate, eta.c_str());
+  }
+  void done() {
+    if (!quiet_ && tty_) std::fprintf(stderr, "\r\033[K");
+  }
+
+ private:
+  bool quiet_;
+  bool tty_;
+  std::string endpoint_;
+  std::chrono::steady_clock::time_point endpoint_start_;
+};
+
+// Builds a store at `db_path` from the snapshot inside the binary: written to a private file first and linked
+// into place only when complete, so a concurrent process (an MCP host's probe) never sees a half-built store,
+// and of two processes bootstrapping at once exactly one store wins.
+Status bootstrap_from_bundled(const std::string& db_path) {
+  log::info("no store at " + db_path + "; building it from the bundled Open5e snapshot");
+  const std::string tmp = db_path + ".bootstrap-" + std::to_string(getpid());
+  {
+    auto st = store::Store::open(tmp, store::Store::Mode::kReadWrite);
+    if (!st) return st.status();
+    auto src = open5e::make_bundled_source();
+    if (!src) return src.status();
+    auto report = open5e::sync(**src, **st, open5e::SyncOptions{});
+    if (!report) return report.status();
+    log::info("loaded " + std::to_string(report->total_entities()) + " entities from the bundled snapshot");
+  }
+  const int rc = link(tmp.c_str(), db_path.c_str());
+  const int err = errno;
+  std::error_code ec;
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(tmp + suffix, ec);
+  if (rc != 0 && err != EEXIST) return Status::io_error("cannot create " + db_path + ": " + std::strerror(err));
+  return Status::ok();
+}
+
+tools::Engine make_engine(const Config& cfg) { return tools::Engine(cfg.db_path, bootstrap_from_bundled); }
+
+int cmd_sync(const Config& cfg, std::string source, bool force, bool quiet, int page_size, bool as_json) {
+  if (source.empty()) source = cfg.open5e_base_url;
   auto opened = store::Store::open(cfg.db_path, store::Store::Mode::kReadWrite);
   if (!opened) {
     std::fprintf(stderr, "lorekeeper sync: %s\n", opened.status().to_string().c_str());
     return 1;
   }
-  const bool tty = isatty(STDERR_FILENO) != 0;
-  const auto start = std::chrono::steady_clock::now();
-  std::string last_endpoint;
-  auto progress = [&](const std::string& endpoint, int pages, int records) {
-    if (quiet) return;
-    if (tty) {
-      std::fprintf(stderr, "\r\033[K%-18s pages %4d  records %6d", endpoint.c_str(), pages, records);
-    } else {
-      std::fprintf(stderr, "sync %s: page %d, %d records\n", endpoint.c_str(), pages, records);
+  store::Store& st = **opened;
+  // Freshness: the same source synced less than the TTL ago is not fetched again unless forced.
+  auto last = st.meta("synced_at:open5e");
+  auto last_source = st.meta("source:open5e");
+  auto last_unix = st.meta("synced_unix:open5e");
+  if (!force && last_unix && *last_unix && last_source && *last_source) {
+    const long long age = unix_now() - std::atoll((*last_unix)->c_str());
+    auto src = open_source(source);
+    const bool same = src && (*src)->describe() == **last_source;
+    if (same && age < static_cast<long long>(cfg.cache_ttl_days) * 86400) {
+      std::fprintf(stderr,
+                   "The store is fresh: synced from %s %s ago (LOREKEEPER_CACHE_TTL_DAYS=%d). Use --force to sync "
+                   "anyway.\n",
+                   (**last_source).c_str(), age_of(**last).c_str(), cfg.cache_ttl_days);
+      return 0;
     }
-    last_endpoint = endpoint;
+  }
+  auto src = open_source(source);
+  if (!src) {
+    std::fprintf(stderr, "lorekeeper sync: %s\n", src.status().message().c_str());
+    return 2;
+  }
+  open5e::SyncOptions options;
+  options.page_size = page_size;
+  // Endpoints that failed less than the error TTL ago are not retried (their previous data stays).
+  if (!force) {
+    for (const auto& ep : open5e::sync_endpoints()) {
+      auto failed = st.meta("failed_unix:" + ep);
+      if (failed && *failed && !(*failed)->empty() &&
+          unix_now() - std::atoll((*failed)->c_str()) < cfg.error_cache_ttl_seconds) {
+        options.skip_endpoints.push_back(ep);
+      }
+    }
+  }
+  Progress progress(quiet);
+  options.progress = [&](const std::string& ep, int pages, int records, int expected) {
+    progress.update(ep, pages, records, expected);
   };
-  auto report = open5e::load_directory(source, **opened, progress);
-  if (!quiet && tty) std::fprintf(stderr, "\r\033[K");
+  auto report = open5e::sync(**src, st, options);
+  progress.done();
   if (!report) {
     std::fprintf(stderr, "lorekeeper sync failed: %s\nThe store was left as it was.\n",
                  report.status().to_string().c_str());
     return 1;
   }
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  int total = 0;
-  for (const auto& [k, n] : report->entities) total += n;
-  std::string s = "Synced " + std::to_string(total) + " entities from " + source + " in " +
-                  text::format_number(std::round(secs * 100) / 100) + " s (" + std::to_string(report->pages) +
-                  " pages).\n";
+  for (const auto& ep : open5e::sync_endpoints()) {
+    const bool failed = std::any_of(report->failed.begin(), report->failed.end(),
+                                    [&](const open5e::EndpointFailure& f) { return f.endpoint == ep; });
+    if (failed) {
+      (void)st.set_meta("failed_unix:" + ep, std::to_string(unix_now()));
+    } else if (std::find(options.skip_endpoints.begin(), options.skip_endpoints.end(), ep) ==
+               options.skip_endpoints.end()) {
+      (void)st.set_meta("failed_unix:" + ep, "");
+    }
+  }
+  if (as_json) out(open5e::report_json(*report) + "\n");
+  std::string s = "Synced " + std::to_string(report->total_entities()) + " entities from " + report->source + " in " +
+                  text::format_number(std::round(report->seconds * 100) / 100) + " s (" +
+                  std::to_string(report->pages) + " pages).\n";
   for (const auto& [k, n] : report->entities) s += "  " + k + ": " + std::to_string(n) + "\n";
-  if (report->duplicates > 0) s += "  duplicates ignored: " + std::to_string(report->duplicates) + "\n";
+  s += "  documents: " + std::to_string(report->per_document.size()) + "\n";
+  if (report->duplicates > 0) s += "  duplicate records ignored: " + std::to_string(report->duplicates) + "\n";
+  if (report->v1_covered > 0) {
+    s += "  v1 records already in v2 (not stored twice): " + std::to_string(report->v1_covered) + "\n";
+  }
   if (!report->missing_endpoints.empty()) {
-    s += "  endpoints not in the source: " + text::join(report->missing_endpoints, ", ") + "\n";
+    s += "  endpoints the source does not have: " + text::join(report->missing_endpoints, ", ") + "\n";
   }
   if (!report->skipped.empty()) {
     s += "  skipped records: " + std::to_string(report->skipped.size()) + "\n";
     for (const auto& k : report->skipped) s += "    " + k.endpoint + " " + k.key + ": " + k.reason + "\n";
   }
+  for (const auto& f : report->failed) s += "  FAILED " + f.endpoint + " (previous data kept): " + f.error + "\n";
+  if (!report->skipped_recent_failures.empty()) {
+    s += "  not retried (failed less than " + std::to_string(cfg.error_cache_ttl_seconds) +
+         " s ago; --force to retry): " + text::join(report->skipped_recent_failures, ", ") + "\n";
+  }
   std::fputs(s.c_str(), stderr);
-  return 0;
+  return report->failed.empty() ? 0 : 1;
 }
 
 // Parses "key=value": the value as JSON when it is valid JSON (numbers, booleans, arrays), else a string.
@@ -206,12 +347,12 @@ int cmd_search(const Config& cfg, const std::string& query, const std::string& k
       args["rule_type"] = k;
     }
   }
-  tools::Engine engine(cfg.db_path);
+  tools::Engine engine = make_engine(cfg);
   return print_tool_result(engine.call(tool, args), as_json);
 }
 
 int cmd_documents(const Config& cfg, const std::string& source, bool as_json) {
-  tools::Engine engine(cfg.db_path);
+  tools::Engine engine = make_engine(cfg);
   json args = json::object();
   if (!source.empty()) args["source"] = source;
   return print_tool_result(engine.call("list_documents", args), as_json);
@@ -230,12 +371,12 @@ int cmd_tool(const Config& cfg, const std::string& name, const std::string& args
     std::fprintf(stderr, "lorekeeper tool: ARGS must be a JSON object\n");
     return 2;
   }
-  tools::Engine engine(cfg.db_path);
+  tools::Engine engine = make_engine(cfg);
   return print_tool_result(engine.call(name, args), as_json);
 }
 
 int cmd_serve(const Config& cfg) {
-  tools::Engine engine(cfg.db_path);
+  tools::Engine engine = make_engine(cfg);
   mcp::ServerOptions options;
   options.version = kVersion;
   mcp::Server server(engine, options);
@@ -271,9 +412,19 @@ int run(int argc, char** argv) {
 
   std::string sync_source;
   bool sync_quiet = false;
-  auto* sync = app.add_subcommand("sync", "Fill or refresh the store from recorded Open5e API pages");
-  sync->add_option("--source", sync_source, "Directory of recorded API pages (layout: docs/formats/mirror-layout.md)");
+  bool sync_force = false;
+  bool sync_json = false;
+  int sync_page_size = 100;
+  auto* sync = app.add_subcommand("sync", "Fill or refresh the store from the Open5e API or recorded pages");
+  sync->add_option("--source", sync_source,
+                   "A base URL (default: $LOREKEEPER_OPEN5E_BASE_URL, https://api.open5e.com), \"bundled\" (the "
+                   "snapshot inside this binary), a directory of recorded pages or a .tar.zst of them "
+                   "(docs/formats/mirror-layout.md)");
+  sync->add_flag("--force", sync_force, "Sync even if the data is fresh, and retry endpoints that failed recently");
+  sync->add_option("--page-size", sync_page_size, "Records per page requested from the API (1-1000)")
+      ->check(CLI::Range(1, 1000));
   sync->add_flag("--quiet", sync_quiet, "No progress output");
+  sync->add_flag("--json", sync_json, "Print the sync report as JSON on stdout");
 
   std::string query;
   std::string kind;
@@ -336,7 +487,7 @@ int run(int argc, char** argv) {
 
   if (*serve) return cmd_serve(*cfg);
   if (*status) return cmd_status(*cfg, status_json);
-  if (*sync) return cmd_sync(*cfg, sync_source, sync_quiet);
+  if (*sync) return cmd_sync(*cfg, sync_source, sync_force, sync_quiet, sync_page_size, sync_json);
   if (*search) return cmd_search(*cfg, query, kind, filters, documents, limit, search_json);
   if (*docs) return cmd_documents(*cfg, doc_source, doc_json);
   if (*tool) return cmd_tool(*cfg, tool_name, tool_args, tool_json);

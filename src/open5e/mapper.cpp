@@ -578,9 +578,166 @@ void map_reference(const json& rec, Entity& e) {
   e.text = desc;
 }
 
+const std::vector<Endpoint> kV1Endpoints = {
+    {"magicitems", Kind::kMagicItem},
+    {"weapons", Kind::kWeapon},
+    {"armor", Kind::kArmor},
+};
+
+// "25 gp" / "5 sp" / "2 cp" -> gold pieces.
+std::optional<double> parse_cost(const std::string& s) {
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (end == s.c_str()) return std::nullopt;
+  const std::string unit = text::lower(text::trim(end));
+  if (unit.rfind("gp", 0) == 0 || unit.empty()) return v;
+  if (unit.rfind("sp", 0) == 0) return v / 10;
+  if (unit.rfind("cp", 0) == 0) return v / 100;
+  if (unit.rfind("pp", 0) == 0) return v * 10;
+  if (unit.rfind("ep", 0) == 0) return v / 2;
+  return std::nullopt;
+}
+
+// "8 lb." -> 8.
+std::optional<double> parse_weight(const std::string& s) {
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (end == s.c_str()) return std::nullopt;
+  return v;
+}
+
+void map_v1_magic_item(const json& rec, Entity& e) {
+  auto& f = e.facets;
+  auto& d = e.data;
+  put_str(d, "category", str(rec, "type"));
+  f.type = model::slug(str(rec, "type"));
+  put_str(d, "rarity", str(rec, "rarity"));
+  f.rarity = model::slug(str(rec, "rarity"));
+  const std::string att = text::lower(str(rec, "requires_attunement"));
+  f.requires_attunement = att.find("requires attunement") != std::string::npos;
+  d["requires_attunement"] = *f.requires_attunement;
+  const size_t by = att.find("by ");
+  if (*f.requires_attunement && by != std::string::npos)
+    d["attunement_detail"] = str(rec, "requires_attunement").substr(by);
+  put_str(d, "desc", str(rec, "desc"));
+  e.text = str(rec, "desc");
+}
+
+void map_v1_weapon(const json& rec, Entity& e) {
+  auto& f = e.facets;
+  auto& d = e.data;
+  const std::string category = text::lower(str(rec, "category"));  // "martial melee weapons"
+  f.is_simple = category.find("simple") != std::string::npos;
+  d["category"] = *f.is_simple ? "simple" : "martial";
+  f.type = *f.is_simple ? "simple" : "martial";
+  d["is_melee"] = category.find("ranged") == std::string::npos;
+  f.damage_dice = text::lower(str(rec, "damage_dice"));
+  put_str(d, "damage_dice", str(rec, "damage_dice"));
+  put_str(d, "damage_type", str(rec, "damage_type"));
+  if (!str(rec, "damage_type").empty()) f.damage_types.push_back(text::lower(str(rec, "damage_type")));
+  f.cost = parse_cost(str(rec, "cost"));
+  f.weight = parse_weight(str(rec, "weight"));
+  if (f.cost) d["cost_gp"] = *f.cost;
+  if (f.weight) {
+    d["weight"] = *f.weight;
+    d["weight_unit"] = "lb";
+  }
+  json props = json::array();
+  std::vector<std::string> parts;
+  const json& ps = child(rec, "properties");
+  if (ps.is_array()) {
+    for (const auto& p : ps) {
+      if (!p.is_string()) continue;
+      std::string name = p.get<std::string>();
+      std::string detail;
+      if (auto open = name.find(" ("); open != std::string::npos && name.back() == ')') {
+        detail = name.substr(open + 2, name.size() - open - 3);
+        name = name.substr(0, open);
+      }
+      json x = {{"name", name}};
+      put_str(x, "detail", detail);
+      if (text::lower(name) == "versatile" && !detail.empty()) d["versatile_dice"] = detail;
+      f.properties.push_back(model::slug(name));
+      props.push_back(std::move(x));
+      parts.push_back(p.get<std::string>());
+    }
+  }
+  put_if(d, "properties", props);
+  e.text = str(rec, "damage_type") + " damage " + str(rec, "damage_dice") + ". " + text::join(parts, ", ");
+}
+
+void map_v1_armor(const json& rec, Entity& e) {
+  auto& f = e.facets;
+  auto& d = e.data;
+  std::string category = text::lower(str(rec, "category"));  // "light armor"
+  if (const auto sp = category.find(" armor"); sp != std::string::npos) category = category.substr(0, sp);
+  f.type = category;
+  d["category"] = category;
+  put_str(d, "armor_class", str(rec, "ac_string"));
+  if (auto b = num(rec, "base_ac")) {
+    d["ac_base"] = *b;
+    f.armor_class = static_cast<int>(*b);
+  }
+  if (auto v = json_util::boolean(rec, "plus_dex_mod")) d["ac_add_dex_modifier"] = *v;
+  if (auto m = num(rec, "plus_max"); m && *m > 0) d["ac_dex_modifier_max"] = *m;
+  d["stealth_disadvantage"] = json_util::boolean(rec, "stealth_disadvantage").value_or(false);
+  if (auto v = num(rec, "strength_requirement"); v && *v > 0) d["strength_required"] = *v;
+  f.cost = parse_cost(str(rec, "cost"));
+  f.weight = parse_weight(str(rec, "weight"));
+  if (f.cost) d["cost_gp"] = *f.cost;
+  if (f.weight) d["weight"] = *f.weight;
+  e.text = category + " armor. AC " + str(rec, "ac_string");
+}
+
 }  // namespace
 
 const std::vector<Endpoint>& v2_endpoints() { return kEndpoints; }
+const std::vector<Endpoint>& v1_endpoints() { return kV1Endpoints; }
+
+Result<Document> map_v1_document(const json& rec, const MappingContext& ctx) {
+  const std::string slug = str(rec, "slug");
+  if (slug.empty()) return Status::invalid_argument("v1 document without slug");
+  std::string v2 = str(rec, "v2_related_key");
+  if (v2 == "srd") v2 = "srd-2014";
+  if (auto it = ctx.documents.find(v2); !v2.empty() && it != ctx.documents.end()) return it->second;
+  Document d;
+  d.key = slug;
+  d.name = str(rec, "title").empty() ? slug : str(rec, "title");
+  std::string org = str(rec, "organization");
+  if (const auto pos = org.find("\xE2\x84\xA2"); pos != std::string::npos) org.erase(pos, 3);  // "(TM)"
+  d.publisher = org;
+  d.license = str(rec, "license");
+  d.game_system = slug == "a5e" || slug == "menagerie" ? "a5e" : "5e-2014";
+  d.url = str(rec, "url");
+  d.description = str(rec, "desc");
+  d.source_api = "open5e_v1";
+  return d;
+}
+
+Result<Entity> map_v1_record(const Endpoint& endpoint, const json& rec, const MappingContext& ctx) {
+  if (!rec.is_object()) return Status::invalid_argument("record is not an object");
+  Entity e;
+  e.kind = endpoint.kind;
+  e.key = str(rec, "slug");
+  e.name = text::trim(str(rec, "name"));
+  if (e.key.empty()) return Status::invalid_argument("record has no slug");
+  if (e.name.empty()) return Status::invalid_argument("record " + e.key + " has no name");
+  const std::string doc = str(rec, "document__slug");
+  auto it = ctx.v1_documents.find(doc);
+  if (it == ctx.v1_documents.end())
+    return Status::invalid_argument("record " + e.key + ": unknown document '" + doc + "'");
+  e.document = it->second;
+  e.source_api = "open5e_v1";
+  e.url = ctx.base_url + "/v1/" + std::string(endpoint.path) + "/" + e.key + "/";
+  e.raw = rec;
+  switch (endpoint.kind) {
+    case Kind::kMagicItem: map_v1_magic_item(rec, e); break;
+    case Kind::kWeapon: map_v1_weapon(rec, e); break;
+    case Kind::kArmor: map_v1_armor(rec, e); break;
+    default: return Status::invalid_argument("no v1 mapping for " + std::string(model::kind_name(endpoint.kind)));
+  }
+  return e;
+}
 
 Result<Document> map_v2_document(const json& rec) {
   Document d;

@@ -387,24 +387,72 @@ Status Store::write_entities(const std::vector<Document>& documents, const std::
   return Status::ok();
 }
 
+Status Store::replace(const std::vector<Scope>& scopes, const std::vector<Document>& documents,
+                      const std::vector<Entity>& entities) {
+  auto batch = begin_batch();
+  if (!batch) return batch.status();
+  for (const auto& scope : scopes) LOREKEEPER_RETURN_IF_ERROR((*batch)->remove(scope));
+  LOREKEEPER_RETURN_IF_ERROR((*batch)->write(documents, entities));
+  return (*batch)->commit();
+}
+
+Result<std::unique_ptr<Store::Batch>> Store::begin_batch() {
+  std::unique_ptr<Batch> batch(new Batch(*this));
+  LOREKEEPER_RETURN_IF_ERROR(sqlite::exec(db_, "BEGIN IMMEDIATE"));
+  batch->open_ = true;
+  return batch;
+}
+
+Store::Batch::~Batch() {
+  if (open_) sqlite3_exec(store_.db_, "ROLLBACK", nullptr, nullptr, nullptr);
+}
+
+Status Store::Batch::remove(const Scope& scope) {
+  if (!open_) return Status::internal("batch is closed");
+  auto del = Stmt::prepare(store_.db_, scope.kind ? "DELETE FROM entities WHERE source_api = ? AND kind = ?"
+                                                  : "DELETE FROM entities WHERE source_api = ?");
+  if (!del) return del.status();
+  del->bind(1, std::string_view(scope.source_api));
+  if (scope.kind) del->bind(2, model::kind_name(*scope.kind));
+  return del->run();
+}
+
+Status Store::Batch::write(const std::vector<Document>& documents, const std::vector<Entity>& entities) {
+  if (!open_) return Status::internal("batch is closed");
+  return store_.write_entities(documents, entities);
+}
+
+Status Store::Batch::savepoint(const std::string& name) {
+  auto st = Stmt::prepare(store_.db_, "SAVEPOINT \"" + name + "\"");
+  return st ? st->run() : st.status();
+}
+
+Status Store::Batch::release(const std::string& name) {
+  auto st = Stmt::prepare(store_.db_, "RELEASE \"" + name + "\"");
+  return st ? st->run() : st.status();
+}
+
+Status Store::Batch::rollback_to(const std::string& name) {
+  auto st = Stmt::prepare(store_.db_, "ROLLBACK TO \"" + name + "\"");
+  if (!st) return st.status();
+  LOREKEEPER_RETURN_IF_ERROR(st->run());
+  return release(name);
+}
+
+Status Store::Batch::commit() {
+  if (!open_) return Status::internal("batch is closed");
+  LOREKEEPER_RETURN_IF_ERROR(
+      sqlite::exec(store_.db_, "DELETE FROM documents WHERE key NOT IN (SELECT DISTINCT document_key FROM entities)"));
+  LOREKEEPER_RETURN_IF_ERROR(sqlite::exec(store_.db_, "COMMIT"));
+  open_ = false;
+  return sqlite::exec(store_.db_, "ANALYZE");
+}
+
 Status Store::replace_sources(const std::vector<std::string>& sources, const std::vector<Document>& documents,
                               const std::vector<Entity>& entities) {
-  Transaction tx(db_);
-  LOREKEEPER_RETURN_IF_ERROR(tx.begin());
-  auto del = Stmt::prepare(db_, "DELETE FROM entities WHERE source_api = ?");
-  if (!del) return del.status();
-  for (const auto& s : sources) {
-    del->reset();
-    del->bind(1, std::string_view(s));
-    LOREKEEPER_RETURN_IF_ERROR(del->run());
-  }
-  LOREKEEPER_RETURN_IF_ERROR(write_entities(documents, entities));
-  // Documents no entity refers to any more are dropped with them.
-  LOREKEEPER_RETURN_IF_ERROR(
-      sqlite::exec(db_, "DELETE FROM documents WHERE key NOT IN (SELECT DISTINCT document_key FROM entities)"));
-  LOREKEEPER_RETURN_IF_ERROR(tx.commit());
-  // Fresh statistics let the planner pick the facet indexes for the new data.
-  return sqlite::exec(db_, "ANALYZE");
+  std::vector<Scope> scopes;
+  for (const auto& s : sources) scopes.push_back({s, std::nullopt});
+  return replace(scopes, documents, entities);
 }
 
 Status Store::upsert(const std::vector<Document>& documents, const std::vector<Entity>& entities) {

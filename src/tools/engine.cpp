@@ -559,12 +559,18 @@ const ToolSpec* find_tool(const std::string& name) {
   return nullptr;
 }
 
-Engine::Engine(std::string db_path) : db_path_(std::move(db_path)) {}
+Engine::Engine(std::string db_path, Bootstrap bootstrap)
+    : db_path_(std::move(db_path)), bootstrap_(std::move(bootstrap)) {}
 Engine::~Engine() = default;
 
 store::Store* Engine::store(std::string* why) {
   if (store_) return store_.get();
   auto opened = store::Store::open(db_path_, store::Store::Mode::kExistingOnly);
+  if (!opened && opened.status().code() == StatusCode::kNotFound && bootstrap_) {
+    Status built = bootstrap_(db_path_);
+    if (!built.is_ok()) log::error("building the store failed: " + built.to_string());
+    opened = store::Store::open(db_path_, store::Store::Mode::kExistingOnly);
+  }
   if (!opened) {
     if (why) *why = opened.status().message();
     return nullptr;
@@ -1186,9 +1192,10 @@ ToolResult Engine::call(const std::string& name, const json& arguments) {
   std::string why;
   store::Store* st = store(&why);
   if (st == nullptr) {
-    const std::string message = "The LoreKeeper store is empty: " + why +
-                                ". Fill it with `lorekeeper sync --source <recorded Open5e directory>`, then ask "
-                                "again.";
+    const std::string message =
+        "The LoreKeeper store is empty: " + why +
+        ". Fill it with `lorekeeper sync --source bundled` (offline) or `lorekeeper sync` (live API), then ask "
+        "again.";
     if (name == "get_entity" || name == "find_similar") return error_result(message);
     ToolResult r;
     r.text = message;

@@ -3,8 +3,11 @@
 #include <filesystem>
 
 #include "lorekeeper/core/json_util.hpp"
-#include "lorekeeper/open5e/directory_source.hpp"
+#include "lorekeeper/core/text.hpp"
+#include "lorekeeper/http/client.hpp"
 #include "lorekeeper/open5e/mapper.hpp"
+#include "lorekeeper/open5e/page_source.hpp"
+#include "lorekeeper/open5e/sync.hpp"
 #include "test_support.hpp"
 
 namespace lorekeeper::open5e {
@@ -44,12 +47,13 @@ MappingContext context() {
   return ctx;
 }
 
-TEST(PageFileName, SortsAndDecodesTheQuery) {
-  EXPECT_EQ(page_file_name("https://api.open5e.com/v2/spells/?limit=100&page=3"), "limit=100&page=3.json");
-  EXPECT_EQ(page_file_name("https://api.open5e.com/v2/spells/?page=3&limit=100"), "limit=100&page=3.json");
-  EXPECT_EQ(page_file_name("https://api.open5e.com/v2/spells/"), "_.json");
-  EXPECT_EQ(page_file_name("/v2/spells/?document__key__in=srd-2014%2Csrd-2024"),
-            "document__key__in=srd-2014,srd-2024.json");
+TEST(RecordedName, SortsAndDecodesTheQuery) {
+  EXPECT_EQ(recorded_name("https://api.open5e.com/v2/spells/?limit=100&page=3"), "v2/spells/limit=100&page=3.json");
+  EXPECT_EQ(recorded_name("v2/spells/?page=3&limit=100"), "v2/spells/limit=100&page=3.json");
+  EXPECT_EQ(recorded_name("https://api.open5e.com/v2/spells/"), "v2/spells/_.json");
+  EXPECT_EQ(recorded_name("/v2/spells/?document__key__in=srd-2014%2Csrd-2024"),
+            "v2/spells/document__key__in=srd-2014,srd-2024.json");
+  EXPECT_EQ(recorded_name("v1/magicitems?limit=100"), "v1/magicitems/limit=100.json");
 }
 
 TEST(Mapper, SpellKeepsEveryFieldUsersAskAbout) {
@@ -182,50 +186,200 @@ TEST(Mapper, RejectsRecordsItCannotMap) {
   EXPECT_NE(r.status().message().find("document"), std::string::npos);
 }
 
-TEST(DirectorySource, LoadsEveryFixtureRecord) {
-  auto st = store::Store::open(testing::temp_dir() + "/s.db", store::Store::Mode::kReadWrite);
-  ASSERT_TRUE(st.is_ok());
-  int progress_calls = 0;
-  auto report =
-      load_directory(testing::fixture_mirror(), **st, [&](const std::string&, int, int) { ++progress_calls; });
-  ASSERT_TRUE(report.is_ok()) << report.status().to_string();
-  EXPECT_TRUE(report->skipped.empty());
-  EXPECT_TRUE(report->missing_endpoints.empty());
-  EXPECT_EQ(report->records.at("spells"), 16);  // two pages, followed through `next`
-  EXPECT_EQ(report->entities.at("spell"), 16);
-  EXPECT_GT(progress_calls, 20);
-  auto stats = (*st)->stats();
-  ASSERT_TRUE(stats.is_ok());
-  int sum = 0;
-  for (const auto& [k, n] : report->entities) sum += n;
-  EXPECT_EQ(stats->total, sum);
-  EXPECT_TRUE(stats->meta.count("synced_at:open5e_v2"));
+std::unique_ptr<store::Store> fresh_store(const std::string& dir) {
+  auto st = store::Store::open(dir + "/s.db", store::Store::Mode::kReadWrite);
+  EXPECT_TRUE(st.is_ok());
+  return std::move(*st);
 }
 
-TEST(DirectorySource, AMalformedPageLeavesTheStoreAsItWas) {
+TEST(Sync, LoadsEveryFixtureRecordFollowingNext) {
+  auto st = fresh_store(testing::temp_dir());
+  auto source = make_directory_source(testing::fixture_mirror());
+  int progress_calls = 0;
+  SyncOptions options;
+  options.progress = [&](const std::string&, int, int, int) { ++progress_calls; };
+  auto report = sync(*source, *st, options);
+  ASSERT_TRUE(report.is_ok()) << report.status().to_string();
+  EXPECT_TRUE(report->skipped.empty());
+  EXPECT_TRUE(report->failed.empty());
+  EXPECT_TRUE(report->missing_endpoints.empty()) << text::join(report->missing_endpoints, ", ");
+  EXPECT_EQ(report->records.at("v2/spells"), 16);  // two pages, followed through `next`
+  EXPECT_EQ(report->entities.at("spell"), 16);
+  EXPECT_GT(progress_calls, 25);
+  auto stats = st->stats();
+  ASSERT_TRUE(stats.is_ok());
+  EXPECT_EQ(stats->total, report->total_entities());
+  EXPECT_TRUE(stats->meta.count("synced_at:open5e"));
+  EXPECT_TRUE(stats->meta.count("sync_report:open5e"));
+}
+
+TEST(Sync, ReadsV1OnlyForWhatV2Lacks) {
+  auto st = fresh_store(testing::temp_dir());
+  auto source = make_directory_source(testing::fixture_mirror());
+  auto report = sync(*source, *st, SyncOptions{});
+  ASSERT_TRUE(report.is_ok());
+  // Tome of Heroes weapons, armor and magic items, Level Up (a5e) and Tal'Dorei magic items exist only in v1;
+  // the SRD longsword, plate and bag of holding and the Vault of Magic item are already in v2.
+  EXPECT_EQ(report->v1_covered, 4);
+  auto toh = st->get("axespear", model::Kind::kWeapon, false);
+  ASSERT_TRUE(toh.is_ok());
+  ASSERT_EQ(toh->size(), 1u);
+  EXPECT_EQ((*toh)[0].source_api, "open5e_v1");
+  EXPECT_EQ((*toh)[0].document.key, "toh");  // attributed to the v2 document of the same book
+  EXPECT_EQ((*toh)[0].url, "https://api.open5e.com/v1/weapons/axespear/");
+  EXPECT_EQ((*toh)[0].data["properties"][0]["name"], "double-headed");
+  EXPECT_EQ((*toh)[0].data["properties"][0]["detail"], "1d4");
+  auto a5e = st->get("orb-of-the-dragon-breaker-a5e", model::Kind::kMagicItem, false);
+  ASSERT_EQ(a5e->size(), 1u);
+  EXPECT_EQ((*a5e)[0].document.key, "a5e");
+  EXPECT_EQ((*a5e)[0].document.game_system, "a5e");
+  EXPECT_EQ((*a5e)[0].facets.rarity, "rare");
+  auto skysail = st->get("skysail", model::Kind::kMagicItem, false);
+  ASSERT_EQ(skysail->size(), 1u);
+  EXPECT_EQ((*skysail)[0].document.key, "tdcs");
+  EXPECT_TRUE(st->get("bag-of-holding", model::Kind::kMagicItem, false)->empty());
+  EXPECT_TRUE(st->get("longsword", model::Kind::kWeapon, false)->empty());
+}
+
+// A source that serves the fixture mirror but fails on chosen endpoints.
+class FailingSource : public PageSource {
+ public:
+  FailingSource(std::string dir, std::string fail_prefix, Status error)
+      : inner_(make_directory_source(dir)), fail_(std::move(fail_prefix)), error_(std::move(error)) {}
+  Result<std::string> get(const std::string& request) override {
+    if (!fail_.empty() && request.rfind(fail_, 0) == 0) return error_;
+    return inner_->get(request);
+  }
+  std::string describe() const override { return "failing source"; }
+
+ private:
+  std::unique_ptr<PageSource> inner_;
+  std::string fail_;
+  Status error_;
+};
+
+TEST(Sync, AFailingEndpointKeepsItsPreviousData) {
+  auto st = fresh_store(testing::temp_dir());
+  ASSERT_TRUE(sync(*make_directory_source(testing::fixture_mirror()), *st, SyncOptions{}).is_ok());
+  auto before = st->stats();
+  FailingSource source(testing::fixture_mirror(), "v2/creatures/", Status::unavailable("HTTP 503"));
+  auto report = sync(source, *st, SyncOptions{});
+  ASSERT_TRUE(report.is_ok()) << report.status().to_string();
+  ASSERT_EQ(report->failed.size(), 1u);
+  EXPECT_EQ(report->failed[0].endpoint, "v2/creatures");
+  auto after = st->stats();
+  EXPECT_EQ(before->per_kind, after->per_kind);
+  EXPECT_EQ(before->total, after->total);
+}
+
+TEST(Sync, ATruncatedPageFailsItsEndpointOnly) {
   const std::string dir = testing::temp_dir();
-  fs::copy(testing::fixture_mirror(), dir, fs::copy_options::recursive);
-  auto st = store::Store::open(dir + "/s.db", store::Store::Mode::kReadWrite);
-  ASSERT_TRUE(st.is_ok());
-  ASSERT_TRUE(load_directory(dir, **st, nullptr).is_ok());
-  auto before = (*st)->stats();
-  // Truncate the second spells page mid-record.
-  const std::string page = dir + "/v2/spells/limit=100&page=2.json";
+  fs::copy(testing::fixture_mirror(), dir + "/mirror", fs::copy_options::recursive);
+  auto st = fresh_store(dir);
+  ASSERT_TRUE(sync(*make_directory_source(dir + "/mirror"), *st, SyncOptions{}).is_ok());
+  auto before = st->stats();
+  const std::string page = dir + "/mirror/v2/spells/limit=100&page=2.json";
   const std::string text = testing::read_file(page);
   testing::write_file(page, text.substr(0, text.size() / 2));
-  auto report = load_directory(dir, **st, nullptr);
-  ASSERT_FALSE(report.is_ok());
-  EXPECT_NE(report.status().message().find("page=2"), std::string::npos);
-  auto after = (*st)->stats();
-  EXPECT_EQ(before->total, after->total);
+  auto report = sync(*make_directory_source(dir + "/mirror"), *st, SyncOptions{});
+  ASSERT_TRUE(report.is_ok());
+  ASSERT_EQ(report->failed.size(), 1u);
+  EXPECT_EQ(report->failed[0].endpoint, "v2/spells");
+  EXPECT_NE(report->failed[0].error.find("page 2"), std::string::npos) << report->failed[0].error;
+  auto after = st->stats();
   EXPECT_EQ(before->per_kind, after->per_kind);
 }
 
-TEST(DirectorySource, RejectsADirectoryThatIsNotAMirror) {
-  auto st = store::Store::open(testing::temp_dir() + "/s.db", store::Store::Mode::kReadWrite);
-  auto report = load_directory(testing::temp_dir(), **st, nullptr);
+TEST(Sync, NoDocumentsMeansNothingIsWritten) {
+  auto st = fresh_store(testing::temp_dir());
+  auto report = sync(*make_directory_source(testing::temp_dir()), *st, SyncOptions{});
   ASSERT_FALSE(report.is_ok());
-  EXPECT_EQ(report.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(st->stats()->total, 0);
+  FailingSource down(testing::fixture_mirror(), "v2/documents/", Status::unavailable("connection refused"));
+  report = sync(down, *st, SyncOptions{});
+  ASSERT_FALSE(report.is_ok());
+  EXPECT_EQ(report.status().code(), StatusCode::kUnavailable);
+}
+
+TEST(Sync, RecentlyFailedEndpointsAreSkipped) {
+  auto st = fresh_store(testing::temp_dir());
+  SyncOptions options;
+  options.skip_endpoints = {"v2/spells"};
+  auto report = sync(*make_directory_source(testing::fixture_mirror()), *st, options);
+  ASSERT_TRUE(report.is_ok());
+  EXPECT_EQ(report->skipped_recent_failures, std::vector<std::string>{"v2/spells"});
+  EXPECT_EQ(report->entities.count("spell"), 0u);
+}
+
+TEST(BundledSnapshot, HoldsTheRecordedApi) {
+  auto source = make_bundled_source();
+  ASSERT_TRUE(source.is_ok()) << source.status().to_string();
+  auto docs = (*source)->get("v2/documents/?limit=100");
+  ASSERT_TRUE(docs.is_ok());
+  EXPECT_NE(docs->find("srd-2024"), std::string::npos);
+  auto page = (*source)->get("https://api.open5e.com/v2/spells/?limit=100&page=20");
+  ASSERT_TRUE(page.is_ok());
+  EXPECT_FALSE((*source)->get("v2/spells/?limit=100&page=21").is_ok());
+  EXPECT_TRUE((*source)->get("v1/magicitems/?limit=100").is_ok());
+}
+
+TEST(ArchiveSource, RejectsBytesThatAreNotAnArchive) {
+  const std::string junk = "definitely not zstd";
+  auto s = make_archive_source(reinterpret_cast<const unsigned char*>(junk.data()), junk.size(), "junk");
+  ASSERT_FALSE(s.is_ok());
+  EXPECT_EQ(s.status().code(), StatusCode::kCorruption);
+}
+
+// A scripted HTTP client for the retry policy.
+class ScriptedClient : public http::Client {
+ public:
+  explicit ScriptedClient(std::vector<Result<http::Response>> answers) : answers_(std::move(answers)) {}
+  Result<http::Response> get(const std::string&) override {
+    ++calls;
+    if (answers_.empty()) return http::Response{200, "{}", "application/json"};
+    auto a = answers_.front();
+    answers_.erase(answers_.begin());
+    return a;
+  }
+  int calls = 0;
+
+ private:
+  std::vector<Result<http::Response>> answers_;
+};
+
+TEST(Retry, RetriesTransportErrorsAnd5xxWithGrowingDelays) {
+  ScriptedClient client({Status::unavailable("timeout"), http::Response{503, "", "text/html"},
+                         http::Response{500, "", "text/html"}, http::Response{200, "{\"ok\":1}", "application/json"}});
+  std::vector<int> delays;
+  http::RetryPolicy policy;
+  policy.base_delay_ms = 100;
+  policy.max_delay_ms = 1000;
+  auto r = http::get_with_retries(client, "http://x/", policy, [&](int ms) { delays.push_back(ms); });
+  ASSERT_TRUE(r.is_ok());
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(client.calls, 4);
+  ASSERT_EQ(delays.size(), 3u);
+  // Exponential with jitter in [50%, 100%] of 100, 200, 400 ms.
+  EXPECT_GE(delays[0], 50);
+  EXPECT_LE(delays[0], 100);
+  EXPECT_GE(delays[1], 100);
+  EXPECT_LE(delays[1], 200);
+  EXPECT_GE(delays[2], 200);
+  EXPECT_LE(delays[2], 400);
+}
+
+TEST(Retry, NeverRetriesClientErrorsAndGivesUpAfterTheLimit) {
+  ScriptedClient not_found({http::Response{404, "{}", "application/json"}});
+  auto r = http::get_with_retries(not_found, "http://x/", http::RetryPolicy{}, [](int) {});
+  ASSERT_TRUE(r.is_ok());
+  EXPECT_EQ(r->status, 404);
+  EXPECT_EQ(not_found.calls, 1);
+  ScriptedClient down({Status::unavailable("a"), Status::unavailable("b"), Status::unavailable("c")});
+  http::RetryPolicy three;
+  three.max_attempts = 3;
+  auto d = http::get_with_retries(down, "http://x/", three, [](int) {});
+  ASSERT_FALSE(d.is_ok());
+  EXPECT_EQ(down.calls, 3);
 }
 
 }  // namespace

@@ -4,7 +4,6 @@
 #include <filesystem>
 
 #include "lorekeeper/core/json_util.hpp"
-#include "lorekeeper/open5e/directory_source.hpp"
 #include "lorekeeper/store/store.hpp"
 #include "test_support.hpp"
 

@@ -9,7 +9,8 @@
 #include <sstream>
 #include <vector>
 
-#include "lorekeeper/open5e/directory_source.hpp"
+#include "lorekeeper/open5e/page_source.hpp"
+#include "lorekeeper/open5e/sync.hpp"
 #include "lorekeeper/store/store.hpp"
 
 namespace lorekeeper::testing {
@@ -42,7 +43,8 @@ std::string fixture_store() {
     const std::string p = temp_dir() + "/fixture.db";
     auto st = store::Store::open(p, store::Store::Mode::kReadWrite);
     if (!st) std::abort();
-    auto report = open5e::load_directory(fixture_mirror(), **st, nullptr);
+    auto source = open5e::make_directory_source(fixture_mirror());
+    auto report = open5e::sync(*source, **st, open5e::SyncOptions{});
     if (!report) {
       std::fprintf(stderr, "fixture load failed: %s\n", report.status().to_string().c_str());
       std::abort();

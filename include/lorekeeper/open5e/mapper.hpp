@@ -25,16 +25,28 @@ struct Endpoint {
 
 // Every v2 endpoint LoreKeeper reads, in load order: documents first, rule sections before rules.
 const std::vector<Endpoint>& v2_endpoints();
+// The v1 endpoints read for what v2 lacks (Tome of Heroes and Level Up magic items, weapons and armor).
+// Their records are kept only for documents that have no v2 entity of the same kind, so nothing is stored
+// twice under v1 and v2 names.
+const std::vector<Endpoint>& v1_endpoints();
 
 // What the mapper needs to know beyond one record: the documents (by key) and rule-section names.
 struct MappingContext {
   std::string base_url = "https://api.open5e.com";
   std::map<std::string, Document> documents;
   std::map<std::string, std::string> rule_section_names;  // ruleset key -> name
+  std::map<std::string, Document> v1_documents;           // v1 document slug -> the document to attribute to
 };
 
 // A /v2/documents/ record as a Document.
 Result<Document> map_v2_document(const json& record);
+
+// A /v1/documents/ record as the Document its content is attributed to: the v2 document when v2 has the same
+// publication (v1 "toh" is v2 "toh", "taldorei" is "tdcs", "wotc-srd" is "srd-2014"), else a v1 document.
+Result<Document> map_v1_document(const json& record, const MappingContext& ctx);
+
+// Maps one v1 record (magic item, weapon or armor) into an Entity with source_api "open5e_v1".
+Result<Entity> map_v1_record(const Endpoint& endpoint, const json& record, const MappingContext& ctx);
 
 // Maps one record of `endpoint` into an Entity. Errors (InvalidArgument) name what is missing or malformed;
 // the caller skips such records and reports them.

@@ -97,8 +97,44 @@ class Store {
   const std::string& path() const { return path_; }
   int schema_version() const { return schema_version_; }
 
-  // Replaces, in one transaction, every entity whose source_api is in `sources` with `entities`, and upserts
-  // `documents`. Readers see either the old set or the new one, never a mix. On error nothing changes.
+  // What a replacement removes first: every entity of a source, or of one kind within it.
+  struct Scope {
+    std::string source_api;
+    std::optional<Kind> kind;
+  };
+  // Replaces, in one transaction, every entity within `scopes` with `entities`, upserts `documents` and drops
+  // documents left without entities. Readers see either the old set or the new one, never a mix. On error
+  // nothing changes.
+  Status replace(const std::vector<Scope>& scopes, const std::vector<Document>& documents,
+                 const std::vector<Entity>& entities);
+  // A write transaction holding several replacements, so a caller can write as it goes (a sync, one endpoint
+  // at a time) and still publish everything at once. Rolled back unless committed; while it is open other
+  // writers wait and readers keep seeing the previous data.
+  class Batch {
+   public:
+    ~Batch();
+    Batch(const Batch&) = delete;
+    Batch& operator=(const Batch&) = delete;
+    // Removes the entities within `scope`.
+    Status remove(const Scope& scope);
+    // Inserts or replaces `documents` and `entities` (by kind and key).
+    Status write(const std::vector<Document>& documents, const std::vector<Entity>& entities);
+    // Nested undo points: everything written after savepoint(name) is undone by rollback_to(name).
+    Status savepoint(const std::string& name);
+    Status release(const std::string& name);
+    Status rollback_to(const std::string& name);
+    // Drops documents left without entities, commits, and refreshes the planner's statistics.
+    Status commit();
+
+   private:
+    friend class Store;
+    explicit Batch(Store& store) : store_(store) {}
+    Store& store_;  // must outlive the batch
+    bool open_ = false;
+  };
+  Result<std::unique_ptr<Batch>> begin_batch();
+
+  // replace() with one whole-source scope per entry of `sources`.
   Status replace_sources(const std::vector<std::string>& sources, const std::vector<Document>& documents,
                          const std::vector<Entity>& entities);
   // Inserts or replaces entities (by kind and key) and documents, in one transaction.

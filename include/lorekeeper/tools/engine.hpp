@@ -3,6 +3,7 @@
 // Not thread-safe: one Engine per thread (each holds its own store connection).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -32,9 +33,14 @@ const ToolSpec* find_tool(const std::string& name);
 
 class Engine {
  public:
+  // Creates a store at a path where there is none (e.g. from the bundled snapshot); called on first use.
+  using Bootstrap = std::function<Status(const std::string& db_path)>;
+
   // `db_path` is opened on first use, and re-tried on later calls while it does not exist, so a store created
-  // by `lorekeeper sync` in another process is picked up without a restart.
-  explicit Engine(std::string db_path);
+  // by `lorekeeper sync` in another process is picked up without a restart. With `bootstrap`, a missing store
+  // is first created by it.
+  explicit Engine(std::string db_path, Bootstrap bootstrap = nullptr);
+  Engine(Engine&&) = default;
   ~Engine();
 
   // Runs a tool. Unknown names are the caller's to reject (find_tool); bad arguments give is_error results.
@@ -49,6 +55,7 @@ class Engine {
 
  private:
   std::string db_path_;
+  Bootstrap bootstrap_;
   std::unique_ptr<store::Store> store_;
 };
 

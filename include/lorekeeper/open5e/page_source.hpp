@@ -1,0 +1,42 @@
+// Where Open5e API pages come from: the live API (or any base URL), a directory of recorded pages, or a
+// compressed archive of recorded pages (the snapshot embedded in the binary). A sync reads every list through
+// this interface, so the crawler does not know which one it talks to.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "lorekeeper/core/status.hpp"
+
+namespace lorekeeper::open5e {
+
+class PageSource {
+ public:
+  virtual ~PageSource() = default;
+  // The body of GET /<path>?<query> (e.g. "v2/spells/?limit=100&page=2"; the query may be in any order).
+  // NotFound when the page does not exist (404, no recorded file); Unavailable or IoError when it could not be
+  // read; Corruption when what came back is not a JSON body.
+  virtual Result<std::string> get(const std::string& path_and_query) = 0;
+  // Human-readable origin, for the store's metadata and messages ("https://api.open5e.com", a path, ...).
+  virtual std::string describe() const = 0;
+};
+
+// Maps a request to the recorded file name of the mirror layout (docs/formats/mirror-layout.md):
+// "v2/spells/?page=2&limit=100" -> "v2/spells/limit=100&page=2.json". Accepts absolute URLs too.
+std::string recorded_name(const std::string& path_or_url);
+
+// Pages read from a directory in the mirror layout.
+std::unique_ptr<PageSource> make_directory_source(const std::string& dir);
+
+// Pages read from a zstd-compressed tar archive in the mirror layout, held in memory.
+// Corruption if the bytes are not a zstd-compressed tar.
+Result<std::unique_ptr<PageSource>> make_archive_source(const unsigned char* data, size_t size,
+                                                        const std::string& description);
+
+// The snapshot of the Open5e API compiled into the binary (data/open5e-snapshot.tar.zst).
+Result<std::unique_ptr<PageSource>> make_bundled_source();
+// Where and when the bundled snapshot was recorded, for status output.
+const char* bundled_snapshot_description();
+
+}  // namespace lorekeeper::open5e

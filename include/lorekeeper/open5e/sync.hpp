@@ -1,0 +1,68 @@
+// A full sync: every list endpoint the tools need, walked page by page through a PageSource, mapped into
+// entities and written to the store. v2 first; v1 only for documents and kinds v2 lacks.
+//
+// Failure handling: an endpoint that fails (after the source's own retries) keeps the entities it had in the
+// store; the others are replaced. All replacements happen in one transaction at the end, so a sync that is
+// killed, even with SIGKILL, leaves the previous data intact and readers never see a half-replaced kind.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "lorekeeper/core/status.hpp"
+#include "lorekeeper/open5e/mapper.hpp"
+#include "lorekeeper/open5e/page_source.hpp"
+#include "lorekeeper/store/store.hpp"
+
+namespace lorekeeper::open5e {
+
+struct SkippedRecord {
+  std::string endpoint;  // "v2/creatures"
+  std::string key;
+  std::string reason;
+};
+
+struct EndpointFailure {
+  std::string endpoint;
+  std::string error;
+};
+
+struct SyncReport {
+  std::string source;                                // PageSource::describe()
+  std::map<std::string, int> records;                // endpoint -> records read
+  std::map<std::string, int> entities;               // kind -> entities stored
+  std::map<std::string, int> per_document;           // document key -> entities stored
+  int duplicates = 0;                                // records whose (kind, key) was already read
+  int v1_covered = 0;                                // v1 records left out because v2 has their document and kind
+  std::vector<SkippedRecord> skipped;                // records that could not be mapped
+  std::vector<std::string> missing_endpoints;        // the source has no such list (404 on the first page)
+  std::vector<EndpointFailure> failed;               // kept their previous data
+  std::vector<std::string> skipped_recent_failures;  // not retried: failed less than the error TTL ago
+  int pages = 0;
+  double seconds = 0;
+  int total_entities() const;
+};
+
+struct SyncOptions {
+  int page_size = 100;
+  // Called after every page: endpoint, pages read, records read, records the endpoint announced (count).
+  std::function<void(const std::string& endpoint, int pages, int records, int expected)> progress;
+  // Endpoints not to request this time (they failed recently); their previous data is kept.
+  std::vector<std::string> skip_endpoints;
+  std::string base_url = "https://api.open5e.com";  // for the entities' URLs
+};
+
+// Every endpoint a sync walks, v2 then v1, as "v2/spells", "v1/magicitems", ...
+std::vector<std::string> sync_endpoints();
+
+// Runs a sync from `source` into `store`. Returns the report, also when some endpoints failed (check
+// report.failed); an error Status only when nothing could be written (the store is then unchanged).
+Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptions& options);
+
+// The report as JSON (counts, skipped records with reasons, failures), as stored in the store's metadata
+// ("sync_report:open5e") and shown by `lorekeeper status --json`.
+std::string report_json(const SyncReport& report);
+
+}  // namespace lorekeeper::open5e
