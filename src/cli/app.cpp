@@ -121,10 +121,16 @@ int cmd_status(const Config& cfg, bool as_json) {
 }
 
 // Opens the page source named by --source: "bundled", an http(s) URL, a .tar.zst archive or a directory.
-Result<std::unique_ptr<open5e::PageSource>> open_source(const std::string& source) {
+Result<std::unique_ptr<open5e::PageSource>> open_source(const Config& cfg, const std::string& source) {
   if (source == "bundled") return open5e::make_bundled_source();
   if (source.rfind("http://", 0) == 0 || source.rfind("https://", 0) == 0) {
-    return open5e::make_http_source(source, http::Options{}, http::RetryPolicy{});
+    http::Options options;
+    options.timeout_ms = cfg.http_timeout_seconds * 1000L;
+    options.connect_timeout_ms = std::min(options.connect_timeout_ms, options.timeout_ms);
+    options.low_speed_seconds = std::min<long>(options.low_speed_seconds, std::max(1, cfg.http_timeout_seconds));
+    http::RetryPolicy policy;
+    policy.max_attempts = cfg.http_retries + 1;
+    return open5e::make_http_source(source, options, policy);
   }
   std::error_code ec;
   if (std::filesystem::is_regular_file(source, ec)) {
@@ -218,7 +224,7 @@ int cmd_sync(const Config& cfg, std::string source, bool force, bool quiet, int 
   auto last_unix = st.meta("synced_unix:open5e");
   if (!force && last_unix && *last_unix && last_source && *last_source) {
     const long long age = unix_now() - std::atoll((*last_unix)->c_str());
-    auto src = open_source(source);
+    auto src = open_source(cfg, source);
     const bool same = src && (*src)->describe() == **last_source;
     if (same && age < static_cast<long long>(cfg.cache_ttl_days) * 86400) {
       std::fprintf(stderr,
@@ -228,7 +234,7 @@ int cmd_sync(const Config& cfg, std::string source, bool force, bool quiet, int 
       return 0;
     }
   }
-  auto src = open_source(source);
+  auto src = open_source(cfg, source);
   if (!src) {
     std::fprintf(stderr, "lorekeeper sync: %s\n", src.status().message().c_str());
     return 2;

@@ -124,6 +124,9 @@ Result<Config> load_config(const EnvLookup& env, const std::string& dotenv_path)
   LOREKEEPER_RETURN_IF_ERROR(read_int("LOREKEEPER_CACHE_TTL_DAYS", "cache_ttl_days", &c.cache_ttl_days));
   LOREKEEPER_RETURN_IF_ERROR(
       read_int("LOREKEEPER_ERROR_CACHE_TTL_SECONDS", "error_cache_ttl_seconds", &c.error_cache_ttl_seconds));
+  LOREKEEPER_RETURN_IF_ERROR(
+      read_int("LOREKEEPER_HTTP_TIMEOUT_SECONDS", "http_timeout_seconds", &c.http_timeout_seconds));
+  LOREKEEPER_RETURN_IF_ERROR(read_int("LOREKEEPER_HTTP_RETRIES", "http_retries", &c.http_retries));
   if (auto v = lookup("LOREKEEPER_LEGACY_TOOLS", &origin)) {
     if (!parse_bool(*v, &c.legacy_tools)) {
       return Status::invalid_argument("LOREKEEPER_LEGACY_TOOLS must be 0/1/true/false, got '" + *v + "'");

@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+"""End-to-end sync tests: the real `lorekeeper` binary against a loopback replay of the recorded Open5e API,
+with injected faults. Usage: test_sync_http.py LOREKEEPER_BIN FIXTURE_MIRROR SNAPSHOT_TAR_ZST
+
+The full-count test replays the whole recorded API (the bundled snapshot, unpacked) and checks the counts
+per kind and per document against the mirror's README; the fault tests use the small fixture mirror.
+"""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+import urllib.request
+
+BIN, FIXTURE, SNAPSHOT = sys.argv[1:4]
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# Counts from the mirror's README: v2 per endpoint, plus what only v1 has (Tome of Heroes weapons, armor and
+# magic items; Level Up and Tal'Dorei magic items).
+EXPECTED_KINDS = {
+    "spell": 1955, "creature": 3541, "magic-item": 2319 + 546 + 1 + 29, "item": 440, "weapon": 75 + 31,
+    "armor": 25 + 5, "class": 151, "species": 63, "background": 58, "feat": 91, "condition": 21, "rule": 283,
+    "rule-section": 52, "ability-score": 6, "alignment": 9, "creature-type": 14, "damage-type": 13,
+    "environment": 31, "item-category": 24, "item-rarity": 6, "language": 19, "size": 7, "skill": 20,
+    "spell-school": 9, "weapon-property": 29,
+}
+EXPECTED_DOCUMENT_SPELLS = {"a5e-ag": 371, "deepm": 515, "deepmx": 64, "kp": 31, "open5e": 2,
+                            "spells-that-dont-suck": 180, "srd-2014": 319, "srd-2024": 339, "toh": 91, "wz": 43}
+EXPECTED_DOCUMENT_CREATURES = {"a5e-mm": 586, "bfrd": 360, "ccdx": 356, "srd-2014": 325, "srd-2024": 331,
+                               "tdcs": 4, "tob": 391, "tob-2023": 408, "tob2": 383, "tob3": 397}
+
+
+class Replay:
+    def __init__(self, root):
+        self.proc = subprocess.Popen([sys.executable, os.path.join(HERE, "replay_server.py"), root],
+                                     stdout=subprocess.PIPE, text=True)
+        line = self.proc.stdout.readline().split()
+        self.port = int(line[1])
+        self.url = "http://127.0.0.1:%d" % self.port
+
+    def faults(self, faults):
+        req = urllib.request.Request(self.url + "/__faults", data=json.dumps(faults).encode(), method="POST")
+        urllib.request.urlopen(req, timeout=10).read()
+
+    def stats(self):
+        return json.loads(urllib.request.urlopen(self.url + "/__stats", timeout=10).read())
+
+    def close(self):
+        self.proc.terminate()
+        self.proc.wait(timeout=10)
+        self.proc.stdout.close()
+
+
+def run(db, *args, env=None, timeout=600):
+    e = dict(os.environ, LOREKEEPER_HTTP_TIMEOUT_SECONDS="2", LOREKEEPER_LOG_LEVEL="warning")
+    e.update(env or {})
+    return subprocess.run([BIN, "--db", db] + list(args), capture_output=True, text=True, env=e, timeout=timeout)
+
+
+def status(db):
+    out = run(db, "status", "--json")
+    return json.loads(out.stdout)
+
+
+def spells_by_document(db):
+    out = run(db, "documents", "--json")
+    return {d["document"]: d["entity_types"] for d in json.loads(out.stdout)["result"]}
+
+
+class FixtureSync(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="lk-sync-")
+        self.db = os.path.join(self.tmp, "store.db")
+        self.server = Replay(FIXTURE)
+
+    def tearDown(self):
+        self.server.close()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def sync(self, *extra, env=None):
+        return run(self.db, "sync", "--source", self.server.url, "--quiet", *extra, env=env)
+
+    def test_loopback_sync_matches_directory_sync(self):
+        r = self.sync()
+        self.assertEqual(r.returncode, 0, r.stderr)
+        other = os.path.join(self.tmp, "dir.db")
+        d = run(other, "sync", "--source", FIXTURE, "--quiet")
+        self.assertEqual(d.returncode, 0, d.stderr)
+        self.assertEqual(status(self.db)["store"]["per_kind"], status(other)["store"]["per_kind"])
+        self.assertEqual(status(self.db)["store"]["per_document"], status(other)["store"]["per_document"])
+
+    def test_server_errors_are_retried(self):
+        self.server.faults([{"match": "v2/spells/limit=100&page=2", "kind": "status", "status": 503, "times": 2}])
+        r = self.sync()
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(status(self.db)["store"]["per_kind"]["spell"], 16)
+        self.assertEqual(self.server.stats()["requests"]["v2/spells/limit=100&page=2.json"], 3)
+        self.assertIn("retrying", r.stderr)
+
+    def test_client_errors_are_not_retried(self):
+        self.server.faults([{"match": "v2/feats/limit=100.json", "kind": "status", "status": 400}])
+        r = self.sync()
+        self.assertEqual(r.returncode, 1)
+        self.assertEqual(self.server.stats()["requests"]["v2/feats/limit=100.json"], 1)
+        self.assertIn("FAILED v2/feats", r.stderr)
+
+    def test_a_timeout_is_retried(self):
+        self.server.faults([{"match": "v2/creatures/limit=100.json", "kind": "delay", "seconds": 4, "times": 1}])
+        r = self.sync()
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(status(self.db)["store"]["per_kind"]["creature"], 13)
+
+    def test_bad_pages_fail_their_endpoint_and_keep_previous_data(self):
+        self.assertEqual(self.sync().returncode, 0)
+        before = status(self.db)["store"]["per_kind"]
+        for fault in ({"match": "v2/spells/limit=100&page=2", "kind": "truncate"},
+                      {"match": "v2/spells/limit=100&page=2", "kind": "content_type", "content_type": "text/html"},
+                      {"match": "v2/spells/limit=100&page=2", "kind": "missing"}):
+            with self.subTest(fault=fault["kind"]):
+                self.server.faults([fault])
+                r = self.sync("--force")
+                self.assertEqual(r.returncode, 1, r.stderr)
+                self.assertIn("FAILED v2/spells (previous data kept)", r.stderr)
+                self.assertEqual(status(self.db)["store"]["per_kind"], before)
+                report = status(self.db)["store"]["sources"]["open5e"]["report"]
+                self.assertEqual([f["endpoint"] for f in report["failed"]], ["v2/spells"])
+
+    def test_a_failed_endpoint_is_not_retried_within_the_error_ttl(self):
+        self.assertEqual(self.sync().returncode, 0)
+        self.server.faults([{"match": "v2/backgrounds/", "kind": "status", "status": 500}])
+        self.assertEqual(self.sync("--force", env={"LOREKEEPER_HTTP_RETRIES": "0"}).returncode, 1)
+        self.server.faults([])
+        first = self.server.stats()["requests"].get("v2/backgrounds/limit=100.json", 0)
+        # Without --force (and with the data TTL out of the way) the endpoint's error TTL still applies.
+        r = self.sync(env={"LOREKEEPER_CACHE_TTL_DAYS": "0"})
+        self.assertIn("not retried", r.stderr)
+        self.assertEqual(self.server.stats()["requests"].get("v2/backgrounds/limit=100.json", 0), first)
+        r = self.sync("--force")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.server.stats()["requests"]["v2/backgrounds/limit=100.json"], first + 1)
+
+    def test_fresh_data_is_not_fetched_again(self):
+        self.assertEqual(self.sync().returncode, 0)
+        total = self.server.stats()["total"]
+        r = self.sync()
+        self.assertEqual(r.returncode, 0)
+        self.assertIn("fresh", r.stderr)
+        self.assertEqual(self.server.stats()["total"], total)
+        r = self.sync(env={"LOREKEEPER_CACHE_TTL_DAYS": "0"})
+        self.assertGreater(self.server.stats()["total"], total)
+
+    def test_killed_mid_sync_leaves_previous_data_and_recovers(self):
+        self.assertEqual(self.sync().returncode, 0)
+        before = status(self.db)["store"]["per_kind"]
+        self.server.faults([{"match": "v2/creatures/", "kind": "delay", "seconds": 30}])
+        proc = subprocess.Popen([BIN, "--db", self.db, "sync", "--source", self.server.url, "--force", "--quiet"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.time() + 30
+        while self.server.stats()["requests"].get("v2/creatures/limit=100.json", 0) < 2 and time.time() < deadline:
+            time.sleep(0.1)
+        # The sync is inside its write transaction, waiting for creatures: kill it outright.
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=10)
+        self.assertEqual(status(self.db)["store"]["per_kind"], before)
+        # A search works meanwhile and afterwards; the next sync recovers cleanly.
+        out = run(self.db, "search", "Fireball", "--kind", "spell", "--json")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.server.faults([])
+        r = self.sync("--force")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(status(self.db)["store"]["per_kind"], before)
+
+    def test_unreachable_source_changes_nothing(self):
+        self.assertEqual(self.sync().returncode, 0)
+        before = status(self.db)["store"]["per_kind"]
+        self.server.close()
+        r = run(self.db, "sync", "--source", self.server.url, "--force", "--quiet",
+                env={"LOREKEEPER_HTTP_RETRIES": "1"})
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("The store was left as it was", r.stderr)
+        self.assertEqual(status(self.db)["store"]["per_kind"], before)
+        self.server = Replay(FIXTURE)  # for tearDown
+
+
+class FullMirrorSync(unittest.TestCase):
+    """The whole recorded API over loopback: every record ingested or reported as skipped."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="lk-full-")
+        cls.mirror = os.path.join(cls.tmp, "mirror")
+        os.makedirs(cls.mirror)
+        subprocess.run(["tar", "--zstd", "-xf", SNAPSHOT, "-C", cls.mirror], check=True)
+        cls.server = Replay(cls.mirror)
+        cls.db = os.path.join(cls.tmp, "store.db")
+        cls.result = run(cls.db, "sync", "--source", cls.server.url, "--quiet", "--json")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.close()
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_counts_per_kind_match_the_mirror(self):
+        self.assertEqual(self.result.returncode, 0, self.result.stderr)
+        report = json.loads(self.result.stdout)
+        self.assertEqual(report["skipped"], [])
+        self.assertEqual(report["failed"], [])
+        self.assertEqual(status(self.db)["store"]["per_kind"], EXPECTED_KINDS)
+
+    def test_counts_per_document_match_the_mirror(self):
+        docs = spells_by_document(self.db)
+        self.assertEqual({d: t["spell"] for d, t in docs.items() if "spell" in t}, EXPECTED_DOCUMENT_SPELLS)
+        self.assertEqual({d: t["creature"] for d, t in docs.items() if "creature" in t}, EXPECTED_DOCUMENT_CREATURES)
+
+    def test_fireball_in_both_srds(self):
+        out = run(self.db, "tool", "search_spell", '{"search":"Fireball"}', "--json")
+        keys = {r["key"]: r["document"]["key"] for r in json.loads(out.stdout)["result"]}
+        self.assertEqual(keys.get("srd_fireball"), "srd-2014")
+        self.assertEqual(keys.get("srd-2024_fireball"), "srd-2024")
+
+
+if __name__ == "__main__":
+    unittest.main(argv=[sys.argv[0], "-v"])
