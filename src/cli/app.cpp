@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -14,11 +15,14 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <mutex>
+#include <thread>
 
 #include "lorekeeper/core/config.hpp"
 #include "lorekeeper/core/json_util.hpp"
 #include "lorekeeper/core/log.hpp"
 #include "lorekeeper/core/text.hpp"
+#include "lorekeeper/http/client.hpp"
 #include "lorekeeper/mcp/server.hpp"
 #include "lorekeeper/mcp/stdio_transport.hpp"
 #include "lorekeeper/open5e/http_source.hpp"
@@ -146,6 +150,110 @@ Result<std::unique_ptr<open5e::PageSource>> open_source(const Config& cfg, const
 
 long long unix_now() { return static_cast<long long>(std::time(nullptr)); }
 
+// Endpoints that failed less than the error TTL ago: not retried (their previous data stays).
+std::vector<std::string> recently_failed_endpoints(const Config& cfg, store::Store& st) {
+  std::vector<std::string> out;
+  for (const auto& ep : open5e::sync_endpoints()) {
+    auto failed = st.meta("failed_unix:" + ep);
+    if (failed && *failed && !(*failed)->empty() &&
+        unix_now() - std::atoll((*failed)->c_str()) < cfg.error_cache_ttl_seconds) {
+      out.push_back(ep);
+    }
+  }
+  return out;
+}
+
+// Remembers when each endpoint last failed (and forgets endpoints that worked this time).
+void record_endpoint_failures(store::Store& st, const open5e::SyncReport& report, const open5e::SyncOptions& options) {
+  for (const auto& ep : open5e::sync_endpoints()) {
+    const bool failed = std::any_of(report.failed.begin(), report.failed.end(),
+                                    [&](const open5e::EndpointFailure& f) { return f.endpoint == ep; });
+    if (failed) {
+      (void)st.set_meta("failed_unix:" + ep, std::to_string(unix_now()));
+    } else if (std::find(options.skip_endpoints.begin(), options.skip_endpoints.end(), ep) ==
+               options.skip_endpoints.end()) {
+      (void)st.set_meta("failed_unix:" + ep, "");
+    }
+  }
+}
+
+// Refreshes stale data from the live API in a background thread while `serve` answers from what it has.
+// Mode "auto" refreshes only when the API answers a quick probe (so an offline machine stays quiet), "on"
+// always tries, "off" never.
+class BackgroundSync {
+ public:
+  BackgroundSync(const Config& cfg, std::string mode) : cfg_(cfg), mode_(std::move(mode)) {
+    if (mode_ != "off") thread_ = std::thread([this] { run(); });
+  }
+  ~BackgroundSync() { stop(); }
+
+  // Stops a running sync (its writes are rolled back) and waits briefly; returns false if it did not stop.
+  bool stop() {
+    cancel_ = true;
+    if (!thread_.joinable()) return true;
+    for (int i = 0; i < 40 && running_; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (running_) return false;
+    thread_.join();
+    return true;
+  }
+
+  std::string notice() const {
+    if (!running_) return "";
+    std::lock_guard<std::mutex> lock(mutex_);
+    return "Note: the data is being refreshed from " + cfg_.open5e_base_url +
+           " in the background; this answer uses the data synced " + age_ + " ago.";
+  }
+
+ private:
+  void run() {
+    auto opened = store::Store::open(cfg_.db_path, store::Store::Mode::kExistingOnly);
+    if (!opened) return;  // no store yet: the first tool call builds it from the bundled snapshot
+    store::Store& st = **opened;
+    auto last_unix = st.meta("synced_unix:open5e");
+    auto last_iso = st.meta("synced_at:open5e");
+    const long long synced = last_unix && *last_unix ? std::atoll((*last_unix)->c_str()) : 0;
+    if (unix_now() - synced < static_cast<long long>(cfg_.cache_ttl_days) * 86400) return;
+    if (mode_ == "auto") {
+      auto probe = http::make_curl_client(http::Options{3000, 5000, 5, http::Options{}.user_agent});
+      auto r = probe->get(cfg_.open5e_base_url + "/v2/");
+      if (!r || r->status >= 500) {
+        log::info("data is older than " + std::to_string(cfg_.cache_ttl_days) + " days but " + cfg_.open5e_base_url +
+                  " is not reachable; serving the stored data");
+        return;
+      }
+    }
+    auto src = open_source(cfg_, cfg_.open5e_base_url);
+    if (!src) return;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      age_ = last_iso && *last_iso ? age_of(**last_iso) : "an unknown time";
+    }
+    running_ = true;
+    log::info("data is older than " + std::to_string(cfg_.cache_ttl_days) + " days; refreshing from " +
+              cfg_.open5e_base_url + " in the background");
+    open5e::SyncOptions options;
+    options.skip_endpoints = recently_failed_endpoints(cfg_, st);
+    options.cancelled = [this] { return cancel_.load(); };
+    auto report = open5e::sync(**src, st, options);
+    if (report) {
+      record_endpoint_failures(st, *report, options);
+      log::info("background sync done: " + std::to_string(report->total_entities()) + " entities, " +
+                std::to_string(report->failed.size()) + " endpoint(s) failed");
+    } else {
+      log::warning("background sync failed: " + report.status().to_string() + "; the stored data is unchanged");
+    }
+    running_ = false;
+  }
+
+  Config cfg_;
+  std::string mode_;
+  std::atomic<bool> cancel_{false};
+  std::atomic<bool> running_{false};
+  mutable std::mutex mutex_;
+  std::string age_;
+  std::thread thread_;
+};
+
 // A live progress line on a terminal: endpoint, pages, records of the announced count, rate and ETA.
 class Progress {
  public:
@@ -241,16 +349,7 @@ int cmd_sync(const Config& cfg, std::string source, bool force, bool quiet, int 
   }
   open5e::SyncOptions options;
   options.page_size = page_size;
-  // Endpoints that failed less than the error TTL ago are not retried (their previous data stays).
-  if (!force) {
-    for (const auto& ep : open5e::sync_endpoints()) {
-      auto failed = st.meta("failed_unix:" + ep);
-      if (failed && *failed && !(*failed)->empty() &&
-          unix_now() - std::atoll((*failed)->c_str()) < cfg.error_cache_ttl_seconds) {
-        options.skip_endpoints.push_back(ep);
-      }
-    }
-  }
+  if (!force) options.skip_endpoints = recently_failed_endpoints(cfg, st);
   Progress progress(quiet);
   options.progress = [&](const std::string& ep, int pages, int records, int expected) {
     progress.update(ep, pages, records, expected);
@@ -262,16 +361,7 @@ int cmd_sync(const Config& cfg, std::string source, bool force, bool quiet, int 
                  report.status().to_string().c_str());
     return 1;
   }
-  for (const auto& ep : open5e::sync_endpoints()) {
-    const bool failed = std::any_of(report->failed.begin(), report->failed.end(),
-                                    [&](const open5e::EndpointFailure& f) { return f.endpoint == ep; });
-    if (failed) {
-      (void)st.set_meta("failed_unix:" + ep, std::to_string(unix_now()));
-    } else if (std::find(options.skip_endpoints.begin(), options.skip_endpoints.end(), ep) ==
-               options.skip_endpoints.end()) {
-      (void)st.set_meta("failed_unix:" + ep, "");
-    }
-  }
+  record_endpoint_failures(st, *report, options);
   if (as_json) out(open5e::report_json(*report) + "\n");
   std::string s = "Synced " + std::to_string(report->total_entities()) + " entities from " + report->source + " in " +
                   text::format_number(std::round(report->seconds * 100) / 100) + " s (" +
@@ -381,13 +471,22 @@ int cmd_tool(const Config& cfg, const std::string& name, const std::string& args
   return print_tool_result(engine.call(name, args), as_json);
 }
 
-int cmd_serve(const Config& cfg) {
+int cmd_serve(const Config& cfg, const std::string& auto_sync) {
   tools::Engine engine = make_engine(cfg);
+  BackgroundSync refresh(cfg, auto_sync);
+  engine.set_notice([&refresh] { return refresh.notice(); });
   mcp::ServerOptions options;
   options.version = kVersion;
   mcp::Server server(engine, options);
   log::info("serving MCP on stdio; store " + cfg.db_path);
-  return mcp::serve_stdio(server, STDIN_FILENO, STDOUT_FILENO);
+  const int rc = mcp::serve_stdio(server, STDIN_FILENO, STDOUT_FILENO);
+  if (!refresh.stop()) {
+    // An HTTP request is still in flight; the sync's transaction is never committed, so leaving is safe.
+    log::info("leaving the background sync unfinished; the stored data is unchanged");
+    std::fflush(stdout);
+    std::_Exit(rc);
+  }
+  return rc;
 }
 
 }  // namespace
@@ -410,7 +509,13 @@ int run(int argc, char** argv) {
       "Environment: LOREKEEPER_DB_PATH, LOREKEEPER_LOG_LEVEL, LOREKEEPER_ENV_FILE, LOREKEEPER_OPEN5E_BASE_URL,\n"
       "LOREKEEPER_CACHE_TTL_DAYS, LOREKEEPER_ERROR_CACHE_TTL_SECONDS, LOREKEEPER_LEGACY_TOOLS.");
 
+  std::string auto_sync;
   auto* serve = app.add_subcommand("serve", "Serve MCP over stdio (the default transport of MCP hosts)");
+  serve
+      ->add_option("--auto-sync", auto_sync,
+                   "Refresh stale data from the API in the background: auto (when it is reachable; default), on, "
+                   "off (default: $LOREKEEPER_AUTO_SYNC or auto)")
+      ->check(CLI::IsMember({"auto", "on", "off"}));
 
   bool status_json = false;
   auto* status = app.add_subcommand("status", "Show the store: path, counts per kind and document, data age");
@@ -491,7 +596,10 @@ int run(int argc, char** argv) {
   }
   log::set_level(level);
 
-  if (*serve) return cmd_serve(*cfg);
+  if (*serve) {
+    if (auto_sync.empty()) auto_sync = cfg->auto_sync;
+    return cmd_serve(*cfg, auto_sync);
+  }
   if (*status) return cmd_status(*cfg, status_json);
   if (*sync) return cmd_sync(*cfg, sync_source, sync_force, sync_quiet, sync_page_size, sync_json);
   if (*search) return cmd_search(*cfg, query, kind, filters, documents, limit, search_json);

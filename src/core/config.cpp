@@ -127,6 +127,14 @@ Result<Config> load_config(const EnvLookup& env, const std::string& dotenv_path)
   LOREKEEPER_RETURN_IF_ERROR(
       read_int("LOREKEEPER_HTTP_TIMEOUT_SECONDS", "http_timeout_seconds", &c.http_timeout_seconds));
   LOREKEEPER_RETURN_IF_ERROR(read_int("LOREKEEPER_HTTP_RETRIES", "http_retries", &c.http_retries));
+  if (auto v = lookup("LOREKEEPER_AUTO_SYNC", &origin)) {
+    const std::string m = text::lower(text::trim(*v));
+    if (m != "auto" && m != "on" && m != "off") {
+      return Status::invalid_argument("LOREKEEPER_AUTO_SYNC must be auto, on or off, got '" + *v + "'");
+    }
+    c.auto_sync = m;
+    c.origin["auto_sync"] = origin;
+  }
   if (auto v = lookup("LOREKEEPER_LEGACY_TOOLS", &origin)) {
     if (!parse_bool(*v, &c.legacy_tools)) {
       return Status::invalid_argument("LOREKEEPER_LEGACY_TOOLS must be 0/1/true/false, got '" + *v + "'");

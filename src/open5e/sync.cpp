@@ -44,6 +44,7 @@ Status walk(PageSource& source, const std::string& endpoint, const SyncOptions& 
   int pages = 0;
   int records = 0;
   while (true) {
+    if (options.cancelled && options.cancelled()) return Status(StatusCode::kCancelled, "sync cancelled");
     if (!seen.insert(recorded_name(request)).second) {
       return Status::corruption(endpoint + ": `next` links loop back to " + request);
     }
@@ -122,6 +123,7 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
     }
     return Status::ok();
   });
+  if (docs.code() == StatusCode::kCancelled) return docs;
   if (docs.code() == StatusCode::kNotFound) {
     return Status::not_found(report.source + " has no v2/documents list; is it an Open5e API?");
   }
@@ -166,6 +168,7 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
       }
       return (*batch)->write(documents, entities);
     });
+    if (walked.code() == StatusCode::kCancelled) return walked;  // the whole batch rolls back
     if (!walked.is_ok()) {
       LOREKEEPER_RETURN_IF_ERROR((*batch)->rollback_to("endpoint"));
       for (const auto& k : added) seen.erase(k);
@@ -204,6 +207,7 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
       kind_documents.push_back({static_cast<int>(e->kind), e->document.key});
       return std::move(*e);
     });
+    if (s.code() == StatusCode::kCancelled) return s;
     if (s.is_ok()) {
       v2_kind_documents.insert(kind_documents.begin(), kind_documents.end());
     } else if (s.code() != StatusCode::kNotFound) {
@@ -245,6 +249,7 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
           }
           return std::move(*e);
         });
+        if (s.code() == StatusCode::kCancelled) return s;
         if (s.is_ok()) report.v1_covered += covered;
       }
     }

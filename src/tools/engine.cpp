@@ -1184,13 +1184,30 @@ ToolResult list_documents(store::Store& st, const json& args) {
 
 }  // namespace
 
+namespace {
+ToolResult dispatch_call(Engine& engine, const std::string& name, const json& arguments);
+}  // namespace
+
 ToolResult Engine::call(const std::string& name, const json& arguments) {
+  ToolResult r = dispatch_call(*this, name, arguments);
+  const std::string note = notice_ ? notice_() : std::string();
+  if (!note.empty() && !r.is_error) {
+    const std::string message = r.structured.value("message", "");
+    r.structured["message"] = message.empty() ? note : message + " " + note;
+    r.text = note + "\n\n" + r.text;
+  }
+  return r;
+}
+
+namespace {
+
+ToolResult dispatch_call(Engine& engine, const std::string& name, const json& arguments) {
   const ToolSpec* spec = find_tool(name);
   if (spec == nullptr) return error_result("Unknown tool '" + name + "'.");
   auto args = validate_arguments(spec->params, arguments);
   if (!args) return error_result(args.status().message());
   std::string why;
-  store::Store* st = store(&why);
+  store::Store* st = engine.store(&why);
   if (st == nullptr) {
     const std::string message =
         "The LoreKeeper store is empty: " + why +
@@ -1217,5 +1234,7 @@ ToolResult Engine::call(const std::string& name, const json& arguments) {
   if (name == "list_documents") return list_documents(*st, a);
   return error_result("Unknown tool '" + name + "'.");
 }
+
+}  // namespace
 
 }  // namespace lorekeeper::tools

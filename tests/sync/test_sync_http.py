@@ -186,6 +186,88 @@ class FixtureSync(unittest.TestCase):
         self.server = Replay(FIXTURE)  # for tearDown
 
 
+class Serve:
+    """`lorekeeper serve` over pipes."""
+
+    def __init__(self, db, env):
+        e = dict(os.environ, LOREKEEPER_LOG_LEVEL="info")
+        e.update(env)
+        self.proc = subprocess.Popen([BIN, "--db", db, "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True, env=e)
+        self.next_id = 0
+        self.call_raw("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                     "clientInfo": {"name": "test", "version": "1"}})
+
+    def call_raw(self, method, params):
+        self.next_id += 1
+        self.proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": self.next_id, "method": method,
+                                          "params": params}) + "\n")
+        self.proc.stdin.flush()
+        return json.loads(self.proc.stdout.readline())
+
+    def tool(self, name, args):
+        return self.call_raw("tools/call", {"name": name, "arguments": args})["result"]
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait(timeout=30)
+        err = self.proc.stderr.read()
+        self.proc.stdout.close()
+        self.proc.stderr.close()
+        return self.proc.returncode, err
+
+
+class BackgroundRefresh(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="lk-bg-")
+        self.db = os.path.join(self.tmp, "store.db")
+        self.server = Replay(FIXTURE)
+        self.assertEqual(run(self.db, "sync", "--source", self.server.url, "--quiet").returncode, 0)
+
+    def tearDown(self):
+        self.server.close()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def test_stale_data_is_refreshed_while_answers_continue(self):
+        self.server.faults([{"match": "v2/creatures/", "kind": "delay", "seconds": 3, "times": 1}])
+        before = self.server.stats()["total"]
+        serve = Serve(self.db, {"LOREKEEPER_OPEN5E_BASE_URL": self.server.url, "LOREKEEPER_CACHE_TTL_DAYS": "0",
+                                "LOREKEEPER_AUTO_SYNC": "on"})
+        deadline = time.time() + 20
+        while self.server.stats()["requests"].get("v2/creatures/limit=100.json", 0) < 2 and time.time() < deadline:
+            time.sleep(0.05)
+        answer = serve.tool("search_spell", {"search": "Fireball"})
+        self.assertEqual(len(answer["structuredContent"]["result"]), 3)
+        self.assertIn("refreshed from", answer["structuredContent"]["message"])
+        deadline = time.time() + 30
+        while self.server.stats()["requests"].get("v1/armor/limit=100.json", 0) < 2 and time.time() < deadline:
+            time.sleep(0.1)
+        time.sleep(0.5)
+        answer = serve.tool("search_spell", {"search": "Fireball"})
+        self.assertNotIn("message", answer["structuredContent"])
+        rc, err = serve.close()
+        self.assertEqual(rc, 0)
+        self.assertIn("background sync done", err)
+        self.assertGreater(self.server.stats()["total"], before)
+
+    def test_auto_mode_stays_quiet_when_the_api_is_unreachable(self):
+        serve = Serve(self.db, {"LOREKEEPER_OPEN5E_BASE_URL": "http://127.0.0.1:9", "LOREKEEPER_CACHE_TTL_DAYS": "0"})
+        answer = serve.tool("search_spell", {"search": "Fireball"})
+        self.assertEqual(len(answer["structuredContent"]["result"]), 3)
+        time.sleep(1)
+        rc, err = serve.close()
+        self.assertEqual(rc, 0)
+        self.assertIn("not reachable", err)
+
+    def test_fresh_data_is_left_alone(self):
+        total = self.server.stats()["total"]
+        serve = Serve(self.db, {"LOREKEEPER_OPEN5E_BASE_URL": self.server.url, "LOREKEEPER_AUTO_SYNC": "on"})
+        serve.tool("search_spell", {"search": "Wish"})
+        time.sleep(0.5)
+        serve.close()
+        self.assertEqual(self.server.stats()["total"], total)
+
+
 class FullMirrorSync(unittest.TestCase):
     """The whole recorded API over loopback: every record ingested or reported as skipped."""
 

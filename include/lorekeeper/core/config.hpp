@@ -18,8 +18,9 @@ struct Config {
   int cache_ttl_days = 7;                                  // LOREKEEPER_CACHE_TTL_DAYS
   int error_cache_ttl_seconds = 300;                       // LOREKEEPER_ERROR_CACHE_TTL_SECONDS
   bool legacy_tools = false;                               // LOREKEEPER_LEGACY_TOOLS
-  int http_timeout_seconds = 60;  // LOREKEEPER_HTTP_TIMEOUT_SECONDS: one request, whole transfer
-  int http_retries = 4;           // LOREKEEPER_HTTP_RETRIES: retries after a failed attempt
+  int http_timeout_seconds = 60;   // LOREKEEPER_HTTP_TIMEOUT_SECONDS: one request, whole transfer
+  std::string auto_sync = "auto";  // LOREKEEPER_AUTO_SYNC: serve refreshes stale data (auto, on, off)
+  int http_retries = 4;            // LOREKEEPER_HTTP_RETRIES: retries after a failed attempt
   // Where each setting came from ("default", "env", ".env", "flag"), for `status`.
   std::map<std::string, std::string> origin;
 };

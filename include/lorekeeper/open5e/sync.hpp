@@ -52,6 +52,8 @@ struct SyncOptions {
   // Endpoints not to request this time (they failed recently); their previous data is kept.
   std::vector<std::string> skip_endpoints;
   std::string base_url = "https://api.open5e.com";  // for the entities' URLs
+  // Checked before every page; when it returns true the sync stops, writes nothing and returns Cancelled.
+  std::function<bool()> cancelled;
 };
 
 // Every endpoint a sync walks, v2 then v1, as "v2/spells", "v1/magicitems", ...

@@ -50,12 +50,17 @@ class Engine {
   store::Store* store(std::string* why);
   const std::string& db_path() const { return db_path_; }
 
+  // A note about the data that every answer carries while it is non-empty (e.g. "refreshing in the background").
+  // The function is called on the engine's thread and must be thread-safe with respect to whoever updates it.
+  void set_notice(std::function<std::string()> notice) { notice_ = std::move(notice); }
+
   // Entity names starting with (or containing) `prefix`, for argument completion; at most `max`.
   std::vector<std::string> complete_names(const std::vector<model::Kind>& kinds, const std::string& prefix, size_t max);
 
  private:
   std::string db_path_;
   Bootstrap bootstrap_;
+  std::function<std::string()> notice_;
   std::unique_ptr<store::Store> store_;
 };
 
