@@ -16,3 +16,19 @@ echo "== lorekeeper_bench (Google Benchmark)"
 LOREKEEPER_BENCH_DB=build/bench/store.db build/lorekeeper_bench --benchmark_min_time=0.5 "$@"
 echo "== lorekeeper_stdio_bench (process spawn and stdio round trips)"
 build/lorekeeper_stdio_bench build/lorekeeper build/bench/store.db 50 2000
+
+echo "== sync benchmarks: the whole recorded API (v1 + v2 list pages) from the bundled archive, a directory, loopback HTTP"
+rm -rf build/bench/mirror build/bench/sync-*.db*
+mkdir -p build/bench/mirror
+tar --zstd -xf data/open5e-snapshot.tar.zst -C build/bench/mirror
+/usr/bin/time -f "sync (bundled archive): %e s wall, %M KiB peak RSS" \
+  build/lorekeeper --db build/bench/sync-bundled.db sync --quiet --source bundled
+/usr/bin/time -f "sync (directory): %e s wall, %M KiB peak RSS" \
+  build/lorekeeper --db build/bench/sync-dir.db sync --quiet --source build/bench/mirror
+python3 tests/sync/replay_server.py build/bench/mirror > build/bench/replay.port &
+replay_pid=$!
+trap 'kill $replay_pid 2>/dev/null || true' EXIT
+for _ in $(seq 1 50); do grep -q PORT build/bench/replay.port 2>/dev/null && break; sleep 0.1; done
+port=$(awk '/PORT/ {print $2}' build/bench/replay.port)
+/usr/bin/time -f "sync (loopback HTTP, Python replay server): %e s wall, %M KiB peak RSS" \
+  build/lorekeeper --db build/bench/sync-http.db sync --quiet --source "http://127.0.0.1:$port"
