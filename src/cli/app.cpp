@@ -316,7 +316,11 @@ Status bootstrap_from_bundled(const std::string& db_path) {
   return Status::ok();
 }
 
-tools::Engine make_engine(const Config& cfg) { return tools::Engine(cfg.db_path, bootstrap_from_bundled); }
+tools::Engine make_engine(const Config& cfg) {
+  tools::Engine engine(cfg.db_path, bootstrap_from_bundled);
+  engine.set_legacy_tools(cfg.legacy_tools);
+  return engine;
+}
 
 int cmd_sync(const Config& cfg, std::string source, bool force, bool quiet, int page_size, bool as_json) {
   if (source.empty()) source = cfg.open5e_base_url;
@@ -455,9 +459,9 @@ int cmd_documents(const Config& cfg, const std::string& source, bool as_json) {
 }
 
 int cmd_tool(const Config& cfg, const std::string& name, const std::string& args_text, bool as_json) {
-  if (tools::find_tool(name) == nullptr) {
+  if (tools::find_tool(name, cfg.legacy_tools) == nullptr) {
     std::vector<std::string> names;
-    for (const auto& s : tools::tool_specs()) names.push_back(s.name);
+    for (const auto* s : tools::tool_specs(cfg.legacy_tools)) names.push_back(s->name);
     std::fprintf(stderr, "lorekeeper tool: unknown tool '%s'. Tools: %s\n", name.c_str(),
                  text::join(names, ", ").c_str());
     return 2;
@@ -510,7 +514,11 @@ int run(int argc, char** argv) {
       "LOREKEEPER_CACHE_TTL_DAYS, LOREKEEPER_ERROR_CACHE_TTL_SECONDS, LOREKEEPER_LEGACY_TOOLS.");
 
   std::string auto_sync;
+  bool legacy_tools_flag = false;
   auto* serve = app.add_subcommand("serve", "Serve MCP over stdio (the default transport of MCP hosts)");
+  serve->add_flag("--legacy-tools", legacy_tools_flag,
+                  "Also serve the older tool names (lookup_spell, ..., search_dnd_content); default: "
+                  "$LOREKEEPER_LEGACY_TOOLS");
   serve
       ->add_option("--auto-sync", auto_sync,
                    "Refresh stale data from the API in the background: auto (when it is reachable; default), on, "
@@ -598,6 +606,10 @@ int run(int argc, char** argv) {
 
   if (*serve) {
     if (auto_sync.empty()) auto_sync = cfg->auto_sync;
+    if (legacy_tools_flag) {
+      cfg->legacy_tools = true;
+      cfg->origin["legacy_tools"] = "flag";
+    }
     return cmd_serve(*cfg, auto_sync);
   }
   if (*status) return cmd_status(*cfg, status_json);

@@ -302,7 +302,7 @@ json Server::dispatch(const json& id, const std::string& method, const json& par
 
 json Server::tools_list(const json& params, bool* ok, json* error) {
   int offset = 0;
-  const auto& specs = tools::tool_specs();
+  const auto specs = tools::tool_specs(engine_.legacy_tools());
   if (!parse_cursor(params, &offset) || (offset != 0 && offset >= static_cast<int>(specs.size()))) {
     *ok = false;
     *error = {{"code", kInvalidParams}, {"message", "Invalid params: unknown cursor."}};
@@ -311,7 +311,7 @@ json Server::tools_list(const json& params, bool* ok, json* error) {
   json list = json::array();
   const int end = std::min(static_cast<int>(specs.size()), offset + options_.tools_page_size);
   for (int i = offset; i < end; ++i) {
-    const auto& s = specs[static_cast<size_t>(i)];
+    const auto& s = *specs[static_cast<size_t>(i)];
     tools::ojson t = tools::ojson::object();
     t["name"] = s.name;
     t["title"] = s.title;
@@ -337,9 +337,9 @@ json Server::tools_call(const json& params, bool* ok, json* error) {
     return {};
   }
   const std::string name = params["name"].get<std::string>();
-  if (tools::find_tool(name) == nullptr) {
+  if (tools::find_tool(name, engine_.legacy_tools()) == nullptr) {
     std::vector<std::string> names;
-    for (const auto& s : tools::tool_specs()) names.push_back(s.name);
+    for (const auto* s : tools::tool_specs(engine_.legacy_tools())) names.push_back(s->name);
     *ok = false;
     *error = {{"code", kInvalidParams},
               {"message", "Unknown tool: " + name + ". Tools: " + text::join(names, ", ") + "."}};

@@ -9,6 +9,7 @@
 #include "lorekeeper/core/json_util.hpp"
 #include "lorekeeper/core/log.hpp"
 #include "lorekeeper/core/text.hpp"
+#include "lorekeeper/tools/legacy.hpp"
 #include "lorekeeper/tools/render.hpp"
 
 namespace lorekeeper::tools {
@@ -552,9 +553,18 @@ const std::vector<ToolSpec>& tool_specs() {
   return kSpecs;
 }
 
-const ToolSpec* find_tool(const std::string& name) {
-  for (const auto& s : tool_specs()) {
-    if (s.name == name) return &s;
+std::vector<const ToolSpec*> tool_specs(bool include_legacy) {
+  std::vector<const ToolSpec*> out;
+  for (const auto& s : tool_specs()) out.push_back(&s);
+  if (include_legacy) {
+    for (const auto& s : legacy_tool_specs()) out.push_back(&s);
+  }
+  return out;
+}
+
+const ToolSpec* find_tool(const std::string& name, bool include_legacy) {
+  for (const ToolSpec* s : tool_specs(include_legacy)) {
+    if (s->name == name) return s;
   }
   return nullptr;
 }
@@ -1189,7 +1199,17 @@ ToolResult dispatch_call(Engine& engine, const std::string& name, const json& ar
 }  // namespace
 
 ToolResult Engine::call(const std::string& name, const json& arguments) {
-  ToolResult r = dispatch_call(*this, name, arguments);
+  ToolResult r;
+  if (legacy_tools_ && find_tool(name) == nullptr && find_tool(name, true) != nullptr) {
+    // An older name: validate its own parameters, then run the current tool.
+    auto args = validate_arguments(find_tool(name, true)->params, arguments);
+    if (!args) return error_result(args.status().message());
+    auto current = translate_legacy_call(name, *args);
+    if (!current) return error_result(current.status().message());
+    r = dispatch_call(*this, current->first, current->second);
+  } else {
+    r = dispatch_call(*this, name, arguments);
+  }
   const std::string note = notice_ ? notice_() : std::string();
   if (!note.empty() && !r.is_error) {
     const std::string message = r.structured.value("message", "");

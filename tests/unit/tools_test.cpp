@@ -3,6 +3,7 @@
 #include <set>
 
 #include "lorekeeper/tools/engine.hpp"
+#include "lorekeeper/tools/legacy.hpp"
 #include "lorekeeper/tools/params.hpp"
 #include "test_support.hpp"
 
@@ -309,6 +310,67 @@ TEST(Engine, LargeAnswersAreSummarisedWithinBudget) {
   EXPECT_GT(summarized, 50u);
   EXPECT_LT(summarized, 100u);
   EXPECT_NE(r.structured["message"].get<std::string>().find("get_entity"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace lorekeeper::tools
+
+namespace lorekeeper::tools {
+namespace {
+
+class LegacyTest : public ::testing::Test {
+ protected:
+  LegacyTest() : engine_(testing::fixture_store()) { engine_.set_legacy_tools(true); }
+  Engine engine_;
+};
+
+TEST(Legacy, OffByDefault) {
+  Engine engine(testing::fixture_store());
+  EXPECT_EQ(find_tool("lookup_spell"), nullptr);
+  EXPECT_NE(find_tool("lookup_spell", true), nullptr);
+  EXPECT_TRUE(engine.call("lookup_spell", {{"name", "Fireball"}}).is_error);
+  EXPECT_EQ(tool_specs(false).size(), 9u);
+  EXPECT_EQ(tool_specs(true).size(), 15u);
+}
+
+TEST_F(LegacyTest, AliasesRunTheCurrentTools) {
+  auto r = engine_.call("lookup_spell", {{"name", "Fireball"}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  EXPECT_EQ(r.structured["result"].size(), 3u);
+  // The same answer as the current tool (only the echoed filters differ: name vs search).
+  auto current = engine_.call("search_spell", {{"search", "Fireball"}});
+  EXPECT_EQ(r.structured["result"], current.structured["result"]);
+  r = engine_.call("lookup_creature", {{"challenge_rating", 0.25}, {"documents", {"srd-2014"}}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  for (const auto& x : r.structured["result"]) EXPECT_EQ(x["challenge_rating"], 0.25);
+  r = engine_.call("lookup_character_option", {{"option_type", "race"}, {"name", "Elf"}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  EXPECT_EQ(r.structured["result"][0]["subspecies"], json::array({"High Elf"}));
+  r = engine_.call("lookup_equipment", {{"item_type", "weapon"}, {"name", "longsword"}, {"documents", {"srd-2014"}}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  EXPECT_EQ(r.structured["result"][0]["key"], "srd_longsword");
+  r = engine_.call("lookup_rule", {{"rule_type", "condition"}, {"name", "Grappled"}});
+  EXPECT_EQ(r.structured["result"][0]["key"], "grappled");
+  r = engine_.call("search_dnd_content", {{"query", "fireball"}, {"documents", {"srd-2024"}}});
+  EXPECT_EQ(r.structured["result"]["spell"][0]["key"], "srd-2024_fireball");
+}
+
+TEST_F(LegacyTest, ValidationSpeaksTheOlderNames) {
+  auto r = engine_.call("lookup_character_option", {{"name", "Wizard"}});
+  ASSERT_TRUE(r.is_error);
+  EXPECT_NE(r.text.find("'type' (or 'option_type')"), std::string::npos) << r.text;
+  r = engine_.call("lookup_rule", {{"type", "invalid-rule-type"}});
+  ASSERT_TRUE(r.is_error);
+  EXPECT_NE(r.text.find("condition"), std::string::npos) << r.text;
+  r = engine_.call("lookup_creature", {{"cr", 1}, {"challenge_rating", 2}});
+  ASSERT_TRUE(r.is_error);
+  EXPECT_NE(r.text.find("disagree"), std::string::npos);
+  r = engine_.call("lookup_spell", {{"search", "Fireball"}});
+  ASSERT_TRUE(r.is_error);
+  EXPECT_NE(r.text.find("Unknown parameter 'search'"), std::string::npos);
+  r = engine_.call("lookup_spell", {{"name", "NonexistentSpell123"}});
+  ASSERT_FALSE(r.is_error);
+  EXPECT_TRUE(r.structured["result"].empty());
 }
 
 }  // namespace

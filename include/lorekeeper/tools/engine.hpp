@@ -27,9 +27,11 @@ struct ToolResult {
   bool is_error = false;
 };
 
-// The tools, in the order tools/list presents them.
+// The tools, in the order tools/list presents them; with `include_legacy`, followed by the older names
+// (see legacy.hpp).
 const std::vector<ToolSpec>& tool_specs();
-const ToolSpec* find_tool(const std::string& name);
+std::vector<const ToolSpec*> tool_specs(bool include_legacy);
+const ToolSpec* find_tool(const std::string& name, bool include_legacy = false);
 
 class Engine {
  public:
@@ -54,6 +56,10 @@ class Engine {
   // The function is called on the engine's thread and must be thread-safe with respect to whoever updates it.
   void set_notice(std::function<std::string()> notice) { notice_ = std::move(notice); }
 
+  // Whether the older tool names (lookup_*, search_dnd_content) are served.
+  void set_legacy_tools(bool on) { legacy_tools_ = on; }
+  bool legacy_tools() const { return legacy_tools_; }
+
   // Entity names starting with (or containing) `prefix`, for argument completion; at most `max`.
   std::vector<std::string> complete_names(const std::vector<model::Kind>& kinds, const std::string& prefix, size_t max);
 
@@ -61,6 +67,7 @@ class Engine {
   std::string db_path_;
   Bootstrap bootstrap_;
   std::function<std::string()> notice_;
+  bool legacy_tools_ = false;
   std::unique_ptr<store::Store> store_;
 };
 
