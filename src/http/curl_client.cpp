@@ -1,4 +1,5 @@
 #include <curl/curl.h>
+#include <dlfcn.h>
 
 #include <algorithm>
 #include <chrono>
@@ -14,6 +15,56 @@ namespace lorekeeper::http {
 
 namespace {
 
+// libcurl is loaded on first use, not at process start: it pulls in about thirty libraries (TLS, HTTP/2,
+// Kerberos, LDAP, ...) whose loading would triple the time `serve` needs to answer `initialize`, and only a
+// sync from the network needs it.
+struct Curl {
+  CURLcode (*global_init)(long);
+  CURL* (*easy_init)();
+  void (*easy_cleanup)(CURL*);
+  void (*easy_reset)(CURL*);
+  CURLcode (*easy_setopt)(CURL*, CURLoption, ...);
+  CURLcode (*easy_perform)(CURL*);
+  CURLcode (*easy_getinfo)(CURL*, CURLINFO, ...);
+  const char* (*easy_strerror)(CURLcode);
+  struct curl_slist* (*slist_append)(struct curl_slist*, const char*);
+  void (*slist_free_all)(struct curl_slist*);
+};
+
+// The loaded library, or nullptr with the reason in *error.
+const Curl* curl_library(std::string* error) {
+  static std::string load_error;
+  static const Curl* lib = []() -> const Curl* {
+    void* h = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+    if (h == nullptr) {
+      const char* e = dlerror();
+      load_error = std::string("cannot load libcurl.so.4: ") + (e ? e : "unknown error");
+      return nullptr;
+    }
+    static Curl c;
+    auto sym = [&](const char* name) { return dlsym(h, name); };
+    c.global_init = reinterpret_cast<decltype(c.global_init)>(sym("curl_global_init"));
+    c.easy_init = reinterpret_cast<decltype(c.easy_init)>(sym("curl_easy_init"));
+    c.easy_cleanup = reinterpret_cast<decltype(c.easy_cleanup)>(sym("curl_easy_cleanup"));
+    c.easy_reset = reinterpret_cast<decltype(c.easy_reset)>(sym("curl_easy_reset"));
+    c.easy_setopt = reinterpret_cast<decltype(c.easy_setopt)>(sym("curl_easy_setopt"));
+    c.easy_perform = reinterpret_cast<decltype(c.easy_perform)>(sym("curl_easy_perform"));
+    c.easy_getinfo = reinterpret_cast<decltype(c.easy_getinfo)>(sym("curl_easy_getinfo"));
+    c.easy_strerror = reinterpret_cast<decltype(c.easy_strerror)>(sym("curl_easy_strerror"));
+    c.slist_append = reinterpret_cast<decltype(c.slist_append)>(sym("curl_slist_append"));
+    c.slist_free_all = reinterpret_cast<decltype(c.slist_free_all)>(sym("curl_slist_free_all"));
+    if (!c.global_init || !c.easy_init || !c.easy_cleanup || !c.easy_reset || !c.easy_setopt || !c.easy_perform ||
+        !c.easy_getinfo || !c.easy_strerror || !c.slist_append || !c.slist_free_all) {
+      load_error = "libcurl.so.4 lacks a required function";
+      return nullptr;
+    }
+    c.global_init(CURL_GLOBAL_DEFAULT);
+    return &c;
+  }();
+  if (lib == nullptr && error) *error = load_error;
+  return lib;
+}
+
 size_t append_body(char* data, size_t size, size_t count, void* user) {
   static_cast<std::string*>(user)->append(data, size * count);
   return size * count;
@@ -22,51 +73,55 @@ size_t append_body(char* data, size_t size, size_t count, void* user) {
 class CurlClient : public Client {
  public:
   explicit CurlClient(const Options& options) : options_(options) {
-    static std::once_flag once;
-    std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-    handle_.reset(curl_easy_init());
+    curl_ = curl_library(&load_error_);
+    if (curl_) handle_ = std::unique_ptr<CURL, Cleanup>(curl_->easy_init(), Cleanup{curl_});
   }
 
   Result<Response> get(const std::string& url) override {
+    if (curl_ == nullptr) return Status::unavailable(load_error_);
     CURL* h = handle_.get();
     if (h == nullptr) return Status::internal("curl: cannot create a handle");
-    curl_easy_reset(h);
+    const Curl& c = *curl_;
+    c.easy_reset(h);
     Response r;
     char error[CURL_ERROR_SIZE] = {0};
-    curl_easy_setopt(h, CURLOPT_URL, url.c_str());
-    curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
-    curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
-    curl_easy_setopt(h, CURLOPT_MAXREDIRS, 5L);
-    curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");  // every encoding curl supports, gzip included
-    curl_easy_setopt(h, CURLOPT_USERAGENT, options_.user_agent.c_str());
-    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, options_.connect_timeout_ms);
-    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, options_.timeout_ms);
-    curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, options_.low_speed_seconds);
-    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, error);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, append_body);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, &r.body);
-    struct curl_slist* headers = curl_slist_append(nullptr, "Accept: application/json");
-    curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
-    const CURLcode rc = curl_easy_perform(h);
-    curl_slist_free_all(headers);
+    c.easy_setopt(h, CURLOPT_URL, url.c_str());
+    c.easy_setopt(h, CURLOPT_HTTPGET, 1L);
+    c.easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
+    c.easy_setopt(h, CURLOPT_MAXREDIRS, 5L);
+    c.easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");  // every encoding curl supports, gzip included
+    c.easy_setopt(h, CURLOPT_USERAGENT, options_.user_agent.c_str());
+    c.easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, options_.connect_timeout_ms);
+    c.easy_setopt(h, CURLOPT_TIMEOUT_MS, options_.timeout_ms);
+    c.easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    c.easy_setopt(h, CURLOPT_LOW_SPEED_TIME, options_.low_speed_seconds);
+    c.easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    c.easy_setopt(h, CURLOPT_ERRORBUFFER, error);
+    c.easy_setopt(h, CURLOPT_WRITEFUNCTION, append_body);
+    c.easy_setopt(h, CURLOPT_WRITEDATA, &r.body);
+    struct curl_slist* headers = c.slist_append(nullptr, "Accept: application/json");
+    c.easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+    const CURLcode rc = c.easy_perform(h);
+    c.slist_free_all(headers);
     if (rc != CURLE_OK) {
-      return Status::unavailable("GET " + url + ": " + (error[0] ? std::string(error) : curl_easy_strerror(rc)));
+      return Status::unavailable("GET " + url + ": " + (error[0] ? std::string(error) : c.easy_strerror(rc)));
     }
-    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r.status);
+    c.easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r.status);
     char* type = nullptr;
-    curl_easy_getinfo(h, CURLINFO_CONTENT_TYPE, &type);
+    c.easy_getinfo(h, CURLINFO_CONTENT_TYPE, &type);
     if (type) r.content_type = type;
     return r;
   }
 
  private:
   struct Cleanup {
-    void operator()(CURL* h) const { curl_easy_cleanup(h); }
+    const Curl* curl;
+    void operator()(CURL* h) const { curl->easy_cleanup(h); }
   };
   Options options_;
-  std::unique_ptr<CURL, Cleanup> handle_;
+  const Curl* curl_ = nullptr;  // process-lifetime library table
+  std::string load_error_;
+  std::unique_ptr<CURL, Cleanup> handle_{nullptr, Cleanup{nullptr}};
 };
 
 }  // namespace
