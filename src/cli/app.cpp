@@ -254,33 +254,39 @@ class BackgroundSync {
   std::thread thread_;
 };
 
-// A live progress line on a terminal: endpoint, pages, records of the announced count, rate and ETA.
+// Progress of a sync: on a terminal one live line (endpoint n of N, pages, records of the announced count, overall
+// rate, ETA for the endpoint); otherwise one plain line per page.
 class Progress {
  public:
-  explicit Progress(bool quiet) : quiet_(quiet), tty_(isatty(STDERR_FILENO) != 0) {}
+  explicit Progress(bool quiet)
+      : quiet_(quiet),
+        tty_(isatty(STDERR_FILENO) != 0),
+        endpoints_(open5e::sync_endpoints().size()),
+        start_(std::chrono::steady_clock::now()) {}
   void update(const std::string& endpoint, int pages, int records, int expected) {
     if (quiet_) return;
-    const auto now = std::chrono::steady_clock::now();
     if (endpoint != endpoint_) {
+      done_records_ += last_records_;
       endpoint_ = endpoint;
-      endpoint_start_ = now;
+      ++index_;
     }
-    const double secs = std::chrono::duration<double>(now - endpoint_start_).count();
-    const double rate = secs > 0.05 ? records / secs : 0;
+    last_records_ = records;
     if (!tty_) {
       std::fprintf(stderr, "sync %s: page %d, %d/%d records\n", endpoint.c_str(), pages, records, expected);
       return;
     }
-    const int width = 24;
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    const double rate = secs > 0.01 ? (done_records_ + records) / secs : 0;
+    const int width = 20;
     const double frac = expected > 0 ? std::min(1.0, static_cast<double>(records) / expected) : 1.0;
     const int filled = static_cast<int>(frac * width);
-    std::string bar =
+    const std::string bar =
         std::string(static_cast<size_t>(filled), '=') + std::string(static_cast<size_t>(width - filled), ' ');
-    std::string eta = "";
+    std::string eta;
     if (rate > 0 && expected > records)
-      eta = "  ETA " + text::format_number(std::round((expected - records) / rate)) + " s";
-    std::fprintf(stderr, "\r\033[K[%s] %-18s %4d pages  %6d/%-6d records  %6.0f rec/s%s", bar.c_str(), endpoint.c_str(),
-                 pages, records, expected, rate, eta.c_str());
+      eta = "  ETA " + text::format_number(std::ceil((expected - records) / rate)) + " s";
+    std::fprintf(stderr, "\r\033[K[%s] %2zu/%zu %-19s %3d pages %6d/%-6d records %7.0f rec/s%s", bar.c_str(), index_,
+                 endpoints_, endpoint.c_str(), pages, records, expected, rate, eta.c_str());
   }
   void done() {
     if (!quiet_ && tty_) std::fprintf(stderr, "\r\033[K");
@@ -289,8 +295,12 @@ class Progress {
  private:
   bool quiet_;
   bool tty_;
+  size_t endpoints_;
+  size_t index_ = 0;
   std::string endpoint_;
-  std::chrono::steady_clock::time_point endpoint_start_;
+  int done_records_ = 0;
+  int last_records_ = 0;
+  std::chrono::steady_clock::time_point start_;
 };
 
 // Builds a store at `db_path` from the snapshot inside the binary: written to a private file first and linked
