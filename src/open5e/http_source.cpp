@@ -15,9 +15,7 @@ class HttpSource : public PageSource {
   }
 
   Result<std::string> get(const std::string& path_and_query) override {
-    std::string path = path_and_query;
-    while (!path.empty() && path[0] == '/') path.erase(0, 1);
-    const std::string url = base_ + "/" + path;
+    const std::string url = base_ + "/" + request_path(path_and_query);
     auto r = http::get_with_retries(*client_, url, policy_);
     if (!r) return r.status();
     if (r->status == 404) return Status::not_found("GET " + url + ": HTTP 404");

@@ -125,14 +125,18 @@ Result<std::map<std::string, std::string>> untar(const std::string& tar) {
 
 }  // namespace
 
-std::string recorded_name(const std::string& path_or_url) {
+std::string request_path(const std::string& path_or_url) {
   std::string s = path_or_url;
-  // Drop scheme and host of an absolute URL.
   if (auto scheme = s.find("://"); scheme != std::string::npos) {
     const auto slash = s.find('/', scheme + 3);
     s = slash == std::string::npos ? "" : s.substr(slash);
   }
   while (!s.empty() && s[0] == '/') s.erase(0, 1);
+  return s;
+}
+
+std::string recorded_name(const std::string& path_or_url) {
+  const std::string s = request_path(path_or_url);
   std::string path = s;
   std::string query;
   if (auto q = s.find('?'); q != std::string::npos) {

@@ -22,17 +22,6 @@ std::string iso_now() {
   return buf;
 }
 
-// The path and query of an absolute `next` URL, so pages are always requested from our source.
-std::string path_of(const std::string& url) {
-  std::string s = url;
-  if (auto scheme = s.find("://"); scheme != std::string::npos) {
-    const auto slash = s.find('/', scheme + 3);
-    s = slash == std::string::npos ? "/" : s.substr(slash);
-  }
-  while (!s.empty() && s[0] == '/') s.erase(0, 1);
-  return s;
-}
-
 using PageHandler = std::function<Status(std::vector<json>& records)>;
 
 // Walks one list endpoint to its end, handing each page's records to `on_page`. NotFound on the first page
@@ -72,7 +61,7 @@ Status walk(PageSource& source, const std::string& endpoint, const SyncOptions& 
     if (options.progress) options.progress(endpoint, pages, records, expected);
     const json& next = (*page)["next"];
     if (!next.is_string()) break;
-    request = path_of(next.get<std::string>());
+    request = request_path(next.get<std::string>());
   }
   report.records[endpoint] = records;
   return Status::ok();

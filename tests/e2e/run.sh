@@ -7,6 +7,10 @@
 #
 # The store must have been synced from tests/fixtures/mirror-mini:
 #   build/lorekeeper --db /tmp/e2e/store.db sync --source tests/fixtures/mirror-mini
+#
+# legacy_scenarios (the 03/04 spec scenarios through the older tool names) needs the full bundled store:
+#   build/lorekeeper --db /tmp/e2e/full.db sync --source bundled --force --quiet
+#   LOREKEEPER_BIN=build/lorekeeper LOREKEEPER_DB_PATH=/tmp/e2e/full.db tests/e2e/run.sh legacy_scenarios
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -15,9 +19,17 @@ which="${1:-}"
 die() { printf 'e2e: %s\n' "$*" >&2; exit 1; }
 
 case "$which" in
-  sdk_v1|sdk_v2|inspector) ;;
-  *) die "usage: $0 sdk_v1|sdk_v2|inspector" ;;
+  sdk_v1|sdk_v2|inspector|legacy_scenarios) ;;
+  *) die "usage: $0 sdk_v1|sdk_v2|inspector|legacy_scenarios" ;;
 esac
+
+if [[ "$which" == legacy_scenarios ]]; then
+  store_source=bundled
+  sync_cmd="sync --source bundled --force --quiet"
+else
+  store_source=tests/fixtures/mirror-mini
+  sync_cmd="sync --source tests/fixtures/mirror-mini"
+fi
 
 command -v node >/dev/null 2>&1 || die "node is not installed; run the project setup script (scripts/setup.sh)"
 if [[ ! -d "$here/node_modules/@modelcontextprotocol" ]]; then
@@ -25,8 +37,8 @@ if [[ ! -d "$here/node_modules/@modelcontextprotocol" ]]; then
 fi
 [[ -n "${LOREKEEPER_BIN:-}" ]] || die "LOREKEEPER_BIN is not set (path to the lorekeeper binary)"
 [[ -x "$LOREKEEPER_BIN" ]] || die "LOREKEEPER_BIN=$LOREKEEPER_BIN is not executable; build lorekeeper first"
-[[ -n "${LOREKEEPER_DB_PATH:-}" ]] || die "LOREKEEPER_DB_PATH is not set (store synced from tests/fixtures/mirror-mini)"
-[[ -f "$LOREKEEPER_DB_PATH" ]] || die "LOREKEEPER_DB_PATH=$LOREKEEPER_DB_PATH does not exist; create it with: $LOREKEEPER_BIN --db $LOREKEEPER_DB_PATH sync --source tests/fixtures/mirror-mini"
+[[ -n "${LOREKEEPER_DB_PATH:-}" ]] || die "LOREKEEPER_DB_PATH is not set (store synced from $store_source)"
+[[ -f "$LOREKEEPER_DB_PATH" ]] || die "LOREKEEPER_DB_PATH=$LOREKEEPER_DB_PATH does not exist; create it with: $LOREKEEPER_BIN --db $LOREKEEPER_DB_PATH $sync_cmd"
 
 # Absolute paths: the suites run from this directory.
 LOREKEEPER_BIN="$(cd "$(dirname "$LOREKEEPER_BIN")" && pwd)/$(basename "$LOREKEEPER_BIN")"
@@ -38,6 +50,10 @@ case "$which" in
   sdk_v1|sdk_v2)
     # Node's built-in runner; its closing summary ("# pass N" / "# fail N") is what CI reads.
     exec node --test --test-reporter=spec "$which.test.mjs"
+    ;;
+  legacy_scenarios)
+    # The requirement scenarios of 03-mcp-tools-requirements.md and 04-documents-parameter.md, on the full store.
+    exec node --test --test-reporter=spec legacy_scenarios.test.mjs
     ;;
   inspector)
     exec bash "$here/inspector.test.sh"

@@ -22,6 +22,11 @@ class PageSource {
   virtual std::string describe() const = 0;
 };
 
+// The path and query of a request or URL, without scheme, host or leading slashes:
+// "https://api.open5e.com/v2/spells/?page=2" -> "v2/spells/?page=2". Pages are always requested from the
+// sync's own source, whatever host a `next` link names.
+std::string request_path(const std::string& path_or_url);
+
 // Maps a request to the recorded file name of the mirror layout (docs/formats/mirror-layout.md):
 // "v2/spells/?page=2&limit=100" -> "v2/spells/limit=100&page=2.json". Accepts absolute URLs too.
 std::string recorded_name(const std::string& path_or_url);
