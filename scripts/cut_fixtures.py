@@ -29,7 +29,7 @@ PICK = {
     "feats": ["srd_grappler", "srd-2024_grappler", "srd-2024_alert"],
     "weapons": ["srd_longsword", "srd-2024_longsword", "srd_dagger", "srd_longbow", "srd_battleaxe"],
     "armor": ["srd_plate", "srd-2024_plate-armor", "srd_leather", "srd_breastplate", "srd-2024_shield"],
-    "items": ["srd_rope-hempen-50-feet", "srd-2024_rope", "srd_torch", "srd_backpack"],
+    "items": ["srd_rope-hempen-50-feet", "srd-2024_rope", "srd_torch", "srd_backpack", "srd_longsword", "srd_plate-armor"],
     "magicitems": ["srd_bag-of-holding", "srd-2024_bag-of-holding", "srd_potion-of-healing",
                    "srd_vorpal-sword-longsword", "srd_cloak-of-elvenkind", "vom_aberrant-agreement"],
     "conditions": ["grappled", "prone", "poisoned", "frightened"],

@@ -383,6 +383,9 @@ int cmd_sync(const Config& cfg, std::string source, bool force, bool quiet, int 
   for (const auto& [k, n] : report->entities) s += "  " + k + ": " + std::to_string(n) + "\n";
   s += "  documents: " + std::to_string(report->per_document.size()) + "\n";
   if (report->duplicates > 0) s += "  duplicate records ignored: " + std::to_string(report->duplicates) + "\n";
+  if (report->merged_items > 0) {
+    s += "  gear records folded into their weapon or armor: " + std::to_string(report->merged_items) + "\n";
+  }
   if (report->v1_covered > 0) {
     s += "  v1 records already in v2 (not stored twice): " + std::to_string(report->v1_covered) + "\n";
   }

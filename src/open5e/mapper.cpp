@@ -37,9 +37,10 @@ const std::vector<Endpoint> kEndpoints = {
     {"species", Kind::kSpecies},
     {"backgrounds", Kind::kBackground},
     {"feats", Kind::kFeat},
+    // Items before weapons and armor: an item that is a weapon or armor lends them its cost and weight.
+    {"items", Kind::kItem},
     {"weapons", Kind::kWeapon},
     {"armor", Kind::kArmor},
-    {"items", Kind::kItem},
     {"magicitems", Kind::kMagicItem},
 };
 
@@ -481,6 +482,21 @@ void map_weapon(const json& rec, Entity& e) {
   e.text = name_of(dt) + " damage " + str(rec, "damage_dice") + ". " + text::join(parts, ", ");
 }
 
+// Cost and weight of a weapon or armor, from the /v2/items/ record that describes it (see note_gear_item).
+void add_gear_info(Entity& e, const MappingContext& ctx) {
+  auto it = ctx.gear.find(e.key);
+  if (it == ctx.gear.end()) return;
+  const json& item = it->second;
+  e.facets.cost = num(item, "cost");
+  e.facets.weight = num(item, "weight");
+  if (e.facets.cost) e.data["cost_gp"] = *e.facets.cost;
+  if (e.facets.weight) {
+    e.data["weight"] = *e.facets.weight;
+    put_str(e.data, "weight_unit", str(item, "weight_unit"));
+  }
+  put_str(e.data, "desc", str(item, "desc"));
+}
+
 void map_armor(const json& rec, Entity& e) {
   auto& f = e.facets;
   auto& d = e.data;
@@ -530,6 +546,76 @@ void map_magic_item(const json& rec, Entity& e) {
   put_str(d, "attunement_detail", str(rec, "attunement_detail"));
 }
 
+// The SRD chapter each rule section belongs to, so `section: "combat"` finds the rules of every combat section.
+// SRD 5.1 splits chapters into many sections (v1's /sections/ `parent` names them); SRD 5.2's are chapters.
+const std::map<std::string, std::string>& rule_chapters() {
+  static const std::map<std::string, std::string> kChapters = {
+      {"srd_abilities", "using-ability-scores"},
+      {"srd_saving-throws", "using-ability-scores"},
+      {"srd_time", "adventuring"},
+      {"srd_movement", "adventuring"},
+      {"srd_environment", "adventuring"},
+      {"srd_rest", "adventuring"},
+      {"srd_between-adventures", "adventuring"},
+      {"srd_actions-in-combat", "combat"},
+      {"srd_attacking", "combat"},
+      {"srd_combat-sequence", "combat"},
+      {"srd_cover", "combat"},
+      {"srd_damage-and-healing", "combat"},
+      {"srd_mounted-combat", "combat"},
+      {"srd_underwater-combat", "combat"},
+      {"srd_spellcasting", "spellcasting"},
+      {"srd_adventuring-gear", "equipment"},
+      {"srd_armor", "equipment"},
+      {"srd_coins", "equipment"},
+      {"srd_equipment-packs", "equipment"},
+      {"srd_expenses", "equipment"},
+      {"srd_mounts-and-vehicles", "equipment"},
+      {"srd_selling-treasure", "equipment"},
+      {"srd_tools", "equipment"},
+      {"srd_trade-goods", "equipment"},
+      {"srd_weapons", "equipment"},
+      {"srd_alignment", "characters"},
+      {"srd_backgrounds", "characters"},
+      {"srd_feats", "characters"},
+      {"srd_inspiration", "characters"},
+      {"srd_languages", "characters"},
+      {"srd_races", "characters"},
+      {"srd_leveling-up", "characters"},
+      {"srd_multiclassing", "characters"},
+      {"srd_conditions", "appendix"},
+      {"srd_diseases", "appendix"},
+      {"srd_madness", "appendix"},
+      {"srd_magic-items", "appendix"},
+      {"srd_monsters", "appendix"},
+      {"srd_nonplayer-characters", "appendix"},
+      {"srd_objects", "appendix"},
+      {"srd_pantheons", "appendix"},
+      {"srd_planes", "appendix"},
+      {"srd_poisons", "appendix"},
+      {"srd_traps", "appendix"},
+      {"srd-2024_combat", "combat"},
+      {"srd-2024_damage-and-healing", "combat"},
+      {"srd-2024_d20-tests", "using-ability-scores"},
+      {"srd-2024_the-six-abilities", "using-ability-scores"},
+      {"srd-2024_proficiency", "using-ability-scores"},
+      {"srd-2024_exploration", "adventuring"},
+      {"srd-2024_rhythm-of-play", "adventuring"},
+      {"srd-2024_social-interaction", "adventuring"},
+      {"srd-2024_create-your-character", "characters"},
+      {"srd-2024_multiclassing", "characters"},
+      {"srd-2024_trinkets", "equipment"},
+  };
+  return kChapters;
+}
+
+// "combat attacking": the chapter, then the section's own slug, so a filter can name either.
+std::string section_facet(const std::string& ruleset_key, const std::string& section_name) {
+  auto it = rule_chapters().find(ruleset_key);
+  const std::string own = model::slug(section_name);
+  return it == rule_chapters().end() || it->second == own ? own : it->second + " " + own;
+}
+
 void map_rule(const json& rec, Entity& e, const MappingContext& ctx) {
   auto& d = e.data;
   put_str(d, "desc", str(rec, "desc"));
@@ -538,8 +624,9 @@ void map_rule(const json& rec, Entity& e, const MappingContext& ctx) {
     e.facets.parent_key = ruleset;
     auto it = ctx.rule_section_names.find(ruleset);
     const std::string section_name = it != ctx.rule_section_names.end() ? it->second : ruleset;
-    e.facets.section = model::slug(section_name);
+    e.facets.section = section_facet(ruleset, section_name);
     d["section"] = section_name;
+    if (auto ch = rule_chapters().find(ruleset); ch != rule_chapters().end()) d["chapter"] = ch->second;
   }
   e.text = str(rec, "desc");
 }
@@ -547,7 +634,8 @@ void map_rule(const json& rec, Entity& e, const MappingContext& ctx) {
 void map_rule_section(const json& rec, Entity& e) {
   auto& d = e.data;
   put_str(d, "desc", str(rec, "desc"));
-  e.facets.section = model::slug(str(rec, "name"));
+  e.facets.section = section_facet(e.key, str(rec, "name"));
+  if (auto ch = rule_chapters().find(e.key); ch != rule_chapters().end()) d["chapter"] = ch->second;
   put_if(d, "rules", named_list(child(rec, "rules")));
   e.text = str(rec, "desc");
 }
@@ -692,6 +780,18 @@ void map_v1_armor(const json& rec, Entity& e) {
 }  // namespace
 
 const std::vector<Endpoint>& v2_endpoints() { return kEndpoints; }
+
+bool note_gear_item(const json& rec, MappingContext& ctx) {
+  for (const char* link : {"weapon", "armor"}) {
+    const json& target = child(rec, link);
+    if (!target.is_object() && !target.is_string()) continue;
+    const std::string key = key_of(target);
+    if (key.empty()) continue;
+    ctx.gear[key] = rec;
+    return true;
+  }
+  return false;
+}
 const std::vector<Endpoint>& v1_endpoints() { return kV1Endpoints; }
 
 Result<Document> map_v1_document(const json& rec, const MappingContext& ctx) {
@@ -797,8 +897,14 @@ Result<Entity> map_v2_record(const Endpoint& endpoint, const json& rec, const Ma
     case Kind::kSpecies: map_species(rec, e); break;
     case Kind::kBackground: map_traits_kind(rec, e, "benefits"); break;
     case Kind::kFeat: map_feat(rec, e); break;
-    case Kind::kWeapon: map_weapon(rec, e); break;
-    case Kind::kArmor: map_armor(rec, e); break;
+    case Kind::kWeapon:
+      map_weapon(rec, e);
+      add_gear_info(e, ctx);
+      break;
+    case Kind::kArmor:
+      map_armor(rec, e);
+      add_gear_info(e, ctx);
+      break;
     case Kind::kItem: map_item_common(rec, e); break;
     case Kind::kMagicItem: map_magic_item(rec, e); break;
     case Kind::kRule: map_rule(rec, e, ctx); break;

@@ -186,7 +186,12 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
       continue;
     }
     std::vector<std::pair<int, std::string>> kind_documents;
+    int merged = 0;
     Status s = run_endpoint(endpoint, {"open5e_v2", ep.kind}, [&](const json& rec) -> std::optional<model::Entity> {
+      if (ep.kind == Kind::kItem && note_gear_item(rec, ctx)) {
+        ++merged;
+        return std::nullopt;
+      }
       auto e = map_v2_record(ep, rec, ctx);
       if (!e) {
         report.skipped.push_back({endpoint, json_util::str(rec, "key"), e.status().message()});
@@ -198,6 +203,7 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
     });
     if (s.code() == StatusCode::kCancelled) return s;
     if (s.is_ok()) {
+      report.merged_items += merged;
       v2_kind_documents.insert(kind_documents.begin(), kind_documents.end());
     } else if (s.code() != StatusCode::kNotFound) {
       v2_failed_kinds.insert(static_cast<int>(ep.kind));
@@ -264,6 +270,7 @@ std::string report_json(const SyncReport& r) {
             {"records", r.records},
             {"duplicates", r.duplicates},
             {"v1_covered_by_v2", r.v1_covered},
+            {"items_merged_into_weapons_and_armor", r.merged_items},
             {"pages", r.pages},
             {"seconds", std::round(r.seconds * 100) / 100},
             {"missing_endpoints", r.missing_endpoints},

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <set>
 #include <variant>
 
 #include "lorekeeper/core/json_util.hpp"
@@ -518,6 +519,83 @@ Result<QueryResult> Store::query(const Query& q) {
   auto row = st.step();
   if (!row) return row.status();
   out.total = *row ? static_cast<int>(st.int64(0)) : 0;
+  return out;
+}
+
+Result<std::vector<NameEntry>> Store::match_names(const Query& q) {
+  std::string where = " WHERE 1";
+  std::vector<BindValue> binds;
+  build_where(q, &where, &binds);
+  auto prepared = cached(
+      "SELECT e.kind, e.key, e.name, e.document_key FROM entities e"
+      " JOIN documents d ON d.key = e.document_key" +
+      where + " ORDER BY e.name_fold, e.document_key, e.key LIMIT ?");
+  if (!prepared) return prepared.status();
+  Stmt& st = **prepared;
+  bind_all(st, binds);
+  st.bind(static_cast<int>(binds.size()) + 1, static_cast<long long>(q.limit));
+  std::vector<NameEntry> out;
+  while (true) {
+    auto row = st.step();
+    if (!row) return row.status();
+    if (!*row) break;
+    out.push_back({model::parse_kind(st.text(0)).value_or(Kind::kSpell), st.text(1), st.text(2), st.text(3)});
+  }
+  return out;
+}
+
+Result<std::vector<Store::TextHit>> Store::text_search(const Query& q, const std::vector<std::string>& words,
+                                                       int limit) {
+  // FTS5 queries of quoted terms; bound as parameters, so no input reaches the SQL text.
+  auto quote = [](const std::string& w) {
+    std::string quoted = "\"";
+    for (char c : w) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return quoted + "\"";
+  };
+  std::vector<std::string> terms;
+  for (const auto& w : words) {
+    if (!w.empty()) terms.push_back(w);
+  }
+  std::vector<TextHit> out;
+  if (terms.empty() || limit <= 0) return out;
+  std::string match;
+  for (const auto& t : terms) match += (match.empty() ? "" : " OR ") + quote(t);
+  std::string where = " WHERE entities_fts MATCH ?";
+  std::vector<BindValue> binds = {match};
+  build_where(q, &where, &binds);
+  auto prepared = cached(
+      "SELECT e.kind, e.key, e.id, -bm25(entities_fts, 10.0, 1.0) AS rank FROM entities_fts"
+      " JOIN entities e ON e.id = entities_fts.rowid JOIN documents d ON d.key = e.document_key" +
+      where + " ORDER BY rank DESC LIMIT ?");
+  if (!prepared) return prepared.status();
+  Stmt& st = **prepared;
+  bind_all(st, binds);
+  st.bind(static_cast<int>(binds.size()) + 1, static_cast<long long>(limit));
+  std::vector<long long> ids;
+  while (true) {
+    auto row = st.step();
+    if (!row) return row.status();
+    if (!*row) break;
+    out.push_back({model::parse_kind(st.text(0)).value_or(Kind::kSpell), st.text(1), st.real(3), 0});
+    ids.push_back(st.int64(2));
+  }
+  if (out.empty()) return out;
+  // How many of the terms each hit contains: one index lookup per term.
+  auto term_rows = cached("SELECT rowid FROM entities_fts WHERE entities_fts MATCH ?");
+  if (!term_rows) return term_rows.status();
+  for (const auto& t : terms) {
+    Stmt& ts = **term_rows;
+    ts.reset();
+    ts.bind(1, std::string_view(quote(t)));
+    std::set<long long> rows;
+    while (true) {
+      auto row = ts.step();
+      if (!row) return row.status();
+      if (!*row) break;
+      rows.insert(ts.int64(0));
+    }
+    for (size_t i = 0; i < out.size(); ++i) out[i].matched_terms += rows.count(ids[i]) ? 1 : 0;
+  }
   return out;
 }
 

@@ -251,7 +251,7 @@ std::vector<ToolSpec> build_specs() {
                      false,
                      {}},
                     documents_param(),
-                    limit_param(5)},
+                    limit_param()},
                    grouped_output_schema()});
   specs.push_back({"get_entity",
                    "Get one entry",
@@ -479,6 +479,18 @@ std::vector<std::string> words_of(const std::string& s) {
   return out;
 }
 
+// Words too common in this content, or in questions, to say anything about what is wanted.
+bool is_stopword(const std::string& w) {
+  static const std::set<std::string> kStop = {
+      "the",      "and",  "for",   "with",  "that",   "this",      "from",     "into",      "what",
+      "which",    "who",  "how",   "does",  "are",    "was",       "has",      "have",      "can",
+      "you",      "your", "its",   "their", "them",   "they",      "not",      "such",      "any",
+      "all",      "some", "one",   "very",  "about",  "there",     "when",     "where",     "like",
+      "find",     "show", "give",  "list",  "spell",  "spells",    "creature", "creatures", "monster",
+      "monsters", "item", "items", "thing", "things", "something", "dnd",      "d&d"};
+  return kStop.count(w) > 0;
+}
+
 struct Found {
   std::vector<json> results;
   int total = 0;
@@ -487,7 +499,11 @@ struct Found {
 
 // Runs one structured query with optional name matching. Exact-name matches win; otherwise names containing
 // every word of `search` are ranked by how much of the name the query covers.
-Result<Found> find(store::Store& st, Query q, const std::string& search, int limit) {
+// How `search` is matched: by names and text (the current tools), or by names only (the older tools' `name`).
+enum class Match { kNamesAndText, kNamesOnly };
+
+Result<Found> find(store::Store& st, Query q, const std::string& search, int limit,
+                   Match match = Match::kNamesAndText) {
   Found out;
   const std::string s = text::trim(search);
   if (s.empty()) {
@@ -504,6 +520,7 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
   exact.limit = limit;
   auto r = st.query(exact);
   if (!r) return r.status();
+  std::vector<json> exact_results;
   if (r->total > 0) {
     // Every edition of the name; the official SRDs first, then other publishers, each by document key.
     std::stable_sort(r->entities.begin(), r->entities.end(), [](const Entity& a, const Entity& b) {
@@ -514,35 +531,113 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
     for (const auto& e : r->entities) {
       json j = to_result(e);
       j["_score"] = 1.0;
-      out.results.push_back(std::move(j));
+      exact_results.push_back(std::move(j));
     }
-    out.total = r->total;
-    out.how = "exact name";
-    return out;
   }
-  Query contains = q;
-  contains.name_contains = words_of(s);
-  if (contains.name_contains.empty()) return out;
-  contains.limit = 500;
-  r = st.query(contains);
-  if (!r) return r.status();
+  // Candidates from three matchers, each scored in 0..1, merged by entity (best score wins):
+  //   names containing every word (0.5-0.99, by how much of the name the query covers),
+  //   names within a small edit distance of the query, for typos (0.6-0.85),
+  //   full-text BM25 over names and descriptions (0.1-0.6, relative to the best hit; weak hits dropped).
+  // Candidates by (kind, key): score and the result object, loaded now or, for text hits, once they are shown.
+  std::map<std::pair<int, std::string>, std::pair<double, json>> merged;
+  std::set<std::pair<int, std::string>> exact_ids;
+  for (const auto& j : exact_results) {
+    exact_ids.insert({static_cast<int>(*model::parse_kind(j["kind"].get<std::string>())), j["key"]});
+  }
+  // Offers a candidate; its result object is loaded only if it is among those shown.
+  auto offer = [&](Kind kind, const std::string& key, double score) {
+    const auto id = std::make_pair(static_cast<int>(kind), key);
+    if (exact_ids.count(id)) return;
+    auto it = merged.find(id);
+    if (it != merged.end() && it->second.first >= score) return;
+    merged[id] = {score, json()};
+  };
   const std::string qf = text::fold(s);
-  std::vector<std::pair<double, json>> scored;
-  for (const auto& e : r->entities) {
+  const std::vector<std::string> words = words_of(s);
+  if (words.empty()) return out;
+  Query contains = q;
+  contains.name_contains = words;
+  contains.limit = 500;
+  auto named = st.match_names(contains);
+  if (!named) return named.status();
+  const int contains_total = static_cast<int>(named->size());
+  for (const auto& e : *named) {
     const std::string nf = text::fold(e.name);
-    double coverage = nf.empty() ? 0 : static_cast<double>(qf.size()) / static_cast<double>(nf.size());
-    coverage = std::min(1.0, coverage);
+    const double coverage =
+        std::min(1.0, nf.empty() ? 0 : static_cast<double>(qf.size()) / static_cast<double>(nf.size()));
     double score = 0.5 + 0.4 * coverage;
     if (nf.rfind(qf, 0) == 0) score += 0.05;              // the name starts with the query
     if (nf.find(qf) != std::string::npos) score += 0.04;  // the words appear together, in order
-    json j = to_result(e);
-    j["_score"] = round3(std::min(score, 0.99));
-    scored.push_back({score, std::move(j)});
+    offer(e.kind, e.key, std::min(score, 0.99));
   }
-  std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-  for (size_t i = 0; i < scored.size() && static_cast<int>(i) < limit; ++i) out.results.push_back(scored[i].second);
-  out.total = r->total;
-  out.how = "name contains";
+  bool typo = false;
+  if (merged.empty() && exact_results.empty() && qf.size() >= 4 && words.size() <= 4) {
+    auto names = st.names(q.kinds);
+    if (names) {
+      const int budget = std::max(1, static_cast<int>(qf.size()) / 4);
+      std::set<std::string> close;
+      for (const auto& n : *names) {
+        const int d = text::edit_distance(qf, text::fold(n.name), budget);
+        if (d <= budget) close.insert(n.name);
+        if (close.size() >= 10) break;
+      }
+      for (const auto& name : close) {
+        Query by_name = q;
+        by_name.name_exact = name;
+        by_name.limit = 20;
+        auto hits = st.match_names(by_name);
+        if (!hits) return hits.status();
+        const int d = text::edit_distance(qf, text::fold(name), budget);
+        for (const auto& e : *hits) offer(e.kind, e.key, 0.85 - 0.25 * d / std::max(1, budget));
+        typo = typo || !hits->empty();
+      }
+    }
+  }
+  // Text search over the words that carry meaning; a hit must contain at least half of them, so a query of
+  // gibberish plus common words finds nothing rather than whatever mentions "spell".
+  std::vector<std::string> terms;
+  for (const auto& w : words) {
+    if (w.size() >= 3 && !is_stopword(w)) terms.push_back(w);
+  }
+  if (match == Match::kNamesOnly) terms.clear();
+  auto text_hits = st.text_search(q, terms, 100);
+  if (!text_hits) return text_hits.status();
+  const int needed = static_cast<int>((terms.size() + 1) / 2);
+  double best = 0;
+  for (const auto& h : *text_hits) {
+    if (h.matched_terms < needed) continue;
+    if (best == 0) best = h.rank;
+    const double rel = best > 0 ? h.rank / best : 0;
+    if (rel < 0.25) break;  // below the relevance floor: left out rather than padding the answer
+    offer(h.kind, h.key, 0.1 + 0.5 * rel);
+  }
+  struct Candidate {
+    double score;
+    std::pair<int, std::string> id;
+    json result;  // null until loaded
+  };
+  std::vector<Candidate> scored;
+  for (auto& [id, v] : merged) scored.push_back({v.first, id, std::move(v.second)});
+  std::stable_sort(scored.begin(), scored.end(), [](const Candidate& a, const Candidate& b) {
+    if (a.score != b.score) return a.score > b.score;
+    return a.id < b.id;
+  });
+  // An exact name comes first (every edition of it), then the other matches.
+  out.results = std::move(exact_results);
+  for (auto& c : scored) {
+    if (static_cast<int>(out.results.size()) >= limit) break;
+    if (c.result.is_null()) {
+      auto loaded = st.get(c.id.second, static_cast<Kind>(c.id.first), false);
+      if (!loaded) return loaded.status();
+      if (loaded->empty()) continue;
+      c.result = to_result(loaded->front());
+      c.result["_score"] = round3(c.score);
+    }
+    out.results.push_back(std::move(c.result));
+  }
+  out.total = static_cast<int>(exact_ids.size() + scored.size());
+  out.how = !exact_ids.empty() ? "exact name" : contains_total > 0 ? "name contains" : typo ? "close name" : "text";
+  (void)r;
   return out;
 }
 
@@ -844,7 +939,8 @@ void add_children(store::Store& st, std::vector<json>& results) {
 }
 
 // A search tool: documents, name matching, filters, explanation of empty answers.
-ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilder& build, bool top_level_default) {
+ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilder& build, bool top_level_default,
+                           Match match) {
   auto built = build(args);
   if (!built) return error_result(built.status().message());
   Query q = *built;
@@ -857,14 +953,23 @@ ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilde
   if (docs.select_nothing) {
     return list_answer({}, "No " + label + "s: no source document selected.", docs.message, 0, args);
   }
-  auto found = find(st, q, search, limit);
+  auto found = find(st, q, search, limit, match);
   if (!found) return error_result("Search failed: " + found.status().to_string());
   add_children(st, found->results);
   std::string header;
   if (found->how == "exact name") {
-    header = "Found " + plural(label, found->total) + " named \"" + search + "\".";
-  } else if (found->how == "name contains") {
-    header = "Found " + plural(label, found->total) + " whose name contains \"" + search + "\"" +
+    int exact = 0;
+    for (const auto& x : found->results) exact += x.value("_score", 0.0) >= 1.0 ? 1 : 0;
+    header = "Found " + plural(label, exact) + " named \"" + search + "\"" +
+             (found->total > exact ? ", then " + std::to_string(found->total - exact) + " other match(es)" : "") +
+             (found->total > static_cast<int>(found->results.size())
+                  ? " (showing " + std::to_string(found->results.size()) + ")."
+                  : ".");
+  } else if (found->how == "name contains" || found->how == "text" || found->how == "close name") {
+    const std::string how = found->how == "name contains" ? "by name, then by text"
+                            : found->how == "close name"  ? "by close spellings of the name, then by text"
+                                                          : "by the words of their text";
+    header = "Found " + plural(label, found->total) + " for \"" + search + "\", ranked " + how +
              (found->total > static_cast<int>(found->results.size())
                   ? " (showing " + std::to_string(found->results.size()) + ")."
                   : ".");
@@ -884,7 +989,7 @@ ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilde
       if (!close.empty())
         hints.push_back("Closest names: " + text::join(close, ", ") + ".");
       else
-        hints.push_back("No name is close to \"" + search + "\"; search matches names only for now.");
+        hints.push_back("Nothing matches \"" + search + "\" by name or text; meaning-based search is not built yet.");
     }
     // Which filter emptied the answer: drop each one and see whether anything would match.
     for (auto it = args.begin(); it != args.end(); ++it) {
@@ -897,7 +1002,7 @@ ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilde
       Query probe = *q2;
       if (name != "documents") probe.document_keys = docs.keys;
       if (top_level_default && text::trim(search).empty()) probe.top_level = true;
-      auto n = find(st, probe, search, 1);
+      auto n = find(st, probe, search, 1, match);
       if (n && n->total > 0) {
         hints.push_back("Without '" + name + "' there would be " + plural(label, n->total) + ".");
       }
@@ -941,7 +1046,7 @@ ToolResult search_all(store::Store& st, const json& args) {
     }
     kinds = *parsed;
   }
-  const int limit = int_arg(args, "limit").value_or(5);
+  const int limit = int_arg(args, "limit").value_or(20);
   DocFilter docs = resolve_documents(st, args);
   ToolResult out;
   json groups = json::object();
@@ -949,9 +1054,8 @@ ToolResult search_all(store::Store& st, const json& args) {
   std::string body;
   std::string message = docs.message;
   if (!docs.select_nothing) {
-    // Exact name matches anywhere win over partial matches: when some kind has one, partial matches are dropped.
+    // Kinds with an exact name match come first; the others follow with their best matches.
     std::vector<std::pair<Kind, Found>> per_kind;
-    bool any_exact = false;
     for (Kind k : kinds) {
       Query q;
       q.kinds = {k};
@@ -959,11 +1063,12 @@ ToolResult search_all(store::Store& st, const json& args) {
       auto f = find(st, q, query, limit);
       if (!f) return error_result("Search failed: " + f.status().to_string());
       if (f->results.empty()) continue;
-      any_exact = any_exact || f->how == "exact name";
       per_kind.push_back({k, std::move(*f)});
     }
+    std::stable_sort(per_kind.begin(), per_kind.end(), [](const auto& a, const auto& b) {
+      return a.second.results.front().value("_score", 0.0) > b.second.results.front().value("_score", 0.0);
+    });
     for (auto& [k, f] : per_kind) {
-      if (any_exact && f.how != "exact name") continue;
       add_children(st, f.results);
       total += f.total;
       body += "## " + std::string(model::kind_name(k)) + " (" + std::to_string(f.total) + ")\n\n";
@@ -974,8 +1079,9 @@ ToolResult search_all(store::Store& st, const json& args) {
   }
   if (total == 0 && !docs.select_nothing) {
     auto close = closest_names(st, kinds, query, 5);
-    const std::string hint = close.empty() ? "No name is close to \"" + query + "\"; search matches names only for now."
-                                           : "Closest names: " + text::join(close, ", ") + ".";
+    const std::string hint =
+        close.empty() ? "Nothing matches \"" + query + "\" by name or text; meaning-based search is not built yet."
+                      : "Closest names: " + text::join(close, ", ") + ".";
     message = (message.empty() ? "" : message + " ") + hint;
   }
   out.text = (total > 0 ? "Found " + std::to_string(total) + " result(s) for \"" + query +
@@ -1195,7 +1301,8 @@ ToolResult list_documents(store::Store& st, const json& args) {
 }  // namespace
 
 namespace {
-ToolResult dispatch_call(Engine& engine, const std::string& name, const json& arguments);
+ToolResult dispatch_call(Engine& engine, const std::string& name, const json& arguments,
+                         Match match = Match::kNamesAndText);
 }  // namespace
 
 ToolResult Engine::call(const std::string& name, const json& arguments) {
@@ -1206,7 +1313,9 @@ ToolResult Engine::call(const std::string& name, const json& arguments) {
     if (!args) return error_result(args.status().message());
     auto current = translate_legacy_call(name, *args);
     if (!current) return error_result(current.status().message());
-    r = dispatch_call(*this, current->first, current->second);
+    // The older tools' `name` is matched against names only, as they documented.
+    r = dispatch_call(*this, current->first, current->second,
+                      current->first == "search_all" ? Match::kNamesAndText : Match::kNamesOnly);
   } else {
     r = dispatch_call(*this, name, arguments);
   }
@@ -1221,7 +1330,7 @@ ToolResult Engine::call(const std::string& name, const json& arguments) {
 
 namespace {
 
-ToolResult dispatch_call(Engine& engine, const std::string& name, const json& arguments) {
+ToolResult dispatch_call(Engine& engine, const std::string& name, const json& arguments, Match match) {
   const ToolSpec* spec = find_tool(name);
   if (spec == nullptr) return error_result("Unknown tool '" + name + "'.");
   auto args = validate_arguments(spec->params, arguments);
@@ -1243,11 +1352,11 @@ ToolResult dispatch_call(Engine& engine, const std::string& name, const json& ar
     return r;
   }
   const json& a = *args;
-  if (name == "search_spell") return run_search_tool(*st, a, spell_query, false);
-  if (name == "search_creature") return run_search_tool(*st, a, creature_query, false);
-  if (name == "search_character_option") return run_search_tool(*st, a, character_option_query, true);
-  if (name == "search_equipment") return run_search_tool(*st, a, equipment_query, false);
-  if (name == "search_rule") return run_search_tool(*st, a, rule_query, false);
+  if (name == "search_spell") return run_search_tool(*st, a, spell_query, false, match);
+  if (name == "search_creature") return run_search_tool(*st, a, creature_query, false, match);
+  if (name == "search_character_option") return run_search_tool(*st, a, character_option_query, true, match);
+  if (name == "search_equipment") return run_search_tool(*st, a, equipment_query, false, match);
+  if (name == "search_rule") return run_search_tool(*st, a, rule_query, false, match);
   if (name == "search_all") return search_all(*st, a);
   if (name == "get_entity") return get_entity(*st, a);
   if (name == "find_similar") return find_similar(*st, a);

@@ -127,7 +127,8 @@ TEST_F(McpTest, ToolsCallResultsAndErrors) {
   ASSERT_TRUE(ok.contains("result")) << ok.dump();
   EXPECT_EQ(ok["result"]["isError"], false);
   EXPECT_EQ(ok["result"]["content"][0]["type"], "text");
-  EXPECT_EQ(ok["result"]["structuredContent"]["result"].size(), 3u);
+  EXPECT_EQ(ok["result"]["structuredContent"]["result"][2]["_score"], 1.0);
+  EXPECT_EQ(ok["result"]["structuredContent"]["result"][2]["name"], "Fireball");
   json bad_arg = send(req(2, "tools/call", {{"name", "search_spell"}, {"arguments", {{"level", 12}}}}));
   EXPECT_EQ(bad_arg["result"]["isError"], true);
   EXPECT_FALSE(bad_arg["result"].contains("structuredContent"));

@@ -164,7 +164,7 @@ TEST(Mapper, RulesResolveTheirDocumentAndSection) {
   ASSERT_TRUE(e.is_ok()) << e.status().to_string();
   EXPECT_EQ(e->document.key, "srd-2014");
   EXPECT_EQ(e->document.name, "System Reference Document 5.1");
-  EXPECT_EQ(e->facets.section, "attacking");
+  EXPECT_EQ(e->facets.section, "combat attacking");
   EXPECT_EQ(e->facets.parent_key, "srd_attacking");
 }
 
@@ -211,6 +211,22 @@ TEST(Sync, LoadsEveryFixtureRecordFollowingNext) {
   EXPECT_EQ(stats->total, report->total_entities());
   EXPECT_TRUE(stats->meta.count("synced_at:open5e"));
   EXPECT_TRUE(stats->meta.count("sync_report:open5e"));
+}
+
+TEST(Sync, GearItemsFoldIntoTheirWeaponOrArmor) {
+  auto st = fresh_store(testing::temp_dir());
+  auto report = sync(*make_directory_source(testing::fixture_mirror()), *st, SyncOptions{});
+  ASSERT_TRUE(report.is_ok());
+  EXPECT_EQ(report->merged_items, 2);
+  EXPECT_EQ(report->entities.at("item"), 4);
+  EXPECT_TRUE(st->get("srd_longsword", model::Kind::kItem, false)->empty());
+  auto sword = st->get("srd_longsword", model::Kind::kWeapon, false);
+  ASSERT_EQ(sword->size(), 1u);
+  EXPECT_EQ((*sword)[0].data["cost_gp"], 15);
+  EXPECT_EQ((*sword)[0].data["weight"], 3);
+  auto plate = st->get("srd_plate", model::Kind::kArmor, false);
+  ASSERT_EQ(plate->size(), 1u);
+  EXPECT_EQ((*plate)[0].data["cost_gp"], 1500);
 }
 
 TEST(Sync, ReadsV1OnlyForWhatV2Lacks) {

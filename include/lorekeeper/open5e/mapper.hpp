@@ -36,7 +36,13 @@ struct MappingContext {
   std::map<std::string, Document> documents;
   std::map<std::string, std::string> rule_section_names;  // ruleset key -> name
   std::map<std::string, Document> v1_documents;           // v1 document slug -> the document to attribute to
+  std::map<std::string, json> gear;                       // weapon/armor key -> the /v2/items/ record for it
 };
+
+// A /v2/items/ record that is a weapon or armor describes the same thing as its /v2/weapons/ or /v2/armor/
+// record. Notes it in ctx.gear (its cost, weight and text go to that entity) and returns true: it is not stored
+// as an item of its own, so nothing is stored twice.
+bool note_gear_item(const json& record, MappingContext& ctx);
 
 // A /v2/documents/ record as a Document.
 Result<Document> map_v2_document(const json& record);

@@ -36,6 +36,7 @@ struct SyncReport {
   std::map<std::string, int> per_document;           // document key -> entities stored
   int duplicates = 0;                                // records whose (kind, key) was already read
   int v1_covered = 0;                                // v1 records left out because v2 has their document and kind
+  int merged_items = 0;                              // /v2/items/ records folded into their weapon or armor
   std::vector<SkippedRecord> skipped;                // records that could not be mapped
   std::vector<std::string> missing_endpoints;        // the source has no such list (404 on the first page)
   std::vector<EndpointFailure> failed;               // kept their previous data

@@ -144,6 +144,20 @@ class Store {
   Result<std::optional<std::string>> meta(const std::string& key);
 
   Result<QueryResult> query(const Query& q);
+
+  // Kinds, keys and names of the entities matching `q` (its limit applies; bodies are not read), by name.
+  Result<std::vector<NameEntry>> match_names(const Query& q);
+
+  struct TextHit {
+    Kind kind;
+    std::string key;
+    double rank = 0;        // BM25 relevance, higher is better (> 0)
+    int matched_terms = 0;  // how many of the words this entity contains
+  };
+  // Full-text search (FTS5, BM25 with the name weighted above the text) among the entities matching `q`'s
+  // filters, best first, at most `limit`. `words` are matched as terms (any of them); empty words are ignored.
+  // Hits carry keys only: load the few that are shown with get().
+  Result<std::vector<TextHit>> text_search(const Query& q, const std::vector<std::string>& words, int limit);
   // One entity by key (and kind, when given; a key can exist in several kinds). With `with_raw` the original
   // record is loaded too.
   Result<std::vector<Entity>> get(const std::string& key, std::optional<Kind> kind, bool with_raw);
