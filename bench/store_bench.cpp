@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "lorekeeper/embed/encoder.hpp"
 #include "lorekeeper/store/store.hpp"
 #include "lorekeeper/tools/engine.hpp"
 
@@ -88,5 +89,43 @@ void BM_ToolSearchCreatureByName(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_ToolSearchCreatureByName)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+
+namespace {
+
+// The sentence encoder (needs the model: scripts/setup.sh). A 12-token query and a 256-token passage.
+const lorekeeper::embed::Encoder* encoder() {
+  static std::unique_ptr<lorekeeper::embed::Encoder> e = [] {
+    auto r = lorekeeper::embed::Encoder::load(lorekeeper::embed::default_model_dir());
+    return r ? std::move(*r) : nullptr;
+  }();
+  return e.get();
+}
+
+void BM_EncodeQuery12Tokens(benchmark::State& state) {
+  if (!encoder()) {
+    state.SkipWithError("no model (run scripts/setup.sh)");
+    return;
+  }
+  const auto ids = encoder()->tokenizer().encode("teleport a short distance as a bonus action");  // 12 ids
+  for (auto _ : state) benchmark::DoNotOptimize(encoder()->encode_ids(ids));
+  state.counters["tokens"] = static_cast<double>(ids.size());
+}
+BENCHMARK(BM_EncodeQuery12Tokens)->Unit(benchmark::kMillisecond);
+
+void BM_EncodePassage256Tokens(benchmark::State& state) {
+  if (!encoder()) {
+    state.SkipWithError("no model (run scripts/setup.sh)");
+    return;
+  }
+  std::string text;
+  for (int i = 0; i < 60; ++i) text += "the dragon breathes fire over the ruined castle walls ";
+  const auto ids = encoder()->tokenizer().encode(text);  // truncated to 256
+  for (auto _ : state) benchmark::DoNotOptimize(encoder()->encode_ids(ids));
+  state.counters["tokens/s"] =
+      benchmark::Counter(static_cast<double>(ids.size()), benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_EncodePassage256Tokens)->Unit(benchmark::kMillisecond);
 
 }  // namespace

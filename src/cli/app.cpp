@@ -22,6 +22,7 @@
 #include "lorekeeper/core/json_util.hpp"
 #include "lorekeeper/core/log.hpp"
 #include "lorekeeper/core/text.hpp"
+#include "lorekeeper/embed/encoder.hpp"
 #include "lorekeeper/http/client.hpp"
 #include "lorekeeper/mcp/server.hpp"
 #include "lorekeeper/mcp/stdio_transport.hpp"
@@ -96,7 +97,15 @@ int cmd_status(const Config& cfg, bool as_json) {
                 {"per_kind", stats->per_kind},
                 {"per_document", stats->per_document},
                 {"sources", sources}};
-  j["model"] = {{"state", "absent"}, {"note", "semantic search is not built yet: search matches names and filters"}};
+  {
+    const std::string dir = embed::default_model_dir();
+    auto enc = embed::Encoder::load(dir);
+    j["model"] = {{"name", "all-MiniLM-L6-v2"},
+                  {"dir", dir},
+                  {"state", enc ? "ready" : "unavailable"},
+                  {"note", "semantic ranking is not wired into search yet: search is lexical"}};
+    if (!enc) j["model"]["error"] = enc.status().to_string();
+  }
   if (as_json) {
     out(j.dump(2) + "\n");
     return 0;
@@ -119,7 +128,8 @@ int cmd_status(const Config& cfg, bool as_json) {
   for (const auto& [k, n] : stats->per_kind) s += "  " + k + ": " + std::to_string(n) + "\n";
   s += "Per document:\n";
   for (const auto& [k, n] : stats->per_document) s += "  " + k + ": " + std::to_string(n) + "\n";
-  s += "Semantic search: not available yet (name and filter search only).\n";
+  s += "Embedding model: " + j["model"]["state"].get<std::string>() + " (" + j["model"]["dir"].get<std::string>() +
+       "); search is lexical until semantic ranking is wired in.\n";
   out(s);
   return 0;
 }
@@ -488,6 +498,28 @@ int cmd_tool(const Config& cfg, const std::string& name, const std::string& args
   return print_tool_result(engine.call(name, args), as_json);
 }
 
+int cmd_embed(const std::vector<std::string>& texts, bool as_json) {
+  auto encoder = embed::Encoder::load(embed::default_model_dir());
+  if (!encoder) {
+    std::fprintf(stderr,
+                 "lorekeeper embed: %s\nInstall the model with scripts/setup.sh (or set LOREKEEPER_MODEL_DIR).\n",
+                 encoder.status().to_string().c_str());
+    return 1;
+  }
+  json all = json::array();
+  std::string readable;
+  for (const auto& t : texts) {
+    const auto ids = (*encoder)->tokenizer().encode(t);
+    const auto vec = (*encoder)->encode_ids(ids);
+    all.push_back({{"text", t}, {"ids", ids}, {"vector", vec}});
+    readable += "\"" + t + "\": " + std::to_string(ids.size()) + " tokens " + json(ids).dump() + "\n  [";
+    for (size_t i = 0; i < 6; ++i) readable += (i ? ", " : "") + text::format_number(std::round(vec[i] * 1e6) / 1e6);
+    readable += ", ...] (" + std::to_string(vec.size()) + " dimensions)\n";
+  }
+  out(as_json ? all.dump() + "\n" : readable);
+  return 0;
+}
+
 int cmd_serve(const Config& cfg, const std::string& auto_sync) {
   tools::Engine engine = make_engine(cfg);
   BackgroundSync refresh(cfg, auto_sync);
@@ -580,6 +612,12 @@ int run(int argc, char** argv) {
   docs->add_option("--source", doc_source, "open5e_v2, open5e_v1 or orcbrew");
   docs->add_flag("--json", doc_json, "Machine-readable output");
 
+  std::vector<std::string> embed_texts;
+  bool embed_json = false;
+  auto* embed_cmd = app.add_subcommand("embed", "Token ids and sentence embeddings (all-MiniLM-L6-v2) of texts");
+  embed_cmd->add_option("text", embed_texts, "Texts to embed")->required();
+  embed_cmd->add_flag("--json", embed_json, "Print [{text, ids, vector}] as JSON");
+
   std::string tool_name;
   std::string tool_args;
   bool tool_json = false;
@@ -630,6 +668,7 @@ int run(int argc, char** argv) {
   if (*search) return cmd_search(*cfg, query, kind, filters, documents, limit, search_json);
   if (*docs) return cmd_documents(*cfg, doc_source, doc_json);
   if (*tool) return cmd_tool(*cfg, tool_name, tool_args, tool_json);
+  if (*embed_cmd) return cmd_embed(embed_texts, embed_json);
   return 2;
 }
 

@@ -1,0 +1,131 @@
+#include "lorekeeper/embed/safetensors.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+namespace lorekeeper::embed {
+
+namespace {
+
+size_t dtype_size(const std::string& dtype) {
+  if (dtype == "F32" || dtype == "I32" || dtype == "U32") return 4;
+  if (dtype == "F64" || dtype == "I64" || dtype == "U64") return 8;
+  if (dtype == "F16" || dtype == "BF16" || dtype == "I16" || dtype == "U16") return 2;
+  if (dtype == "I8" || dtype == "U8" || dtype == "BOOL") return 1;
+  return 0;
+}
+
+}  // namespace
+
+int64_t Tensor::elements() const {
+  int64_t n = 1;
+  for (auto d : shape) n *= d;
+  return n;
+}
+
+Result<std::unique_ptr<SafeTensors>> SafeTensors::parse(const unsigned char* data, size_t size) {
+  if (size < 8) return Status::corruption("safetensors: file of " + std::to_string(size) + " bytes has no header");
+  uint64_t header_len = 0;
+  for (int i = 7; i >= 0; --i) header_len = (header_len << 8) | data[i];
+  if (header_len == 0 || header_len > size - 8 || header_len > (100u << 20)) {
+    return Status::corruption("safetensors: header length " + std::to_string(header_len) + " does not fit a file of " +
+                              std::to_string(size) + " bytes");
+  }
+  const std::string header(reinterpret_cast<const char*>(data + 8), static_cast<size_t>(header_len));
+  nlohmann::json j = nlohmann::json::parse(header, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return Status::corruption("safetensors: header is not a JSON object");
+  const unsigned char* base = data + 8 + header_len;
+  const size_t data_size = size - 8 - static_cast<size_t>(header_len);
+  std::unique_ptr<SafeTensors> st(new SafeTensors());
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (it.key() == "__metadata__") continue;
+    const auto& v = it.value();
+    const std::string where = "safetensors: tensor '" + it.key() + "'";
+    if (!v.is_object() || !v.contains("dtype") || !v["dtype"].is_string() || !v.contains("shape") ||
+        !v["shape"].is_array() || !v.contains("data_offsets") || !v["data_offsets"].is_array() ||
+        v["data_offsets"].size() != 2) {
+      return Status::corruption(where + " lacks dtype, shape or data_offsets");
+    }
+    Tensor t;
+    t.dtype = v["dtype"].get<std::string>();
+    const size_t esize = dtype_size(t.dtype);
+    if (esize == 0) return Status::corruption(where + " has unknown dtype " + t.dtype);
+    uint64_t count = 1;
+    for (const auto& d : v["shape"]) {
+      if (!d.is_number_unsigned() || d.get<uint64_t>() > (1ull << 32)) {
+        return Status::corruption(where + " has an invalid shape");
+      }
+      t.shape.push_back(static_cast<int64_t>(d.get<uint64_t>()));
+      count *= d.get<uint64_t>();
+      if (count > (1ull << 34)) return Status::corruption(where + " is impossibly large");
+    }
+    const auto& off = v["data_offsets"];
+    if (!off[0].is_number_unsigned() || !off[1].is_number_unsigned()) {
+      return Status::corruption(where + " has invalid data_offsets");
+    }
+    const uint64_t begin = off[0].get<uint64_t>();
+    const uint64_t end = off[1].get<uint64_t>();
+    if (begin > end || end > data_size) {
+      return Status::corruption(where + " lies outside the file (bytes " + std::to_string(begin) + ".." +
+                                std::to_string(end) + " of " + std::to_string(data_size) + ")");
+    }
+    if (end - begin != count * esize) {
+      return Status::corruption(where + ": shape needs " + std::to_string(count * esize) + " bytes, range has " +
+                                std::to_string(end - begin));
+    }
+    t.data = base + begin;
+    t.bytes = static_cast<size_t>(end - begin);
+    st->tensors_.emplace(it.key(), std::move(t));
+  }
+  return st;
+}
+
+Result<std::unique_ptr<SafeTensors>> SafeTensors::open(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::not_found("cannot open " + path + ": " + std::strerror(errno));
+  struct stat sb {};
+  if (fstat(fd, &sb) != 0) {
+    ::close(fd);
+    return Status::io_error("cannot stat " + path);
+  }
+  const size_t size = static_cast<size_t>(sb.st_size);
+  void* map = size > 0 ? mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+  ::close(fd);
+  if (map == MAP_FAILED) return Status::io_error("cannot map " + path + " (" + std::to_string(size) + " bytes)");
+  auto parsed = parse(static_cast<const unsigned char*>(map), size);
+  if (!parsed) {
+    munmap(map, size);
+    return Status(parsed.status().code(), path + ": " + parsed.status().message());
+  }
+  (*parsed)->map_ = map;
+  (*parsed)->map_size_ = size;
+  return std::move(*parsed);
+}
+
+SafeTensors::~SafeTensors() {
+  if (map_ != nullptr) munmap(map_, map_size_);
+}
+
+const Tensor* SafeTensors::find(const std::string& name) const {
+  auto it = tensors_.find(name);
+  return it == tensors_.end() ? nullptr : &it->second;
+}
+
+Result<const float*> SafeTensors::f32(const std::string& name, const std::vector<int64_t>& shape) const {
+  const Tensor* t = find(name);
+  if (t == nullptr) return Status::invalid_argument("model has no tensor '" + name + "'");
+  if (t->dtype != "F32") return Status::invalid_argument("tensor '" + name + "' is " + t->dtype + ", not F32");
+  if (t->shape != shape) {
+    std::string got;
+    for (auto d : t->shape) got += (got.empty() ? "" : "x") + std::to_string(d);
+    return Status::invalid_argument("tensor '" + name + "' has shape " + got);
+  }
+  return t->f32();
+}
+
+}  // namespace lorekeeper::embed
