@@ -637,7 +637,6 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
   }
   out.total = static_cast<int>(exact_ids.size() + scored.size());
   out.how = !exact_ids.empty() ? "exact name" : contains_total > 0 ? "name contains" : typo ? "close name" : "text";
-  (void)r;
   return out;
 }
 

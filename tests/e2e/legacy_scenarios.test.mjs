@@ -16,7 +16,7 @@
 
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { accessSync, constants, copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,6 +29,7 @@ import {
   keysOf,
   okList,
   okResult,
+  requireEnvironment,
 } from './lib/harness.mjs';
 
 // ---------------------------------------------------------------------------
@@ -36,32 +37,7 @@ import {
 // ---------------------------------------------------------------------------
 
 const SYNC_HINT = (bin, db) => `${bin} --db ${db} sync --source bundled --force --quiet`;
-
-function requireFullStoreEnvironment() {
-  if (!existsSync(join(E2E_DIR, 'node_modules'))) {
-    throw new Error(
-      'tests/e2e/node_modules is missing: the e2e MCP clients are not installed; run the project setup script ' +
-        '(scripts/setup.sh), or `npm ci` in tests/e2e'
-    );
-  }
-  const bin = process.env.LOREKEEPER_BIN;
-  if (!bin) throw new Error('LOREKEEPER_BIN is not set (path to the built lorekeeper binary)');
-  try {
-    accessSync(bin, constants.X_OK);
-  } catch {
-    throw new Error(`LOREKEEPER_BIN=${bin} is not an executable file; build lorekeeper first`);
-  }
-  const db = process.env.LOREKEEPER_DB_PATH;
-  if (!db) {
-    throw new Error('LOREKEEPER_DB_PATH is not set (path to a store synced from the bundled Open5e snapshot)');
-  }
-  if (!existsSync(db)) {
-    throw new Error(`LOREKEEPER_DB_PATH=${db} does not exist; create it with: ${SYNC_HINT(bin, db)}`);
-  }
-  return { bin, db };
-}
-
-const { bin, db } = requireFullStoreEnvironment();
+const { bin, db } = requireEnvironment('bundled');
 const { Client } = await importDep('@modelcontextprotocol/sdk/client/index.js');
 const { StdioClientTransport } = await importDep('@modelcontextprotocol/sdk/client/stdio.js');
 const { CallToolResultSchema } = await importDep('@modelcontextprotocol/sdk/types.js');

@@ -23,8 +23,11 @@ const SETUP_HINT =
 // Environment
 // ---------------------------------------------------------------------------
 
-/** Fail loudly (never skip) when the test prerequisites are absent. */
-export function requireEnvironment() {
+/**
+ * Fail loudly (never skip) when the test prerequisites are absent. `source` is what the store must have been
+ * synced from: the fixture mirror (default) or "bundled" (the full snapshot inside the binary).
+ */
+export function requireEnvironment(source = 'tests/fixtures/mirror-mini') {
   if (!existsSync(join(E2E_DIR, 'node_modules'))) {
     throw new Error(
       `tests/e2e/node_modules is missing: the e2e MCP clients are not installed; ${SETUP_HINT}`
@@ -41,13 +44,10 @@ export function requireEnvironment() {
   }
   const db = process.env.LOREKEEPER_DB_PATH;
   if (!db) {
-    throw new Error('LOREKEEPER_DB_PATH is not set (path to a store synced from tests/fixtures/mirror-mini)');
+    throw new Error(`LOREKEEPER_DB_PATH is not set (path to a store synced from ${source})`);
   }
   if (!existsSync(db)) {
-    throw new Error(
-      `LOREKEEPER_DB_PATH=${db} does not exist; create it with: ` +
-        `${bin} --db ${db} sync --source tests/fixtures/mirror-mini`
-    );
+    throw new Error(`LOREKEEPER_DB_PATH=${db} does not exist; create it with: ${bin} --db ${db} sync --source ${source}`);
   }
   return { bin, db };
 }
