@@ -777,6 +777,17 @@ void map_v1_armor(const json& rec, Entity& e) {
   e.text = category + " armor. AC " + str(rec, "ac_string");
 }
 
+// What every mapped record starts with, v1 or v2: the kind, its key (v2 "key", v1 "slug") and a trimmed name.
+Result<Entity> start_entity(const Endpoint& endpoint, const json& rec, const char* key_field) {
+  if (!rec.is_object()) return Status::invalid_argument("record is not an object");
+  Entity e;
+  e.kind = endpoint.kind;
+  e.key = str(rec, key_field);
+  e.name = text::trim(str(rec, "name"));
+  if (e.key.empty()) return Status::invalid_argument(std::string("record has no ") + key_field);
+  return e;
+}
+
 }  // namespace
 
 const std::vector<Endpoint>& v2_endpoints() { return kEndpoints; }
@@ -815,12 +826,9 @@ Result<Document> map_v1_document(const json& rec, const MappingContext& ctx) {
 }
 
 Result<Entity> map_v1_record(const Endpoint& endpoint, const json& rec, const MappingContext& ctx) {
-  if (!rec.is_object()) return Status::invalid_argument("record is not an object");
-  Entity e;
-  e.kind = endpoint.kind;
-  e.key = str(rec, "slug");
-  e.name = text::trim(str(rec, "name"));
-  if (e.key.empty()) return Status::invalid_argument("record has no slug");
+  auto started = start_entity(endpoint, rec, "slug");
+  if (!started) return started.status();
+  Entity e = std::move(*started);
   if (e.name.empty()) return Status::invalid_argument("record " + e.key + " has no name");
   const std::string doc = str(rec, "document__slug");
   auto it = ctx.v1_documents.find(doc);
@@ -861,12 +869,9 @@ Result<Document> map_v2_document(const json& rec) {
 }
 
 Result<Entity> map_v2_record(const Endpoint& endpoint, const json& rec, const MappingContext& ctx) {
-  if (!rec.is_object()) return Status::invalid_argument("record is not an object");
-  Entity e;
-  e.kind = endpoint.kind;
-  e.key = str(rec, "key");
-  e.name = text::trim(str(rec, "name"));
-  if (e.key.empty()) return Status::invalid_argument("record has no key");
+  auto started = start_entity(endpoint, rec, "key");
+  if (!started) return started.status();
+  Entity e = std::move(*started);
   if (e.name.empty() && endpoint.kind == Kind::kAlignment) {
     // Alignments carry no name; their key spells it ("chaotic-evil" -> "Chaotic Evil").
     bool upper = true;
