@@ -350,14 +350,18 @@ int cmd_sync(const Config& cfg, std::string source, bool force, bool quiet, int 
     return 1;
   }
   store::Store& st = **opened;
+  auto src = open_source(cfg, source);
+  if (!src) {
+    std::fprintf(stderr, "lorekeeper sync: %s\n", src.status().message().c_str());
+    return 2;
+  }
   // Freshness: the same source synced less than the TTL ago is not fetched again unless forced.
   auto last = st.meta("synced_at:open5e");
   auto last_source = st.meta("source:open5e");
   auto last_unix = st.meta("synced_unix:open5e");
   if (!force && last_unix && *last_unix && last_source && *last_source) {
     const long long age = unix_now() - std::atoll((*last_unix)->c_str());
-    auto src = open_source(cfg, source);
-    const bool same = src && (*src)->describe() == **last_source;
+    const bool same = (*src)->describe() == **last_source;
     if (same && age < static_cast<long long>(cfg.cache_ttl_days) * 86400) {
       std::fprintf(stderr,
                    "The store is fresh: synced from %s %s ago (LOREKEEPER_CACHE_TTL_DAYS=%d). Use --force to sync "
@@ -365,11 +369,6 @@ int cmd_sync(const Config& cfg, std::string source, bool force, bool quiet, int 
                    (**last_source).c_str(), age_of(**last).c_str(), cfg.cache_ttl_days);
       return 0;
     }
-  }
-  auto src = open_source(cfg, source);
-  if (!src) {
-    std::fprintf(stderr, "lorekeeper sync: %s\n", src.status().message().c_str());
-    return 2;
   }
   open5e::SyncOptions options;
   options.page_size = page_size;

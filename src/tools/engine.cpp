@@ -575,19 +575,18 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
     auto names = st.names(q.kinds);
     if (names) {
       const int budget = std::max(1, static_cast<int>(qf.size()) / 4);
-      std::set<std::string> close;
+      std::map<std::string, int> close;  // name -> edit distance
       for (const auto& n : *names) {
         const int d = text::edit_distance(qf, text::fold(n.name), budget);
-        if (d <= budget) close.insert(n.name);
+        if (d <= budget) close.emplace(n.name, d);
         if (close.size() >= 10) break;
       }
-      for (const auto& name : close) {
+      for (const auto& [name, d] : close) {
         Query by_name = q;
         by_name.name_exact = name;
         by_name.limit = 20;
         auto hits = st.match_names(by_name);
         if (!hits) return hits.status();
-        const int d = text::edit_distance(qf, text::fold(name), budget);
         for (const auto& e : *hits) offer(e.kind, e.key, 0.85 - 0.25 * d / std::max(1, budget));
         typo = typo || !hits->empty();
       }
