@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "kernels.hpp"
+
 namespace lorekeeper::embed {
 
 namespace {
@@ -21,27 +23,16 @@ constexpr int kMaxPositions = 512;
 constexpr int kVocab = 30522;
 constexpr float kLnEps = 1e-12f;
 
-// y[T x out] = x[T x in] * W^T + b, with W stored [out x in] as PyTorch's Linear does.
+// Up to this many rows, the streaming kernel beats a general sgemm (which packs the whole weight matrix for
+// every call); measured by BM_Linear in bench/store_bench.cpp.
+constexpr int kFewRows = 48;
+
+// y[rows x out] = x[rows x in] * W^T + b, with W stored [out x in] as PyTorch's Linear does.
 void linear(const float* x, int rows, int in, const float* w, const float* b, int out, float* y) {
+  if (rows <= kFewRows && kernels::linear_few_rows(x, rows, in, w, b, out, y)) return;
   for (int r = 0; r < rows; ++r) std::copy(b, b + out, y + static_cast<size_t>(r) * out);
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, out, in, 1.0f, x, in, w, in, 1.0f, y, out);
 }
-
-void layer_norm(float* x, int rows, int dim, const float* gamma, const float* beta) {
-  for (int r = 0; r < rows; ++r) {
-    float* v = x + static_cast<size_t>(r) * dim;
-    double mean = 0;
-    for (int i = 0; i < dim; ++i) mean += v[i];
-    mean /= dim;
-    double var = 0;
-    for (int i = 0; i < dim; ++i) var += (v[i] - mean) * (v[i] - mean);
-    var /= dim;
-    const double inv = 1.0 / std::sqrt(var + kLnEps);
-    for (int i = 0; i < dim; ++i) v[i] = static_cast<float>((v[i] - mean) * inv) * gamma[i] + beta[i];
-  }
-}
-
-float gelu(float x) { return 0.5f * x * (1.0f + std::erf(x / std::sqrt(2.0f))); }
 
 }  // namespace
 
@@ -56,6 +47,7 @@ std::string default_model_dir() {
 }
 
 Result<std::unique_ptr<Encoder>> Encoder::load(const std::string& model_dir) {
+  openblas_set_num_threads(1);
   std::unique_ptr<Encoder> e(new Encoder());
   auto tok = WordPieceTokenizer::load(model_dir + "/vocab.txt");
   if (!tok) return tok.status();
@@ -115,75 +107,87 @@ Result<std::unique_ptr<Encoder>> Encoder::load(const std::string& model_dir) {
   return e;
 }
 
-std::vector<float> Encoder::encode_ids(const std::vector<int32_t>& ids_in) const {
-  std::vector<int32_t> ids = ids_in;
-  if (ids.size() > static_cast<size_t>(kMaxPositions)) ids.resize(kMaxPositions);
-  const int T = static_cast<int>(ids.size());
-  std::vector<float> out(kDimensions, 0.0f);
-  if (T == 0) return out;
-  const size_t th = static_cast<size_t>(T) * kHidden;
-  std::vector<float> x(th), q(th), k(th), v(th), ctx(th), tmp(th);
-  std::vector<float> ffn(static_cast<size_t>(T) * kFfn);
-  std::vector<float> scores(static_cast<size_t>(T) * T);
-  for (int t = 0; t < T; ++t) {
-    const int id =
-        ids[static_cast<size_t>(t)] >= 0 && ids[static_cast<size_t>(t)] < kVocab ? ids[static_cast<size_t>(t)] : 100;
-    for (int i = 0; i < kHidden; ++i) {
-      x[static_cast<size_t>(t) * kHidden + i] = word_[static_cast<size_t>(id) * kHidden + i] +
-                                                position_[static_cast<size_t>(t) * kHidden + i] + token_type_[i];
+std::vector<float> Encoder::encode_ids(const std::vector<int32_t>& ids) const {
+  return std::move(encode_batch({ids}).front());
+}
+
+std::vector<std::vector<float>> Encoder::encode_batch(const std::vector<std::vector<int32_t>>& batch) const {
+  // The sequences are packed row after row with no padding: every step but attention works per token, and
+  // attention runs per sequence on its own rows.
+  std::vector<std::vector<float>> out(batch.size(), std::vector<float>(kDimensions, 0.0f));
+  std::vector<int> offset(batch.size() + 1, 0);
+  int max_len = 0;
+  for (size_t s = 0; s < batch.size(); ++s) {
+    const int len = static_cast<int>(std::min(batch[s].size(), static_cast<size_t>(kMaxPositions)));
+    offset[s + 1] = offset[s] + len;
+    max_len = std::max(max_len, len);
+  }
+  const int R = offset.back();
+  if (R == 0) return out;
+  const size_t rh = static_cast<size_t>(R) * kHidden;
+  std::vector<float> x(rh), q(rh), k(rh), v(rh), ctx(rh), tmp(rh);
+  std::vector<float> ffn(static_cast<size_t>(R) * kFfn);
+  std::vector<float> scores(static_cast<size_t>(max_len) * max_len);
+  for (size_t s = 0; s < batch.size(); ++s) {
+    for (int t = 0; t < offset[s + 1] - offset[s]; ++t) {
+      const int32_t raw = batch[s][static_cast<size_t>(t)];
+      const size_t id = static_cast<size_t>(raw >= 0 && raw < kVocab ? raw : 100);
+      float* row = x.data() + static_cast<size_t>(offset[s] + t) * kHidden;
+      const float* word = word_ + id * kHidden;
+      const float* pos = position_ + static_cast<size_t>(t) * kHidden;
+      for (int i = 0; i < kHidden; ++i) row[i] = word[i] + pos[i] + token_type_[i];
     }
   }
-  layer_norm(x.data(), T, kHidden, emb_ln_g_, emb_ln_b_);
+  kernels::layer_norm(x.data(), R, kHidden, emb_ln_g_, emb_ln_b_, kLnEps);
   const float scale = 1.0f / std::sqrt(static_cast<float>(kHeadDim));
   for (const Layer& L : layers_) {
-    linear(x.data(), T, kHidden, L.q_w, L.q_b, kHidden, q.data());
-    linear(x.data(), T, kHidden, L.k_w, L.k_b, kHidden, k.data());
-    linear(x.data(), T, kHidden, L.v_w, L.v_b, kHidden, v.data());
-    for (int h = 0; h < kHeads; ++h) {
-      const float* qh = q.data() + h * kHeadDim;
-      const float* kh = k.data() + h * kHeadDim;
-      const float* vh = v.data() + h * kHeadDim;
-      // scores[T x T] = Qh Kh^T * scale (rows strided by kHidden).
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, T, T, kHeadDim, scale, qh, kHidden, kh, kHidden, 0.0f,
-                  scores.data(), T);
-      for (int r = 0; r < T; ++r) {
-        float* row = scores.data() + static_cast<size_t>(r) * T;
-        float mx = row[0];
-        for (int c = 1; c < T; ++c) mx = std::max(mx, row[c]);
-        double sum = 0;
-        for (int c = 0; c < T; ++c) {
-          row[c] = std::exp(row[c] - mx);
-          sum += row[c];
-        }
-        const float inv = static_cast<float>(1.0 / sum);
-        for (int c = 0; c < T; ++c) row[c] *= inv;
+    linear(x.data(), R, kHidden, L.q_w, L.q_b, kHidden, q.data());
+    linear(x.data(), R, kHidden, L.k_w, L.k_b, kHidden, k.data());
+    linear(x.data(), R, kHidden, L.v_w, L.v_b, kHidden, v.data());
+    for (size_t s = 0; s < batch.size(); ++s) {
+      const int T = offset[s + 1] - offset[s];
+      if (T == 0) continue;
+      const size_t base = static_cast<size_t>(offset[s]) * kHidden;
+      for (int h = 0; h < kHeads; ++h) {
+        const float* qh = q.data() + base + h * kHeadDim;
+        const float* kh = k.data() + base + h * kHeadDim;
+        const float* vh = v.data() + base + h * kHeadDim;
+        // scores[T x T] = Qh Kh^T * scale (rows strided by kHidden).
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, T, T, kHeadDim, scale, qh, kHidden, kh, kHidden, 0.0f,
+                    scores.data(), T);
+        kernels::softmax_rows(scores.data(), T, T, T);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, T, kHeadDim, T, 1.0f, scores.data(), T, vh, kHidden,
+                    0.0f, ctx.data() + base + h * kHeadDim, kHidden);
       }
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, T, kHeadDim, T, 1.0f, scores.data(), T, vh, kHidden, 0.0f,
-                  ctx.data() + h * kHeadDim, kHidden);
     }
-    linear(ctx.data(), T, kHidden, L.o_w, L.o_b, kHidden, tmp.data());
-    for (size_t i = 0; i < th; ++i) tmp[i] += x[i];
-    layer_norm(tmp.data(), T, kHidden, L.ln1_g, L.ln1_b);
+    linear(ctx.data(), R, kHidden, L.o_w, L.o_b, kHidden, tmp.data());
+    kernels::add(tmp.data(), x.data(), rh);
+    kernels::layer_norm(tmp.data(), R, kHidden, L.ln1_g, L.ln1_b, kLnEps);
     x.swap(tmp);
-    linear(x.data(), T, kHidden, L.i_w, L.i_b, kFfn, ffn.data());
-    for (auto& f : ffn) f = gelu(f);
-    linear(ffn.data(), T, kFfn, L.out_w, L.out_b, kHidden, tmp.data());
-    for (size_t i = 0; i < th; ++i) tmp[i] += x[i];
-    layer_norm(tmp.data(), T, kHidden, L.ln2_g, L.ln2_b);
+    linear(x.data(), R, kHidden, L.i_w, L.i_b, kFfn, ffn.data());
+    kernels::gelu(ffn.data(), ffn.size());
+    linear(ffn.data(), R, kFfn, L.out_w, L.out_b, kHidden, tmp.data());
+    kernels::add(tmp.data(), x.data(), rh);
+    kernels::layer_norm(tmp.data(), R, kHidden, L.ln2_g, L.ln2_b, kLnEps);
     x.swap(tmp);
   }
-  // Mean over the tokens, then unit length.
-  for (int t = 0; t < T; ++t) {
-    for (int i = 0; i < kHidden; ++i) out[static_cast<size_t>(i)] += x[static_cast<size_t>(t) * kHidden + i];
-  }
-  double norm = 0;
-  for (auto& o : out) {
-    o /= static_cast<float>(T);
-    norm += static_cast<double>(o) * o;
-  }
-  norm = std::sqrt(norm);
-  if (norm > 0) {
-    for (auto& o : out) o = static_cast<float>(o / std::max(norm, 1e-12));
+  // Per sequence: mean over its tokens, then unit length.
+  for (size_t s = 0; s < batch.size(); ++s) {
+    const int T = offset[s + 1] - offset[s];
+    if (T == 0) continue;
+    std::vector<double> sum(kDimensions, 0.0);
+    for (int t = offset[s]; t < offset[s + 1]; ++t) {
+      const float* row = x.data() + static_cast<size_t>(t) * kHidden;
+      for (int i = 0; i < kHidden; ++i) sum[static_cast<size_t>(i)] += row[i];
+    }
+    double norm = 0;
+    for (auto& m : sum) {
+      m /= T;
+      norm += m * m;
+    }
+    norm = std::max(std::sqrt(norm), 1e-12);
+    for (int i = 0; i < kDimensions; ++i)
+      out[s][static_cast<size_t>(i)] = static_cast<float>(sum[static_cast<size_t>(i)] / norm);
   }
   return out;
 }

@@ -1,0 +1,190 @@
+#include "kernels.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#define LK_VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define LK_VECTOR_CLONES
+#endif
+
+namespace lorekeeper::embed::kernels {
+
+namespace {
+
+constexpr int kLanes = 16;
+
+// exp(x) for x in float range, by 2^n * p(r) with r = x - n ln2 (Cody-Waite split), |r| <= ln2/2, and a
+// degree-7 polynomial for e^r. Inputs below -87.3 are clamped (their result, ~1e-38, is 0 for our uses).
+inline float exp_approx(float x) {
+  x = std::min(std::max(x, -87.3f), 88.7f);
+  // Round to nearest by the 1.5 * 2^23 trick: vectorizes everywhere, unlike floor without SSE4.1.
+  const float n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
+  const float r = x - n * 0.693359375f + n * 2.12194440e-4f;
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = p * r * r + r + 1.0f;
+  const int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
+  float scale;
+  std::memcpy(&scale, &bits, sizeof scale);
+  return p * scale;
+}
+
+// erf(z) by Abramowitz & Stegun 7.1.26 (absolute error <= 1.5e-7), odd-extended.
+inline float erf_approx(float z) {
+  const float a = std::fabs(z);
+  const float t = 1.0f / (1.0f + 0.3275911f * a);
+  float p = 1.061405429f;
+  p = p * t - 1.453152027f;
+  p = p * t + 1.421413741f;
+  p = p * t - 0.284496736f;
+  p = p * t + 0.254829592f;
+  const float e = 1.0f - p * t * exp_approx(-a * a);
+  return std::copysign(e, z);
+}
+
+inline float lane_sum(const float* acc) {
+  float s = 0;
+  for (int l = 0; l < kLanes; ++l) s += acc[l];
+  return s;
+}
+
+}  // namespace
+
+LK_VECTOR_CLONES void gelu(float* x, size_t n) {
+  for (size_t i = 0; i < n; ++i) x[i] = 0.5f * x[i] * (1.0f + erf_approx(x[i] * 0.70710678118654752f));
+}
+
+LK_VECTOR_CLONES void softmax_rows(float* s, int rows, int cols, int stride) {
+  for (int r = 0; r < rows; ++r) {
+    float* row = s + static_cast<size_t>(r) * stride;
+    float mx[kLanes];
+    std::fill(mx, mx + kLanes, row[0]);
+    int c = 0;
+    for (; c + kLanes <= cols; c += kLanes) {
+      for (int l = 0; l < kLanes; ++l) mx[l] = std::max(mx[l], row[c + l]);
+    }
+    float m = *std::max_element(mx, mx + kLanes);
+    for (; c < cols; ++c) m = std::max(m, row[c]);
+    for (int i = 0; i < cols; ++i) row[i] = exp_approx(row[i] - m);
+    float acc[kLanes] = {};
+    c = 0;
+    for (; c + kLanes <= cols; c += kLanes) {
+      for (int l = 0; l < kLanes; ++l) acc[l] += row[c + l];
+    }
+    float sum = lane_sum(acc);
+    for (; c < cols; ++c) sum += row[c];
+    const float inv = 1.0f / sum;
+    for (int i = 0; i < cols; ++i) row[i] *= inv;
+  }
+}
+
+LK_VECTOR_CLONES void layer_norm(float* x, int rows, int dim, const float* gamma, const float* beta, float eps) {
+  for (int r = 0; r < rows; ++r) {
+    float* v = x + static_cast<size_t>(r) * dim;
+    float acc[kLanes] = {};
+    int i = 0;
+    for (; i + kLanes <= dim; i += kLanes) {
+      for (int l = 0; l < kLanes; ++l) acc[l] += v[i + l];
+    }
+    float sum = lane_sum(acc);
+    for (; i < dim; ++i) sum += v[i];
+    const float mean = sum / static_cast<float>(dim);
+    std::fill(acc, acc + kLanes, 0.0f);
+    i = 0;
+    for (; i + kLanes <= dim; i += kLanes) {
+      for (int l = 0; l < kLanes; ++l) acc[l] += (v[i + l] - mean) * (v[i + l] - mean);
+    }
+    float sq = lane_sum(acc);
+    for (; i < dim; ++i) sq += (v[i] - mean) * (v[i] - mean);
+    const float inv = 1.0f / std::sqrt(sq / static_cast<float>(dim) + eps);
+    for (int j = 0; j < dim; ++j) v[j] = (v[j] - mean) * inv * gamma[j] + beta[j];
+  }
+}
+
+LK_VECTOR_CLONES void add(float* y, const float* x, size_t n) {
+  for (size_t i = 0; i < n; ++i) y[i] += x[i];
+}
+
+#if defined(__x86_64__)
+namespace {
+
+__attribute__((target("avx2,fma"))) inline float hsum(__m256 v) {
+  const __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  const __m128 h = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  return _mm_cvtss_f32(_mm_add_ss(h, _mm_shuffle_ps(h, h, 1)));
+}
+
+// R input rows against 4 weight rows: R x 4 accumulators. With R = 3 that is 12 accumulators, 3 input and 1
+// weight register, all 16 of AVX2.
+template <int R>
+__attribute__((target("avx2,fma"), always_inline)) inline void block(const float* x, int in, const float* w,
+                                                                     const float* b, int out, float* y) {
+  __m256 acc[R][4];
+  for (int r = 0; r < R; ++r) {
+    for (int j = 0; j < 4; ++j) acc[r][j] = _mm256_setzero_ps();
+  }
+  for (int k = 0; k < in; k += 8) {
+    __m256 xv[R];
+    for (int r = 0; r < R; ++r) xv[r] = _mm256_loadu_ps(x + static_cast<size_t>(r) * in + k);
+    for (int j = 0; j < 4; ++j) {
+      const __m256 wv = _mm256_loadu_ps(w + static_cast<size_t>(j) * in + k);
+      for (int r = 0; r < R; ++r) acc[r][j] = _mm256_fmadd_ps(wv, xv[r], acc[r][j]);
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    for (int j = 0; j < 4; ++j) y[static_cast<size_t>(r) * out + j] = b[j] + hsum(acc[r][j]);
+  }
+}
+
+// Four output columns at a time: their weight rows (4 x in floats) are read from memory once and stay in L1
+// while every input row passes over them; the next block's rows are prefetched into L2 meanwhile (into L1 they crowd
+// out the current block).
+__attribute__((target("avx2,fma"))) void linear_few_rows_avx2(const float* x, int rows, int in, const float* w,
+                                                              const float* b, int out, float* y) {
+  for (int o = 0; o < out; o += 4) {
+    const float* wo = w + static_cast<size_t>(o) * in;
+    if (o + 4 < out) {
+      const char* next = reinterpret_cast<const char*>(wo + static_cast<size_t>(4) * in);
+      for (size_t off = 0; off < static_cast<size_t>(4) * in * sizeof(float); off += 64) {
+        _mm_prefetch(next + off, _MM_HINT_T1);
+      }
+    }
+    int t = 0;
+    for (; t + 3 <= rows; t += 3)
+      block<3>(x + static_cast<size_t>(t) * in, in, wo, b + o, out, y + static_cast<size_t>(t) * out + o);
+    if (rows - t == 2)
+      block<2>(x + static_cast<size_t>(t) * in, in, wo, b + o, out, y + static_cast<size_t>(t) * out + o);
+    if (rows - t == 1)
+      block<1>(x + static_cast<size_t>(t) * in, in, wo, b + o, out, y + static_cast<size_t>(t) * out + o);
+  }
+}
+
+bool cpu_has_avx2_fma() {
+  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return has;
+}
+
+}  // namespace
+#endif
+
+bool linear_few_rows(const float* x, int rows, int in, const float* w, const float* b, int out, float* y) {
+#if defined(__x86_64__)
+  if (in % 8 != 0 || out % 4 != 0 || !cpu_has_avx2_fma()) return false;
+  linear_few_rows_avx2(x, rows, in, w, b, out, y);
+  return true;
+#else
+  (void)x, (void)rows, (void)in, (void)w, (void)b, (void)out, (void)y;
+  return false;
+#endif
+}
+
+}  // namespace lorekeeper::embed::kernels
