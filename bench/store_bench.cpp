@@ -2,10 +2,19 @@
 // entities). Run through scripts/bench.sh, which builds the store and sets LOREKEEPER_BENCH_DB.
 #include <benchmark/benchmark.h>
 
+#include <cblas.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <string>
+#include <thread>
 
 #include "lorekeeper/embed/encoder.hpp"
+#include "lorekeeper/search/semantic.hpp"
+#include "lorekeeper/search/vector_index.hpp"
 #include "lorekeeper/store/store.hpp"
 #include "lorekeeper/tools/engine.hpp"
 
@@ -103,29 +112,187 @@ const lorekeeper::embed::Encoder* encoder() {
   return e.get();
 }
 
+// The machine's single-thread sgemm rate (GFLOP/s) on the encoder's largest product shape (256 x 1536 x 384),
+// measured once per process: the yardstick for the encoder's efficiency.
+double sgemm_gflops() {
+  static const double rate = [] {
+    const int m = 256, n = 1536, k = 384;
+    std::vector<float> a(static_cast<size_t>(m) * k, 0.01f), b(static_cast<size_t>(n) * k, 0.02f),
+        c(static_cast<size_t>(m) * n);
+    openblas_set_num_threads(1);
+    double best = 0;
+    for (int rep = 0; rep < 5; ++rep) {
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int i = 0; i < 20; ++i) {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, 1.0f, a.data(), k, b.data(), k, 0.0f, c.data(),
+                    n);
+      }
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      best = std::max(best, 20.0 * 2.0 * m * n * k / s / 1e9);
+    }
+    return best;
+  }();
+  return rate;
+}
+
+// FLOPs per token of all-MiniLM-L6-v2 at sequence length t: the linear layers (2 x 10.6 M weights) plus the
+// attention products (Q.K^T and scores.V: 4 * t * 384 per layer).
+double flops_per_token(double t) { return 21.2e6 + 6 * 4 * t * 384; }
+
+void BM_Sgemm(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(sgemm_gflops());
+  state.counters["GFLOP/s"] = sgemm_gflops();
+}
+BENCHMARK(BM_Sgemm)->Iterations(1);
+
+// Latency of a 12-token query on one thread, as p50 and p95 over 300 encodings, and its share of the
+// sgemm-bound time.
 void BM_EncodeQuery12Tokens(benchmark::State& state) {
   if (!encoder()) {
     state.SkipWithError("no model (run scripts/setup.sh)");
     return;
   }
   const auto ids = encoder()->tokenizer().encode("teleport a short distance as a bonus action");  // 12 ids
-  for (auto _ : state) benchmark::DoNotOptimize(encoder()->encode_ids(ids));
+  std::vector<double> ms;
+  for (auto _ : state) {
+    for (int i = 0; i < 300; ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      benchmark::DoNotOptimize(encoder()->encode_ids(ids));
+      ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    }
+  }
+  std::sort(ms.begin(), ms.end());
+  const double p50 = ms[ms.size() / 2];
   state.counters["tokens"] = static_cast<double>(ids.size());
+  state.counters["p50_ms"] = p50;
+  state.counters["p95_ms"] = ms[ms.size() * 95 / 100];
+  const double bound_ms =
+      static_cast<double>(ids.size()) * flops_per_token(static_cast<double>(ids.size())) / (sgemm_gflops() * 1e9) * 1e3;
+  state.counters["sgemm_bound_ms"] = bound_ms;
+  state.counters["pct_of_bound"] = 100.0 * bound_ms / p50;
 }
-BENCHMARK(BM_EncodeQuery12Tokens)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_EncodeQuery12Tokens)->Iterations(1)->Unit(benchmark::kMillisecond);
 
-void BM_EncodePassage256Tokens(benchmark::State& state) {
+// Bulk throughput: 256 passages of 150-250 tokens in packed batches of about 2,048 tokens, on 1 or 2
+// threads, as tokens/s and as a share of the sgemm-bound rate (times the thread count).
+void BM_EncodeBulk(benchmark::State& state) {
   if (!encoder()) {
     state.SkipWithError("no model (run scripts/setup.sh)");
     return;
   }
-  std::string text;
-  for (int i = 0; i < 60; ++i) text += "the dragon breathes fire over the ruined castle walls ";
-  const auto ids = encoder()->tokenizer().encode(text);  // truncated to 256
-  for (auto _ : state) benchmark::DoNotOptimize(encoder()->encode_ids(ids));
+  const int threads = static_cast<int>(state.range(0));
+  const std::string words[] = {"the",     "dragon", "breathes", "fire",  "over", "ruined", "castle",
+                               "walls",   "while",  "wizard",   "casts", "a",    "shield", "spell",
+                               "against", "its",    "claws",    "and",   "bite", "attack"};
+  std::vector<std::vector<int32_t>> passages;
+  size_t tokens = 0;
+  for (int p = 0; p < 256; ++p) {
+    std::string text;
+    const int n = 150 + (p * 37) % 100;
+    for (int w = 0; w < n; ++w) text += words[(p * 7 + w * 3) % 20] + std::string(" ");
+    passages.push_back(encoder()->tokenizer().encode(text));
+    tokens += passages.back().size();
+  }
+  std::vector<std::vector<std::vector<int32_t>>> batches(1);
+  size_t in_batch = 0;
+  for (auto& p : passages) {
+    if (in_batch + p.size() > 2048 && !batches.back().empty()) {
+      batches.emplace_back();
+      in_batch = 0;
+    }
+    in_batch += p.size();
+    batches.back().push_back(p);
+  }
+  for (auto _ : state) {
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+      for (size_t b = next++; b < batches.size(); b = next++)
+        benchmark::DoNotOptimize(encoder()->encode_batch(batches[b]));
+    };
+    std::vector<std::thread> pool;
+    for (int t = 1; t < threads; ++t) pool.emplace_back(work);
+    work();
+    for (auto& t : pool) t.join();
+  }
   state.counters["tokens/s"] =
-      benchmark::Counter(static_cast<double>(ids.size()), benchmark::Counter::kIsIterationInvariantRate);
+      benchmark::Counter(static_cast<double>(tokens), benchmark::Counter::kIsIterationInvariantRate);
+  const double mean_len = static_cast<double>(tokens) / static_cast<double>(passages.size());
+  state.counters["bound_tokens/s"] = threads * sgemm_gflops() * 1e9 / flops_per_token(mean_len);
 }
-BENCHMARK(BM_EncodePassage256Tokens)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_EncodeBulk)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3);
+
+// Exact top-10 over 10,000 random unit vectors (the size of the bundled corpus), unfiltered and with a
+// filter allowing one kind in five.
+void BM_VectorTopK(benchmark::State& state) {
+  std::vector<lorekeeper::store::Store::VectorRow> rows;
+  uint32_t seed = 1;
+  auto rnd = [&] {
+    seed = seed * 1664525u + 1013904223u;
+    return static_cast<float>(seed >> 8) / 16777216.0f - 0.5f;
+  };
+  for (int i = 0; i < 10000; ++i) {
+    std::vector<float> v(384);
+    double n = 0;
+    for (auto& x : v) {
+      x = rnd();
+      n += x * x;
+    }
+    for (auto& x : v) x = static_cast<float>(x / std::sqrt(n));
+    rows.push_back({lorekeeper::model::Kind::kSpell, "k" + std::to_string(i), 0, "h", std::move(v), "doc"});
+  }
+  const auto ix = lorekeeper::search::VectorIndex::build(std::move(rows), 384);
+  std::vector<uint8_t> allowed(ix.size());
+  for (size_t i = 0; i < allowed.size(); ++i) allowed[i] = i % 5 == 0;
+  const std::vector<float> q = ix.entity_vector(7);
+  const bool filtered = state.range(0) != 0;
+  for (auto _ : state) benchmark::DoNotOptimize(ix.top_k(q.data(), filtered ? &allowed : nullptr, 10));
+}
+BENCHMARK(BM_VectorTopK)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
+// Tool calls on the full corpus with the embedding index (the bench store is indexed by scripts/bench.sh):
+// a natural-language query ranked lexically, semantically and hybrid, query embedding included.
+void tool_with_ranking(benchmark::State& state, lorekeeper::tools::Ranking ranking, const nlohmann::json& args,
+                       const char* tool) {
+  static std::shared_ptr<lorekeeper::search::Semantic> semantic = [] {
+    auto s = std::make_shared<lorekeeper::search::Semantic>(lorekeeper::embed::default_model_dir());
+    if (s->has_model()) (void)s->reload(store(), true);
+    return s;
+  }();
+  if (ranking != lorekeeper::tools::Ranking::kLexical && !semantic->index()) {
+    state.SkipWithError("no embedding index in the bench store (scripts/bench.sh runs lorekeeper index)");
+    return;
+  }
+  lorekeeper::tools::Engine engine(bench_db());
+  engine.set_semantic(semantic);
+  engine.set_ranking(ranking);
+  std::vector<double> ms;
+  for (auto _ : state) {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto r = engine.call(tool, args);
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    benchmark::DoNotOptimize(r);
+  }
+  std::sort(ms.begin(), ms.end());
+  state.counters["p50_ms"] = ms[ms.size() / 2];
+  state.counters["p95_ms"] = ms[ms.size() * 95 / 100];
+}
+const nlohmann::json kNatural = {{"search", "undead that drains life"}, {"limit", 10}};
+const nlohmann::json kNaturalFiltered = {{"search", "undead that drains life"}, {"cr_max", 10}, {"limit", 10}};
+void BM_SearchLexical(benchmark::State& s) {
+  tool_with_ranking(s, lorekeeper::tools::Ranking::kLexical, kNatural, "search_creature");
+}
+void BM_SearchSemantic(benchmark::State& s) {
+  tool_with_ranking(s, lorekeeper::tools::Ranking::kSemantic, kNatural, "search_creature");
+}
+void BM_SearchHybrid(benchmark::State& s) {
+  tool_with_ranking(s, lorekeeper::tools::Ranking::kHybrid, kNatural, "search_creature");
+}
+void BM_SearchHybridFiltered(benchmark::State& s) {
+  tool_with_ranking(s, lorekeeper::tools::Ranking::kHybrid, kNaturalFiltered, "search_creature");
+}
+BENCHMARK(BM_SearchLexical)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SearchSemantic)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SearchHybrid)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SearchHybridFiltered)->Unit(benchmark::kMillisecond);
 
 }  // namespace

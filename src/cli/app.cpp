@@ -10,6 +10,8 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
+#include <csignal>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -18,6 +20,7 @@
 #include <mutex>
 #include <thread>
 
+#include "eval.hpp"
 #include "lorekeeper/core/config.hpp"
 #include "lorekeeper/core/json_util.hpp"
 #include "lorekeeper/core/log.hpp"
@@ -29,6 +32,8 @@
 #include "lorekeeper/open5e/http_source.hpp"
 #include "lorekeeper/open5e/page_source.hpp"
 #include "lorekeeper/open5e/sync.hpp"
+#include "lorekeeper/search/indexer.hpp"
+#include "lorekeeper/search/semantic.hpp"
 #include "lorekeeper/store/store.hpp"
 #include "lorekeeper/tools/engine.hpp"
 
@@ -100,11 +105,20 @@ int cmd_status(const Config& cfg, bool as_json) {
   {
     const std::string dir = embed::default_model_dir();
     auto enc = embed::Encoder::load(dir);
-    j["model"] = {{"name", "all-MiniLM-L6-v2"},
-                  {"dir", dir},
-                  {"state", enc ? "ready" : "unavailable"},
-                  {"note", "semantic ranking is not wired into search yet: search is lexical"}};
+    j["model"] = {{"name", search::kModelId}, {"dir", dir}, {"state", enc ? "ready" : "unavailable"}};
     if (!enc) j["model"]["error"] = enc.status().to_string();
+    auto coverage = search::vector_coverage(**opened, cfg.embed_passages);
+    if (coverage) {
+      j["vectors"] = {{"entities", coverage->entities},
+                      {"embedded", coverage->embedded},
+                      {"passages_per_entity", cfg.embed_passages},
+                      {"semantic_search", cfg.embed == "off" ? "off (LOREKEEPER_EMBED=off)"
+                                          : !enc             ? "unavailable (no model)"
+                                          : coverage->embedded == coverage->entities
+                                              ? "ready"
+                                              : "incomplete: run `lorekeeper index`, or serve embeds in the "
+                                                "background"}};
+    }
   }
   if (as_json) {
     out(j.dump(2) + "\n");
@@ -129,7 +143,12 @@ int cmd_status(const Config& cfg, bool as_json) {
   s += "Per document:\n";
   for (const auto& [k, n] : stats->per_document) s += "  " + k + ": " + std::to_string(n) + "\n";
   s += "Embedding model: " + j["model"]["state"].get<std::string>() + " (" + j["model"]["dir"].get<std::string>() +
-       "); search is lexical until semantic ranking is wired in.\n";
+       ")\n";
+  if (j.contains("vectors")) {
+    s += "Vectors: " + std::to_string(j["vectors"]["embedded"].get<size_t>()) + " of " +
+         std::to_string(j["vectors"]["entities"].get<size_t>()) +
+         " entities embedded; meaning-based search: " + j["vectors"]["semantic_search"].get<std::string>() + "\n";
+  }
   out(s);
   return 0;
 }
@@ -192,7 +211,9 @@ void record_endpoint_failures(store::Store& st, const open5e::SyncReport& report
 // always tries, "off" never.
 class BackgroundSync {
  public:
-  BackgroundSync(const Config& cfg, std::string mode) : cfg_(cfg), mode_(std::move(mode)) {
+  // `synced` is called after a sync that committed new data.
+  BackgroundSync(const Config& cfg, std::string mode, std::function<void()> synced)
+      : cfg_(cfg), mode_(std::move(mode)), synced_(std::move(synced)) {
     if (mode_ != "off") thread_ = std::thread([this] { run(); });
   }
   ~BackgroundSync() { stop(); }
@@ -249,6 +270,7 @@ class BackgroundSync {
       record_endpoint_failures(st, *report, options);
       log::info("background sync done: " + std::to_string(report->total_entities()) + " entities, " +
                 std::to_string(report->failed.size()) + " endpoint(s) failed");
+      if (synced_) synced_();
     } else {
       log::warning("background sync failed: " + report.status().to_string() + "; the stored data is unchanged");
     }
@@ -257,6 +279,7 @@ class BackgroundSync {
 
   Config cfg_;
   std::string mode_;
+  std::function<void()> synced_;
   std::atomic<bool> cancel_{false};
   std::atomic<bool> running_{false};
   mutable std::mutex mutex_;
@@ -336,11 +359,102 @@ Status bootstrap_from_bundled(const std::string& db_path) {
   return Status::ok();
 }
 
-tools::Engine make_engine(const Config& cfg) {
+// The meaning-based search service, unless turned off (a missing model gives a service that says so).
+std::shared_ptr<search::Semantic> make_semantic(const Config& cfg) {
+  if (cfg.embed == "off") return nullptr;
+  return std::make_shared<search::Semantic>(embed::default_model_dir(), cfg.embed_passages);
+}
+
+tools::Engine make_engine(const Config& cfg, std::shared_ptr<search::Semantic> semantic = nullptr) {
   tools::Engine engine(cfg.db_path, bootstrap_from_bundled);
   engine.set_legacy_tools(cfg.legacy_tools);
+  engine.set_semantic(std::move(semantic));
   return engine;
 }
+
+// For one-shot commands: the semantic service with whatever vectors the store has (`lorekeeper index` makes
+// them complete); none when there are none.
+std::shared_ptr<search::Semantic> one_shot_semantic(const Config& cfg, tools::Engine& engine) {
+  auto semantic = make_semantic(cfg);
+  if (!semantic || !semantic->has_model()) return semantic;
+  store::Store* st = engine.store(nullptr);
+  if (st == nullptr) return semantic;
+  Status loaded = semantic->reload(*st, true);
+  if (!loaded.is_ok()) log::warning("meaning-based search unavailable: " + loaded.to_string());
+  return semantic;
+}
+
+// Embeds the store's entities in the background while serve answers: at start and after each background sync.
+// Answers are lexical-only until the first pass ends (Semantic::notice says so).
+class BackgroundEmbedder {
+ public:
+  BackgroundEmbedder(const Config& cfg, std::shared_ptr<search::Semantic> semantic)
+      : cfg_(cfg), semantic_(std::move(semantic)) {
+    if (semantic_ && semantic_->has_model()) thread_ = std::thread([this] { run(); });
+  }
+  ~BackgroundEmbedder() { stop(); }
+
+  // Asks for another pass (after the data changed).
+  void request() {
+    std::lock_guard<std::mutex> lock(mu_);
+    pending_ = true;
+    cv_.notify_all();
+  }
+  void stop() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+      cv_.notify_all();
+    }
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  void run() {
+    std::unique_ptr<store::Store> st;
+    while (true) {
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        // The store may not exist yet: the first tool call builds it. Look again every second.
+        cv_.wait_for(lock, std::chrono::seconds(st ? 3600 : 1), [this] { return stop_.load() || pending_; });
+        if (stop_) return;
+        if (st && !pending_) continue;
+        pending_ = false;
+      }
+      if (!st) {
+        auto opened = store::Store::open(cfg_.db_path, store::Store::Mode::kExistingOnly);
+        if (!opened) continue;
+        st = std::move(*opened);
+      }
+      search::IndexOptions options;
+      options.threads = cfg_.embed_threads;
+      options.max_passages = cfg_.embed_passages;
+      auto report = search::update_vectors(
+          *st, *semantic_->encoder(), options, [this](const search::IndexProgress& p) { semantic_->set_progress(p); },
+          &stop_);
+      if (!report) {
+        semantic_->set_failed(report.status().message());
+        log::warning("embedding the entities failed: " + report.status().to_string());
+        continue;
+      }
+      if (report->interrupted) return;
+      if (report->progress.entities_todo > 0) {
+        log::info("embedded " + std::to_string(report->progress.entities_todo) + " entities in " +
+                  text::format_number(std::round(report->progress.seconds)) + " s");
+      }
+      Status loaded = semantic_->reload(*st, true);
+      if (!loaded.is_ok()) semantic_->set_failed(loaded.message());
+    }
+  }
+
+  Config cfg_;
+  std::shared_ptr<search::Semantic> semantic_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool pending_ = true;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
 
 int cmd_sync(const Config& cfg, std::string source, bool force, bool quiet, int page_size, bool as_json) {
   if (source.empty()) source = cfg.open5e_base_url;
@@ -470,6 +584,7 @@ int cmd_search(const Config& cfg, const std::string& query, const std::string& k
     }
   }
   tools::Engine engine = make_engine(cfg);
+  engine.set_semantic(one_shot_semantic(cfg, engine));
   return print_tool_result(engine.call(tool, args), as_json);
 }
 
@@ -494,6 +609,7 @@ int cmd_tool(const Config& cfg, const std::string& name, const std::string& args
     return 2;
   }
   tools::Engine engine = make_engine(cfg);
+  engine.set_semantic(one_shot_semantic(cfg, engine));
   return print_tool_result(engine.call(name, args), as_json);
 }
 
@@ -519,15 +635,106 @@ int cmd_embed(const std::vector<std::string>& texts, bool as_json) {
   return 0;
 }
 
+int cmd_index(const Config& cfg, int threads, bool quiet, bool as_json) {
+  auto encoder = embed::Encoder::load(embed::default_model_dir());
+  if (!encoder) {
+    std::fprintf(stderr,
+                 "lorekeeper index: %s\nInstall the model with scripts/setup.sh (or set LOREKEEPER_MODEL_DIR).\n",
+                 encoder.status().to_string().c_str());
+    return 1;
+  }
+  auto opened = store::Store::open(cfg.db_path, store::Store::Mode::kExistingOnly);
+  if (!opened) {
+    std::fprintf(stderr, "lorekeeper index: %s\nFill the store first: lorekeeper sync --source bundled\n",
+                 opened.status().message().c_str());
+    return 1;
+  }
+  search::IndexOptions options;
+  options.threads = threads > 0 ? threads : cfg.embed_threads;
+  options.max_passages = cfg.embed_passages;
+  static std::atomic<bool> stop{false};
+  std::signal(SIGINT, [](int) { stop = true; });
+  std::signal(SIGTERM, [](int) { stop = true; });
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  auto progress = [&](const search::IndexProgress& p) {
+    if (quiet) return;
+    const double rate = p.seconds > 0 ? static_cast<double>(p.tokens_done) / p.seconds : 0;
+    const double per_entity = p.entities_done > 0 ? p.seconds / static_cast<double>(p.entities_done) : 0;
+    const double eta = per_entity * static_cast<double>(p.entities_todo - p.entities_done);
+    std::fprintf(stderr, "%sembedded %zu/%zu entities, %.0f tokens/s, ETA %.0f s%s", tty ? "\r\033[K" : "",
+                 p.entities_done, p.entities_todo, rate, eta, tty ? "" : "\n");
+  };
+  auto report = search::update_vectors(**opened, **encoder, options, progress, &stop);
+  if (tty && !quiet) std::fprintf(stderr, "\r\033[K");
+  if (!report) {
+    std::fprintf(stderr, "lorekeeper index: %s (vectors written so far are kept)\n",
+                 report.status().to_string().c_str());
+    return 1;
+  }
+  const auto& p = report->progress;
+  json j = {{"entities", p.entities_total},
+            {"embedded_now", p.entities_done},
+            {"needed", p.entities_todo},
+            {"up_to_date", p.entities_total - p.entities_todo},
+            {"pruned", report->pruned},
+            {"tokens", p.tokens_done},
+            {"seconds", std::round(p.seconds * 100) / 100},
+            {"threads", options.threads},
+            {"passages_per_entity", options.max_passages},
+            {"interrupted", report->interrupted}};
+  if (as_json) {
+    out(j.dump(2) + "\n");
+  } else {
+    out("Embedded " + std::to_string(p.entities_done) + " of " + std::to_string(p.entities_todo) +
+        " entities needing it (" + std::to_string(p.entities_total - p.entities_todo) + " of " +
+        std::to_string(p.entities_total) + " were up to date) in " +
+        text::format_number(std::round(p.seconds * 10) / 10) + " s, " + std::to_string(p.tokens_done) + " tokens, " +
+        std::to_string(options.threads) + " thread(s)." +
+        (report->interrupted ? " Interrupted: run `lorekeeper index` again to resume." : "") + "\n");
+  }
+  return report->interrupted ? 130 : 0;
+}
+
+int cmd_eval(const Config& cfg, const std::string& file, const std::string& ranking, bool as_json) {
+  tools::Engine base = make_engine(cfg);
+  auto semantic = one_shot_semantic(cfg, base);
+  if (ranking != "lexical" && (!semantic || !semantic->index())) {
+    std::fprintf(stderr, "lorekeeper eval: no embedding index (%s); run `lorekeeper index` first\n",
+                 semantic ? semantic->notice().c_str() : "LOREKEEPER_EMBED=off");
+    if (ranking != "all") return 1;
+  }
+  std::vector<std::pair<std::string, tools::Ranking>> modes;
+  if (ranking == "hybrid" || ranking == "all") modes.push_back({"hybrid", tools::Ranking::kHybrid});
+  if (ranking == "lexical" || ranking == "all") modes.push_back({"lexical", tools::Ranking::kLexical});
+  if (ranking == "semantic" || ranking == "all") modes.push_back({"semantic", tools::Ranking::kSemantic});
+  std::vector<tools::Engine> engines;
+  engines.reserve(modes.size());
+  std::vector<std::pair<std::string, tools::Engine*>> runs;
+  for (const auto& [label, mode] : modes) {
+    engines.push_back(make_engine(cfg, semantic));
+    engines.back().set_ranking(mode);
+    runs.push_back({label, &engines.back()});
+  }
+  return run_eval(file, runs, as_json);
+}
+
 int cmd_serve(const Config& cfg, const std::string& auto_sync) {
-  tools::Engine engine = make_engine(cfg);
-  BackgroundSync refresh(cfg, auto_sync);
-  engine.set_notice([&refresh] { return refresh.notice(); });
+  auto semantic = make_semantic(cfg);
+  tools::Engine engine = make_engine(cfg, semantic);
+  BackgroundEmbedder embedder(cfg, semantic);
+  BackgroundSync refresh(cfg, auto_sync, [&embedder] { embedder.request(); });
+  engine.set_notice([&refresh, semantic] {
+    std::string note = refresh.notice();
+    const std::string meaning = semantic ? semantic->notice() : std::string();
+    if (!meaning.empty()) note += (note.empty() ? "" : " ") + meaning;
+    return note;
+  });
   mcp::ServerOptions options;
   options.version = kVersion;
   mcp::Server server(engine, options);
   log::info("serving MCP on stdio; store " + cfg.db_path);
   const int rc = mcp::serve_stdio(server, STDIN_FILENO, STDOUT_FILENO);
+  embedder.stop();
   if (!refresh.stop()) {
     // An HTTP request is still in flight; the sync's transaction is never committed, so leaving is safe.
     log::info("leaving the background sync unfinished; the stored data is unchanged");
@@ -617,6 +824,26 @@ int run(int argc, char** argv) {
   embed_cmd->add_option("text", embed_texts, "Texts to embed")->required();
   embed_cmd->add_flag("--json", embed_json, "Print [{text, ids, vector}] as JSON");
 
+  int index_threads = 0;
+  bool index_quiet = false;
+  bool index_json = false;
+  auto* index_cmd = app.add_subcommand(
+      "index", "Embed the entities for meaning-based search (only those changed since the last run; resumable)");
+  index_cmd->add_option("--threads", index_threads, "Encoder threads (default: $LOREKEEPER_EMBED_THREADS or 1)")
+      ->check(CLI::Range(1, 64));
+  index_cmd->add_flag("--quiet", index_quiet, "No progress output");
+  index_cmd->add_flag("--json", index_json, "Print the report as JSON");
+
+  std::string eval_file;
+  std::string eval_ranking = "hybrid";
+  bool eval_json = false;
+  auto* eval_cmd = app.add_subcommand("eval", "Run a search evaluation set (JSONL) and report hit@k and MRR@10");
+  eval_cmd->add_option("file", eval_file, "Evaluation set (tests/eval/queries.jsonl; format in its README)")
+      ->required();
+  eval_cmd->add_option("--ranking", eval_ranking, "hybrid, lexical, semantic or all")
+      ->check(CLI::IsMember({"hybrid", "lexical", "semantic", "all"}));
+  eval_cmd->add_flag("--json", eval_json, "Print the metrics (and every row's rank) as JSON");
+
   std::string tool_name;
   std::string tool_args;
   bool tool_json = false;
@@ -668,6 +895,8 @@ int run(int argc, char** argv) {
   if (*docs) return cmd_documents(*cfg, doc_source, doc_json);
   if (*tool) return cmd_tool(*cfg, tool_name, tool_args, tool_json);
   if (*embed_cmd) return cmd_embed(embed_texts, embed_json);
+  if (*index_cmd) return cmd_index(*cfg, index_threads, index_quiet, index_json);
+  if (*eval_cmd) return cmd_eval(*cfg, eval_file, eval_ranking, eval_json);
   return 2;
 }
 

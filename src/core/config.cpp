@@ -127,6 +127,22 @@ Result<Config> load_config(const EnvLookup& env, const std::string& dotenv_path)
   LOREKEEPER_RETURN_IF_ERROR(
       read_int("LOREKEEPER_HTTP_TIMEOUT_SECONDS", "http_timeout_seconds", &c.http_timeout_seconds));
   LOREKEEPER_RETURN_IF_ERROR(read_int("LOREKEEPER_HTTP_RETRIES", "http_retries", &c.http_retries));
+  LOREKEEPER_RETURN_IF_ERROR(read_int("LOREKEEPER_EMBED_THREADS", "embed_threads", &c.embed_threads));
+  LOREKEEPER_RETURN_IF_ERROR(read_int("LOREKEEPER_EMBED_PASSAGES", "embed_passages", &c.embed_passages));
+  if (c.embed_threads < 1 || c.embed_threads > 64) {
+    return Status::invalid_argument("LOREKEEPER_EMBED_THREADS must be 1-64, got " + std::to_string(c.embed_threads));
+  }
+  if (c.embed_passages < 1 || c.embed_passages > 16) {
+    return Status::invalid_argument("LOREKEEPER_EMBED_PASSAGES must be 1-16, got " + std::to_string(c.embed_passages));
+  }
+  if (auto v = lookup("LOREKEEPER_EMBED", &origin)) {
+    const std::string m = text::lower(text::trim(*v));
+    if (m != "auto" && m != "off") {
+      return Status::invalid_argument("LOREKEEPER_EMBED must be auto or off, got '" + *v + "'");
+    }
+    c.embed = m;
+    c.origin["embed"] = origin;
+  }
   if (auto v = lookup("LOREKEEPER_AUTO_SYNC", &origin)) {
     const std::string m = text::lower(text::trim(*v));
     if (m != "auto" && m != "on" && m != "off") {

@@ -78,6 +78,19 @@ CREATE TABLE meta (
   value TEXT NOT NULL
 );
 )sql",
+      // 2: sentence embeddings, keyed by entity kind and key (stable across syncs) and passage number, with the
+      // model that made them and a hash of the text embedded, so only changed texts are embedded again.
+      R"sql(
+CREATE TABLE entity_vectors (
+  kind TEXT NOT NULL,
+  key TEXT NOT NULL,
+  passage INTEGER NOT NULL,
+  model TEXT NOT NULL,
+  text_hash TEXT NOT NULL,
+  vector BLOB NOT NULL,
+  PRIMARY KEY (kind, key, passage)
+) WITHOUT ROWID;
+)sql",
   };
   return kMigrations;
 }

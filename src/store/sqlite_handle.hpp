@@ -38,6 +38,9 @@ class Stmt {
   void bind(int i, int v) { sqlite3_bind_int64(stmt_.get(), i, v); }
   void bind(int i, double v) { sqlite3_bind_double(stmt_.get(), i, v); }
   void bind_null(int i) { sqlite3_bind_null(stmt_.get(), i); }
+  void bind_blob(int i, const void* data, size_t size) {
+    sqlite3_bind_blob(stmt_.get(), i, data, static_cast<int>(size), SQLITE_TRANSIENT);
+  }
   template <typename T>
   void bind_opt(int i, const std::optional<T>& v) {
     if (v)
@@ -70,6 +73,12 @@ class Stmt {
   bool is_null(int col) const { return sqlite3_column_type(stmt_.get(), col) == SQLITE_NULL; }
   long long int64(int col) const { return sqlite3_column_int64(stmt_.get(), col); }
   double real(int col) const { return sqlite3_column_double(stmt_.get(), col); }
+  // The bytes of a BLOB column (valid until the next step or reset).
+  std::string_view blob(int col) const {
+    const void* p = sqlite3_column_blob(stmt_.get(), col);
+    if (p == nullptr) return {};
+    return {static_cast<const char*>(p), static_cast<size_t>(sqlite3_column_bytes(stmt_.get(), col))};
+  }
   std::string text(int col) const {
     const unsigned char* p = sqlite3_column_text(stmt_.get(), col);
     if (p == nullptr) return {};

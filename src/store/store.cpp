@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <set>
 #include <variant>
@@ -696,6 +697,96 @@ Result<Stats> Store::stats() {
     s.meta[st->text(0)] = st->text(1);
   }
   return s;
+}
+
+}  // namespace lorekeeper::store
+
+namespace lorekeeper::store {
+
+Status Store::scan(const std::function<bool(const Entity&)>& visit) {
+  auto st = Stmt::prepare(db_, std::string("SELECT ") + kEntityColumns +
+                                   " FROM entities e JOIN documents d ON d.key = e.document_key"
+                                   " JOIN entity_bodies b ON b.id = e.id ORDER BY e.kind, e.key");
+  if (!st) return st.status();
+  while (true) {
+    auto row = st->step();
+    if (!row) return row.status();
+    if (!*row) break;
+    if (!visit(read_entity(*st))) break;
+  }
+  return Status::ok();
+}
+
+Result<std::vector<Store::VectorRow>> Store::vectors(const std::string& model, bool with_vectors) {
+  auto st = Stmt::prepare(db_, std::string("SELECT v.kind, v.key, v.passage, v.text_hash, e.document_key") +
+                                   (with_vectors ? ", v.vector" : "") +
+                                   " FROM entity_vectors v JOIN entities e ON e.kind = v.kind AND e.key = v.key"
+                                   " WHERE v.model = ? ORDER BY v.kind, v.key, v.passage");
+  if (!st) return st.status();
+  st->bind(1, std::string_view(model));
+  std::vector<VectorRow> out;
+  while (true) {
+    auto row = st->step();
+    if (!row) return row.status();
+    if (!*row) break;
+    VectorRow r;
+    r.kind = model::parse_kind(st->text(0)).value_or(Kind::kSpell);
+    r.key = st->text(1);
+    r.passage = static_cast<int>(st->int64(2));
+    r.text_hash = st->text(3);
+    r.document_key = st->text(4);
+    if (with_vectors) {
+      const std::string_view b = st->blob(5);
+      if (b.size() % sizeof(float) != 0) {
+        return Status::corruption("a stored vector of " + r.key + " has " + std::to_string(b.size()) + " bytes");
+      }
+      r.vector.resize(b.size() / sizeof(float));
+      std::memcpy(r.vector.data(), b.data(), b.size());
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+Status Store::write_vectors(const std::string& model, const std::vector<VectorRow>& rows,
+                            const std::vector<std::pair<Kind, std::string>>& remove) {
+  Transaction tx(db_);
+  LOREKEEPER_RETURN_IF_ERROR(tx.begin());
+  auto del = Stmt::prepare(db_, "DELETE FROM entity_vectors WHERE kind = ? AND key = ?");
+  if (!del) return del.status();
+  auto ins = Stmt::prepare(
+      db_, "INSERT INTO entity_vectors (kind, key, passage, model, text_hash, vector) VALUES (?,?,?,?,?,?)");
+  if (!ins) return ins.status();
+  auto remove_one = [&](Kind kind, const std::string& key) -> Status {
+    del->reset();
+    del->bind(1, model::kind_name(kind));
+    del->bind(2, std::string_view(key));
+    return del->run();
+  };
+  for (const auto& [kind, key] : remove) LOREKEEPER_RETURN_IF_ERROR(remove_one(kind, key));
+  std::set<std::pair<Kind, std::string>> cleared;
+  for (const auto& r : rows) {
+    if (cleared.insert({r.kind, r.key}).second) LOREKEEPER_RETURN_IF_ERROR(remove_one(r.kind, r.key));
+    ins->reset();
+    ins->bind(1, model::kind_name(r.kind));
+    ins->bind(2, std::string_view(r.key));
+    ins->bind(3, r.passage);
+    ins->bind(4, std::string_view(model));
+    ins->bind(5, std::string_view(r.text_hash));
+    ins->bind_blob(6, r.vector.data(), r.vector.size() * sizeof(float));
+    LOREKEEPER_RETURN_IF_ERROR(ins->run());
+  }
+  return tx.commit();
+}
+
+Result<int> Store::prune_vectors(const std::string& model) {
+  auto st = Stmt::prepare(db_,
+                          "DELETE FROM entity_vectors WHERE model <> ? OR NOT EXISTS (SELECT 1 FROM entities e "
+                          "WHERE e.kind = entity_vectors.kind AND e.key = entity_vectors.key)");
+  if (!st) return st.status();
+  st->bind(1, std::string_view(model));
+  LOREKEEPER_RETURN_IF_ERROR(st->run());
+  return sqlite3_changes(db_);
 }
 
 }  // namespace lorekeeper::store

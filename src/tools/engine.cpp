@@ -494,7 +494,8 @@ bool is_stopword(const std::string& w) {
 struct Found {
   std::vector<json> results;
   int total = 0;
-  std::string how;  // "exact name", "name contains", "filters"
+  std::string how;        // "exact name", "name contains", "close name", "text", "meaning", "filters"
+  bool semantic = false;  // the meaning-based ranking took part
 };
 
 // Runs one structured query with optional name matching. Exact-name matches win; otherwise names containing
@@ -502,8 +503,85 @@ struct Found {
 // How `search` is matched: by names and text (the current tools), or by names only (the older tools' `name`).
 enum class Match { kNamesAndText, kNamesOnly };
 
-Result<Found> find(store::Store& st, Query q, const std::string& search, int limit,
-                   Match match = Match::kNamesAndText) {
+// What a search may use besides the store: the meaning-based index, and which rankings to apply.
+struct SearchContext {
+  const search::Semantic* semantic = nullptr;
+  Ranking ranking = Ranking::kHybrid;
+  mutable std::map<std::string, std::vector<float>> embedded;  // query text -> embedding, within one call
+
+  const std::vector<float>& embed(const std::string& text) const {
+    auto it = embedded.find(text);
+    if (it == embedded.end()) it = embedded.emplace(text, semantic->embed(text)).first;
+    return it->second;
+  }
+};
+
+// Cosine similarity under which a passage is not taken as meaning the same as the query (all-MiniLM-L6-v2
+// puts unrelated English texts around 0-0.25); chosen on the eval set (docs/SEARCH.md).
+constexpr float kSemanticFloor = 0.40f;
+// Reciprocal rank fusion constant: a result at rank r of one ranking contributes 1 / (kRrfK + r).
+constexpr double kRrfK = 20.0;
+
+bool only_kind_and_document_filters(const Query& q) {
+  Query plain;
+  plain.kinds = q.kinds;
+  plain.document_keys = q.document_keys;
+  return q.game_system.empty() && q.name_exact.empty() && q.name_contains.empty() && !q.level && !q.level_min &&
+         !q.level_max && q.school.empty() && q.class_key.empty() && q.casting_time.empty() && q.damage_type.empty() &&
+         !q.concentration && !q.ritual && !q.cr && !q.cr_min && !q.cr_max && q.type.empty() && q.size.empty() &&
+         !q.armor_class_min && !q.hit_points_min && q.rarity.empty() && !q.requires_attunement &&
+         q.damage_dice.empty() && !q.is_simple && q.properties.empty() && !q.cost_min && !q.cost_max && !q.weight_max &&
+         q.section.empty() && q.parent_key.empty() && !q.top_level && q.exclude_keys.empty();
+}
+
+// One byte per index entity: may it be returned under `q`'s filters? Kinds and documents are checked in
+// memory; any other filter asks the store for the matching keys.
+Result<std::vector<uint8_t>> allowed_mask(store::Store& st, const search::VectorIndex& ix, const Query& q) {
+  std::vector<uint8_t> mask(ix.size(), 0);
+  if (only_kind_and_document_filters(q)) {
+    std::set<std::string> docs;
+    if (q.document_keys) docs.insert(q.document_keys->begin(), q.document_keys->end());
+    for (uint32_t i = 0; i < ix.size(); ++i) {
+      const auto& e = ix.entity(i);
+      const bool kind_ok = q.kinds.empty() || std::find(q.kinds.begin(), q.kinds.end(), e.kind) != q.kinds.end();
+      mask[i] = kind_ok && (!q.document_keys || docs.count(e.document_key)) ? 1 : 0;
+    }
+    return mask;
+  }
+  Query all = q;
+  all.limit = 1000000;
+  all.offset = 0;
+  auto names = st.match_names(all);
+  if (!names) return names.status();
+  for (const auto& n : *names) {
+    if (auto i = ix.find(n.kind, n.key)) mask[*i] = 1;
+  }
+  return mask;
+}
+
+// A short excerpt of `text` around the first of `terms` it contains (case-insensitive), else its beginning.
+std::string snippet(const std::string& text, const std::vector<std::string>& terms) {
+  constexpr size_t kBefore = 60, kLength = 180;
+  const std::string low = text::lower(text);
+  size_t at = std::string::npos;
+  for (const auto& t : terms) {
+    const size_t p = low.find(t);
+    if (p != std::string::npos && p < at) at = p;
+  }
+  size_t start = at == std::string::npos || at < kBefore ? 0 : at - kBefore;
+  while (start > 0 && text[start - 1] != ' ' && text[start - 1] != '\n') --start;
+  size_t end = std::min(text.size(), start + kLength);
+  while (end < text.size() && end > start && text[end] != ' ' && text[end] != '\n') --end;
+  if (end <= start) end = std::min(text.size(), start + kLength);
+  std::string out = text.substr(start, end - start);
+  for (auto& c : out) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return (start > 0 ? "..." : "") + out + (end < text.size() ? "..." : "");
+}
+
+Result<Found> find(store::Store& st, Query q, const std::string& search, int limit, Match match = Match::kNamesAndText,
+                   const SearchContext& ctx = {}) {
   Found out;
   const std::string s = text::trim(search);
   if (s.empty()) {
@@ -515,10 +593,11 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
     out.how = "filters";
     return out;
   }
+  const bool lexical = ctx.ranking != Ranking::kSemantic || match == Match::kNamesOnly;
   Query exact = q;
   exact.name_exact = s;
   exact.limit = limit;
-  auto r = st.query(exact);
+  auto r = lexical ? st.query(exact) : Result<store::QueryResult>(store::QueryResult{});
   if (!r) return r.status();
   std::vector<json> exact_results;
   if (r->total > 0) {
@@ -531,6 +610,7 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
     for (const auto& e : r->entities) {
       json j = to_result(e);
       j["_score"] = 1.0;
+      j["_matched"] = json::array({"exact name"});
       exact_results.push_back(std::move(j));
     }
   }
@@ -539,18 +619,22 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
   //   names within a small edit distance of the query, for typos (0.6-0.85),
   //   full-text BM25 over names and descriptions (0.1-0.6, relative to the best hit; weak hits dropped).
   // Candidates by (kind, key): score and the result object, loaded now or, for text hits, once they are shown.
-  std::map<std::pair<int, std::string>, std::pair<double, json>> merged;
+  struct Lexical {
+    double score = 0;
+    std::set<std::string> how;  // "name", "close name", "text"
+  };
+  std::map<std::pair<int, std::string>, Lexical> merged;
   std::set<std::pair<int, std::string>> exact_ids;
   for (const auto& j : exact_results) {
     exact_ids.insert({static_cast<int>(*model::parse_kind(j["kind"].get<std::string>())), j["key"]});
   }
-  // Offers a candidate; its result object is loaded only if it is among those shown.
-  auto offer = [&](Kind kind, const std::string& key, double score) {
+  // Offers a lexical candidate; its result object is loaded only if it is among those shown.
+  auto offer = [&](Kind kind, const std::string& key, double score, const char* how) {
     const auto id = std::make_pair(static_cast<int>(kind), key);
     if (exact_ids.count(id)) return;
-    auto it = merged.find(id);
-    if (it != merged.end() && it->second.first >= score) return;
-    merged[id] = {score, json()};
+    Lexical& c = merged[id];
+    c.score = std::max(c.score, score);
+    c.how.insert(how);
   };
   const std::string qf = text::fold(s);
   const std::vector<std::string> words = words_of(s);
@@ -558,7 +642,8 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
   Query contains = q;
   contains.name_contains = words;
   contains.limit = 500;
-  auto named = st.match_names(contains);
+  auto named =
+      lexical ? st.match_names(contains) : Result<std::vector<store::NameEntry>>(std::vector<store::NameEntry>{});
   if (!named) return named.status();
   const int contains_total = static_cast<int>(named->size());
   for (const auto& e : *named) {
@@ -568,10 +653,10 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
     double score = 0.5 + 0.4 * coverage;
     if (nf.rfind(qf, 0) == 0) score += 0.05;              // the name starts with the query
     if (nf.find(qf) != std::string::npos) score += 0.04;  // the words appear together, in order
-    offer(e.kind, e.key, std::min(score, 0.99));
+    offer(e.kind, e.key, std::min(score, 0.99), "name");
   }
   bool typo = false;
-  if (merged.empty() && exact_results.empty() && qf.size() >= 4 && words.size() <= 4) {
+  if (lexical && merged.empty() && exact_results.empty() && qf.size() >= 4 && words.size() <= 4) {
     auto names = st.names(q.kinds);
     if (names) {
       const int budget = std::max(1, static_cast<int>(qf.size()) / 4);
@@ -587,7 +672,7 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
         by_name.limit = 20;
         auto hits = st.match_names(by_name);
         if (!hits) return hits.status();
-        for (const auto& e : *hits) offer(e.kind, e.key, 0.85 - 0.25 * d / std::max(1, budget));
+        for (const auto& e : *hits) offer(e.kind, e.key, 0.85 - 0.25 * d / std::max(1, budget), "close name");
         typo = typo || !hits->empty();
       }
     }
@@ -598,7 +683,7 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
   for (const auto& w : words) {
     if (w.size() >= 3 && !is_stopword(w)) terms.push_back(w);
   }
-  if (match == Match::kNamesOnly) terms.clear();
+  if (match == Match::kNamesOnly || !lexical) terms.clear();
   auto text_hits = st.text_search(q, terms, 100);
   if (!text_hits) return text_hits.status();
   const int needed = static_cast<int>((terms.size() + 1) / 2);
@@ -608,34 +693,96 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
     if (best == 0) best = h.rank;
     const double rel = best > 0 ? h.rank / best : 0;
     if (rel < 0.25) break;  // below the relevance floor: left out rather than padding the answer
-    offer(h.kind, h.key, 0.1 + 0.5 * rel);
+    offer(h.kind, h.key, 0.1 + 0.5 * rel, "text");
+  }
+  // Meaning: the nearest passages to the query among the entities the filters allow.
+  std::map<std::pair<int, std::string>, float> meaning;  // cosine, for candidates over the floor
+  std::vector<std::pair<int, std::string>> semantic_order;
+  const bool semantic = ctx.ranking != Ranking::kLexical && match == Match::kNamesAndText && ctx.semantic;
+  std::shared_ptr<const search::VectorIndex> ix = semantic ? ctx.semantic->index() : nullptr;
+  if (ix) {
+    const std::vector<float>& qv = ctx.embed(s);
+    auto mask = allowed_mask(st, *ix, q);
+    if (!mask) return mask.status();
+    for (const auto& h : ix->top_k(qv.data(), &*mask, 100)) {
+      if (h.score < kSemanticFloor) break;
+      const auto& ref = ix->entity(h.entity);
+      const auto id = std::make_pair(static_cast<int>(ref.kind), ref.key);
+      if (exact_ids.count(id)) continue;
+      meaning[id] = h.score;
+      semantic_order.push_back(id);
+    }
   }
   struct Candidate {
     double score;
     std::pair<int, std::string> id;
-    json result;  // null until loaded
+    std::vector<std::string> how;
   };
   std::vector<Candidate> scored;
-  for (auto& [id, v] : merged) scored.push_back({v.first, id, std::move(v.second)});
-  std::stable_sort(scored.begin(), scored.end(), [](const Candidate& a, const Candidate& b) {
+  if (!ix) {
+    for (auto& [id, c] : merged) scored.push_back({c.score, id, {c.how.begin(), c.how.end()}});
+  } else {
+    // Reciprocal rank fusion of the lexical ranking (by its score) and the semantic one (by cosine), scaled
+    // so that first place in both is 1. The lexical score itself breaks ties, so strong name matches keep
+    // their order.
+    std::vector<std::pair<double, std::pair<int, std::string>>> lex;
+    for (const auto& [id, c] : merged) lex.push_back({c.score, id});
+    std::stable_sort(lex.begin(), lex.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::map<std::pair<int, std::string>, Candidate> fused;
+    const bool both = ctx.ranking == Ranking::kHybrid;
+    const double top = (both ? 2.0 : 1.0) / (kRrfK + 1);
+    for (size_t i = 0; i < lex.size(); ++i) {
+      Candidate& c = fused[lex[i].second];
+      c.id = lex[i].second;
+      c.score += 1.0 / (kRrfK + static_cast<double>(i) + 1);
+      const auto& how = merged[lex[i].second].how;
+      c.how.assign(how.begin(), how.end());
+    }
+    for (size_t i = 0; i < semantic_order.size(); ++i) {
+      Candidate& c = fused[semantic_order[i]];
+      c.id = semantic_order[i];
+      c.score += 1.0 / (kRrfK + static_cast<double>(i) + 1);
+      c.how.push_back("meaning");
+    }
+    for (auto& [id, c] : fused) {
+      c.score = std::min(0.999, c.score / top);
+      scored.push_back(std::move(c));
+    }
+  }
+  std::stable_sort(scored.begin(), scored.end(), [&](const Candidate& a, const Candidate& b) {
     if (a.score != b.score) return a.score > b.score;
+    const auto la = merged.find(a.id), lb = merged.find(b.id);
+    const double sa = la == merged.end() ? 0 : la->second.score, sb = lb == merged.end() ? 0 : lb->second.score;
+    if (sa != sb) return sa > sb;
     return a.id < b.id;
   });
   // An exact name comes first (every edition of it), then the other matches.
   out.results = std::move(exact_results);
+  std::vector<std::string> snippet_terms;
+  for (const auto& w : words) {
+    if (w.size() >= 3 && !is_stopword(w)) snippet_terms.push_back(w);
+  }
   for (auto& c : scored) {
     if (static_cast<int>(out.results.size()) >= limit) break;
-    if (c.result.is_null()) {
-      auto loaded = st.get(c.id.second, static_cast<Kind>(c.id.first), false);
-      if (!loaded) return loaded.status();
-      if (loaded->empty()) continue;
-      c.result = to_result(loaded->front());
-      c.result["_score"] = round3(c.score);
-    }
-    out.results.push_back(std::move(c.result));
+    auto loaded = st.get(c.id.second, static_cast<Kind>(c.id.first), false);
+    if (!loaded) return loaded.status();
+    if (loaded->empty()) continue;
+    json result = to_result(loaded->front());
+    result["_score"] = round3(c.score);
+    result["_matched"] = c.how;
+    const bool text_or_meaning = std::find(c.how.begin(), c.how.end(), "text") != c.how.end() ||
+                                 std::find(c.how.begin(), c.how.end(), "meaning") != c.how.end();
+    if (text_or_meaning && !loaded->front().text.empty())
+      result["_snippet"] = snippet(loaded->front().text, snippet_terms);
+    out.results.push_back(std::move(result));
   }
   out.total = static_cast<int>(exact_ids.size() + scored.size());
-  out.how = !exact_ids.empty() ? "exact name" : contains_total > 0 ? "name contains" : typo ? "close name" : "text";
+  out.how = !exact_ids.empty()        ? "exact name"
+            : contains_total > 0      ? "name contains"
+            : typo                    ? "close name"
+            : !semantic_order.empty() ? "meaning"
+                                      : "text";
+  out.semantic = ix != nullptr;
   return out;
 }
 
@@ -938,7 +1085,7 @@ void add_children(store::Store& st, std::vector<json>& results) {
 
 // A search tool: documents, name matching, filters, explanation of empty answers.
 ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilder& build, bool top_level_default,
-                           Match match) {
+                           Match match, const SearchContext& ctx) {
   auto built = build(args);
   if (!built) return error_result(built.status().message());
   Query q = *built;
@@ -951,7 +1098,7 @@ ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilde
   if (docs.select_nothing) {
     return list_answer({}, "No " + label + "s: no source document selected.", docs.message, 0, args);
   }
-  auto found = find(st, q, search, limit, match);
+  auto found = find(st, q, search, limit, match, ctx);
   if (!found) return error_result("Search failed: " + found.status().to_string());
   add_children(st, found->results);
   std::string header;
@@ -963,9 +1110,11 @@ ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilde
              (found->total > static_cast<int>(found->results.size())
                   ? " (showing " + std::to_string(found->results.size()) + ")."
                   : ".");
-  } else if (found->how == "name contains" || found->how == "text" || found->how == "close name") {
-    const std::string how = found->how == "name contains" ? "by name, then by text"
-                            : found->how == "close name"  ? "by close spellings of the name, then by text"
+  } else if (found->how != "filters") {
+    const std::string also = found->semantic ? " and meaning" : "";
+    const std::string how = found->how == "name contains" ? "by name, then by text" + also
+                            : found->how == "close name"  ? "by close spellings of the name, then by text" + also
+                            : found->semantic             ? "by the words and meaning of their text"
                                                           : "by the words of their text";
     header = "Found " + plural(label, found->total) + " for \"" + search + "\", ranked " + how +
              (found->total > static_cast<int>(found->results.size())
@@ -987,7 +1136,8 @@ ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilde
       if (!close.empty())
         hints.push_back("Closest names: " + text::join(close, ", ") + ".");
       else
-        hints.push_back("Nothing matches \"" + search + "\" by name or text; meaning-based search is not built yet.");
+        hints.push_back("Nothing matches \"" + search + "\" by name, text" +
+                        (found->semantic ? " or meaning." : " (meaning-based search is not ready)."));
     }
     // Which filter emptied the answer: drop each one and see whether anything would match.
     for (auto it = args.begin(); it != args.end(); ++it) {
@@ -1000,7 +1150,7 @@ ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilde
       Query probe = *q2;
       if (name != "documents") probe.document_keys = docs.keys;
       if (top_level_default && text::trim(search).empty()) probe.top_level = true;
-      auto n = find(st, probe, search, 1, match);
+      auto n = find(st, probe, search, 1, match, ctx);
       if (n && n->total > 0) {
         hints.push_back("Without '" + name + "' there would be " + plural(label, n->total) + ".");
       }
@@ -1029,7 +1179,7 @@ std::optional<std::vector<Kind>> parse_content_types(const json& values, std::st
   return kinds;
 }
 
-ToolResult search_all(store::Store& st, const json& args) {
+ToolResult search_all(store::Store& st, const json& args, const SearchContext& ctx) {
   const std::string query = text::trim(str_arg(args, "query"));
   if (query.empty()) return error_result("Parameter 'query' must not be empty.");
   std::vector<Kind> kinds = model::all_kinds();
@@ -1058,7 +1208,7 @@ ToolResult search_all(store::Store& st, const json& args) {
       Query q;
       q.kinds = {k};
       q.document_keys = docs.keys;
-      auto f = find(st, q, query, limit);
+      auto f = find(st, q, query, limit, Match::kNamesAndText, ctx);
       if (!f) return error_result("Search failed: " + f.status().to_string());
       if (f->results.empty()) continue;
       per_kind.push_back({k, std::move(*f)});
@@ -1077,9 +1227,10 @@ ToolResult search_all(store::Store& st, const json& args) {
   }
   if (total == 0 && !docs.select_nothing) {
     auto close = closest_names(st, kinds, query, 5);
-    const std::string hint =
-        close.empty() ? "Nothing matches \"" + query + "\" by name or text; meaning-based search is not built yet."
-                      : "Closest names: " + text::join(close, ", ") + ".";
+    const bool semantic = ctx.semantic && ctx.semantic->index() && ctx.ranking != Ranking::kLexical;
+    const std::string hint = close.empty() ? "Nothing matches \"" + query + "\" by name, text" +
+                                                 (semantic ? " or meaning." : " (meaning-based search is not ready).")
+                                           : "Closest names: " + text::join(close, ", ") + ".";
     message = (message.empty() ? "" : message + " ") + hint;
   }
   out.text = (total > 0 ? "Found " + std::to_string(total) + " result(s) for \"" + query +
@@ -1190,7 +1341,7 @@ double facet_similarity(const json& a, const json& b) {
   return weight > 0 ? score / weight : 0;
 }
 
-ToolResult find_similar(store::Store& st, const json& args) {
+ToolResult find_similar(store::Store& st, const json& args, const SearchContext& ctx) {
   std::string key = text::trim(str_arg(args, "key"));
   const std::string name = text::trim(str_arg(args, "name"));
   std::optional<Kind> kind;
@@ -1227,18 +1378,42 @@ ToolResult find_similar(store::Store& st, const json& args) {
   q.limit = 100000;
   const int limit = int_arg(args, "limit").value_or(10);
   std::vector<std::pair<double, json>> scored;
-  if (!docs.select_nothing) {
+  const std::string ref_name = text::fold(ref.name);
+  // By meaning when the embedding index covers the reference: the nearest entities to its mean passage
+  // vector, within its kind and the filters.
+  std::shared_ptr<const search::VectorIndex> ix =
+      ctx.semantic && ctx.ranking != Ranking::kLexical ? ctx.semantic->index() : nullptr;
+  const std::optional<uint32_t> ref_at = ix ? ix->find(ref.kind, ref.key) : std::nullopt;
+  bool by_meaning = false;
+  if (!docs.select_nothing && ref_at) {
+    by_meaning = true;
+    auto mask = allowed_mask(st, *ix, q);
+    if (!mask) return error_result("Search failed: " + mask.status().to_string());
+    const std::vector<float> v = ix->entity_vector(*ref_at);
+    for (const auto& h : ix->top_k(v.data(), &*mask, static_cast<size_t>(limit) * 3 + 10)) {
+      if (static_cast<int>(scored.size()) >= limit) break;
+      const auto& e = ix->entity(h.entity);
+      if (e.key == ref.key || h.score < kSemanticFloor) continue;
+      auto got = st.get(e.key, e.kind, false);
+      if (!got || got->empty()) continue;
+      // The reference and its twins in other documents/editions are not "similar", they are the same thing.
+      if (text::fold(got->front().name) == ref_name) continue;
+      json r = to_result(got->front());
+      r["_score"] = round3(std::max(0.0f, h.score));
+      r["_matched"] = json::array({"meaning"});
+      scored.push_back({h.score, std::move(r)});
+    }
+  } else if (!docs.select_nothing) {
     auto candidates = st.query(q);
     if (!candidates) return error_result("Search failed: " + candidates.status().to_string());
     const json ref_data = to_result(ref);
-    const std::string ref_name = text::fold(ref.name);
     for (const auto& e : candidates->entities) {
-      // The reference and its twins in other documents/editions are not "similar", they are the same thing.
       if (e.key == ref.key || text::fold(e.name) == ref_name) continue;
       json r = to_result(e);
       const double s = facet_similarity(ref_data, r);
       if (s <= 0.2) continue;
       r["_score"] = round3(s);
+      r["_matched"] = json::array({"attributes"});
       scored.push_back({s, std::move(r)});
     }
   }
@@ -1248,8 +1423,9 @@ ToolResult find_similar(store::Store& st, const json& args) {
     results.push_back(std::move(scored[i].second));
   std::string message = docs.message;
   const std::string how =
-      "Ranked by shared attributes (school, level, classes, damage types, type, challenge "
-      "rating, size, category, rarity); meaning-based similarity needs the embedding index.";
+      by_meaning ? "Ranked by meaning: the closest descriptions to this entry's, within its kind."
+                 : "Ranked by shared attributes (school, level, classes, damage types, type, challenge rating, size, "
+                   "category, rarity): meaning-based similarity is not ready.";
   message = message.empty() ? how : message + " " + how;
   const std::string header = "Entries like " + ref.name + " (" + ref.key + "):";
   return list_answer(std::move(results), header, message, static_cast<int>(scored.size()), args);
@@ -1350,14 +1526,17 @@ ToolResult dispatch_call(Engine& engine, const std::string& name, const json& ar
     return r;
   }
   const json& a = *args;
-  if (name == "search_spell") return run_search_tool(*st, a, spell_query, false, match);
-  if (name == "search_creature") return run_search_tool(*st, a, creature_query, false, match);
-  if (name == "search_character_option") return run_search_tool(*st, a, character_option_query, true, match);
-  if (name == "search_equipment") return run_search_tool(*st, a, equipment_query, false, match);
-  if (name == "search_rule") return run_search_tool(*st, a, rule_query, false, match);
-  if (name == "search_all") return search_all(*st, a);
+  SearchContext ctx;
+  ctx.semantic = engine.semantic() && engine.semantic()->has_model() ? engine.semantic() : nullptr;
+  ctx.ranking = engine.ranking();
+  if (name == "search_spell") return run_search_tool(*st, a, spell_query, false, match, ctx);
+  if (name == "search_creature") return run_search_tool(*st, a, creature_query, false, match, ctx);
+  if (name == "search_character_option") return run_search_tool(*st, a, character_option_query, true, match, ctx);
+  if (name == "search_equipment") return run_search_tool(*st, a, equipment_query, false, match, ctx);
+  if (name == "search_rule") return run_search_tool(*st, a, rule_query, false, match, ctx);
+  if (name == "search_all") return search_all(*st, a, ctx);
   if (name == "get_entity") return get_entity(*st, a);
-  if (name == "find_similar") return find_similar(*st, a);
+  if (name == "find_similar") return find_similar(*st, a, ctx);
   if (name == "list_documents") return list_documents(*st, a);
   return error_result("Unknown tool '" + name + "'.");
 }

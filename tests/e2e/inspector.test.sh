@@ -42,7 +42,7 @@ inspect() {
   LAST="mcp-inspector --cli --format json --protocol-era $ERA $* -- $LOREKEEPER_BIN serve"
   set +e
   OUT="$(timeout 120 "$INSPECTOR" --cli --format json --protocol-era "$ERA" \
-    -e "LOREKEEPER_DB_PATH=$LOREKEEPER_DB_PATH" "$@" -- "$LOREKEEPER_BIN" serve 2>"$work/stderr")"
+    -e "LOREKEEPER_DB_PATH=$LOREKEEPER_DB_PATH" -e "LOREKEEPER_EMBED=${LOREKEEPER_EMBED:-off}" "$@" -- "$LOREKEEPER_BIN" serve 2>"$work/stderr")"
   RC=$?
   set -e
 }

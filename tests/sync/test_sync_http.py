@@ -57,7 +57,7 @@ class Replay:
 
 
 def run(db, *args, env=None, timeout=600):
-    e = dict(os.environ, LOREKEEPER_HTTP_TIMEOUT_SECONDS="2", LOREKEEPER_LOG_LEVEL="warning")
+    e = dict(os.environ, LOREKEEPER_HTTP_TIMEOUT_SECONDS="2", LOREKEEPER_LOG_LEVEL="warning", LOREKEEPER_EMBED="off")
     e.update(env or {})
     return subprocess.run([BIN, "--db", db] + list(args), capture_output=True, text=True, env=e, timeout=timeout)
 
@@ -191,7 +191,7 @@ class Serve:
     """`lorekeeper serve` over pipes."""
 
     def __init__(self, db, env):
-        e = dict(os.environ, LOREKEEPER_LOG_LEVEL="info")
+        e = dict(os.environ, LOREKEEPER_LOG_LEVEL="info", LOREKEEPER_EMBED="off")
         e.update(env)
         self.proc = subprocess.Popen([BIN, "--db", db, "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True, env=e)

@@ -21,6 +21,10 @@ struct Config {
   int http_timeout_seconds = 60;   // LOREKEEPER_HTTP_TIMEOUT_SECONDS: one request, whole transfer
   std::string auto_sync = "auto";  // LOREKEEPER_AUTO_SYNC: serve refreshes stale data (auto, on, off)
   int http_retries = 4;            // LOREKEEPER_HTTP_RETRIES: retries after a failed attempt
+  // LOREKEEPER_EMBED: meaning-based search (auto: when the model is installed; off: lexical only, no notice).
+  std::string embed = "auto";
+  int embed_threads = 1;   // LOREKEEPER_EMBED_THREADS: encoder threads for embedding entities (1-64)
+  int embed_passages = 1;  // LOREKEEPER_EMBED_PASSAGES: passages embedded per entity (1-16)
   // Where each setting came from ("default", "env", ".env", "flag"), for `status`.
   std::map<std::string, std::string> origin;
 };

@@ -3,6 +3,7 @@
 // Several processes may open the same file at once (one writer, many readers).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -25,7 +26,7 @@ using model::Entity;
 using model::Kind;
 
 // The schema version this build reads and writes.
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;
 
 // Structured constraints; every field is optional and fields combine with AND. String facet values must be
 // given in their stored, normalised form (lower-case keys; see model::Facets).
@@ -164,6 +165,29 @@ class Store {
   // Names and keys of the given kinds (all when empty), for completion and "did you mean" suggestions.
   Result<std::vector<NameEntry>> names(const std::vector<Kind>& kinds);
   Result<std::vector<DocumentInfo>> documents();
+
+  // Every entity with its text, data and facets (not `raw`), in kind and key order; `visit` returning false
+  // stops the scan.
+  Status scan(const std::function<bool(const Entity&)>& visit);
+
+  // One stored embedding: passage `passage` of an entity's text, embedded by `model`.
+  struct VectorRow {
+    Kind kind = Kind::kSpell;
+    std::string key;
+    int passage = 0;
+    std::string text_hash;
+    std::vector<float> vector;  // empty when read without vectors
+    std::string document_key;   // filled by vectors(), ignored by write_vectors()
+  };
+  // The stored embeddings of `model` for entities that still exist, by kind, key and passage; with
+  // `with_vectors` false only their hashes are read.
+  Result<std::vector<VectorRow>> vectors(const std::string& model, bool with_vectors);
+  // In one transaction: replaces every passage of each entity named in `rows` with `rows`, and deletes the
+  // vectors of `remove` (kind, key) entities. Vectors of other models for those entities go too.
+  Status write_vectors(const std::string& model, const std::vector<VectorRow>& rows,
+                       const std::vector<std::pair<Kind, std::string>>& remove);
+  // Deletes vectors of entities no longer in the store and of models other than `model`; returns how many.
+  Result<int> prune_vectors(const std::string& model);
   Result<Stats> stats();
 
  private:

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "lorekeeper/search/semantic.hpp"
 #include "lorekeeper/store/store.hpp"
 #include "lorekeeper/tools/params.hpp"
 
@@ -33,6 +34,11 @@ const std::vector<ToolSpec>& tool_specs();
 std::vector<const ToolSpec*> tool_specs(bool include_legacy);
 const ToolSpec* find_tool(const std::string& name, bool include_legacy = false);
 
+// How search words are ranked: names and text (lexical), meaning (semantic, over sentence embeddings), or both
+// fused (hybrid, the default; lexical-only while no embedding index is ready). The single modes exist for
+// evaluation and comparison.
+enum class Ranking { kHybrid, kLexical, kSemantic };
+
 class Engine {
  public:
   // Creates a store at a path where there is none (e.g. from the bundled snapshot); called on first use.
@@ -56,9 +62,15 @@ class Engine {
   // The function is called on the engine's thread and must be thread-safe with respect to whoever updates it.
   void set_notice(std::function<std::string()> notice) { notice_ = std::move(notice); }
 
+  // The shared meaning-based search service (may be null: lexical only).
+  void set_semantic(std::shared_ptr<const search::Semantic> semantic) { semantic_ = std::move(semantic); }
+  void set_ranking(Ranking r) { ranking_ = r; }
+
   // Whether the older tool names (lookup_*, search_dnd_content) are served.
   void set_legacy_tools(bool on) { legacy_tools_ = on; }
   bool legacy_tools() const { return legacy_tools_; }
+  const search::Semantic* semantic() const { return semantic_.get(); }
+  Ranking ranking() const { return ranking_; }
 
   // Entity names starting with (or containing) `prefix`, for argument completion; at most `max`.
   std::vector<std::string> complete_names(const std::vector<model::Kind>& kinds, const std::string& prefix, size_t max);
@@ -68,6 +80,8 @@ class Engine {
   Bootstrap bootstrap_;
   std::function<std::string()> notice_;
   bool legacy_tools_ = false;
+  std::shared_ptr<const search::Semantic> semantic_;
+  Ranking ranking_ = Ranking::kHybrid;
   std::unique_ptr<store::Store> store_;
 };
 

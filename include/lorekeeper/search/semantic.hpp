@@ -1,0 +1,58 @@
+// Meaning-based search as a shared service: the sentence encoder and the vector index of a store, with the
+// state a user is told about. The index is built off the answering path (a background thread runs
+// update_vectors, then reload); until it is ready, search is lexical-only and notice() says why.
+// Thread-safe: any thread may query while another reloads; a query keeps the index it started with.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "lorekeeper/embed/encoder.hpp"
+#include "lorekeeper/search/indexer.hpp"
+#include "lorekeeper/search/vector_index.hpp"
+#include "lorekeeper/store/store.hpp"
+
+namespace lorekeeper::search {
+
+class Semantic {
+ public:
+  // Loads the model from `model_dir`; a missing or corrupt model leaves the service unavailable (state and
+  // reason kept for notice() and status), never an error.
+  explicit Semantic(const std::string& model_dir, int max_passages = 1);
+
+  bool has_model() const { return encoder_ != nullptr; }
+  const embed::Encoder* encoder() const { return encoder_.get(); }
+  int max_passages() const { return max_passages_; }
+
+  // Reads the stored vectors of `st` into a fresh index and publishes it when they cover every entity (checked
+  // by hashing every entity's passages); with `partial`, publishes whatever is there without that check
+  // (none when there are no vectors).
+  Status reload(store::Store& st, bool partial = false);
+
+  // The published index, or nullptr while none is ready.
+  std::shared_ptr<const VectorIndex> index() const;
+
+  // Progress of a running update, for notice().
+  void set_progress(const IndexProgress& p);
+  void set_failed(const std::string& why);
+
+  // Empty when meaning-based search is ready; otherwise one sentence on why answers are lexical-only.
+  std::string notice() const;
+
+  // The unit-length embedding of a query (empty without a model).
+  std::vector<float> embed(const std::string& text) const;
+
+ private:
+  std::unique_ptr<embed::Encoder> encoder_;
+  std::string model_problem_;
+  int max_passages_;
+  mutable std::mutex mu_;
+  std::shared_ptr<const VectorIndex> index_;
+  IndexProgress progress_;
+  bool updating_ = false;
+  std::string failure_;
+};
+
+}  // namespace lorekeeper::search

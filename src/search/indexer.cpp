@@ -1,0 +1,139 @@
+#include "lorekeeper/search/indexer.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "lorekeeper/search/passages.hpp"
+
+namespace lorekeeper::search {
+
+namespace {
+
+using model::Kind;
+
+struct Pending {
+  Kind kind;
+  std::string key;
+  std::vector<std::string> texts;
+  std::vector<std::string> hashes;
+};
+
+struct Plan {
+  size_t entities = 0;
+  std::vector<Pending> todo;
+};
+
+Result<Plan> plan(store::Store& st, int max_passages) {
+  auto stored = st.vectors(kModelId, false);
+  if (!stored) return stored.status();
+  std::map<std::pair<int, std::string>, std::vector<std::string>> have;
+  for (const auto& r : *stored) {
+    auto& hashes = have[{static_cast<int>(r.kind), r.key}];
+    if (static_cast<int>(hashes.size()) == r.passage) hashes.push_back(r.text_hash);
+  }
+  Plan p;
+  Status scanned = st.scan([&](const model::Entity& e) {
+    ++p.entities;
+    Pending item{e.kind, e.key, passages(e, max_passages), {}};
+    for (const auto& t : item.texts) item.hashes.push_back(text_hash(kModelId, t));
+    const auto it = have.find({static_cast<int>(e.kind), e.key});
+    if (it == have.end() || it->second != item.hashes) p.todo.push_back(std::move(item));
+    return true;
+  });
+  if (!scanned.is_ok()) return scanned;
+  return p;
+}
+
+}  // namespace
+
+Result<Coverage> vector_coverage(store::Store& st, int max_passages) {
+  auto p = plan(st, max_passages);
+  if (!p) return p.status();
+  return Coverage{p->entities, p->entities - p->todo.size()};
+}
+
+Result<IndexReport> update_vectors(store::Store& st, const embed::Encoder& encoder, const IndexOptions& options,
+                                   const std::function<void(const IndexProgress&)>& progress,
+                                   const std::atomic<bool>* stop) {
+  const auto started = std::chrono::steady_clock::now();
+  IndexReport report;
+  auto pruned = st.prune_vectors(kModelId);
+  if (!pruned) return pruned.status();
+  report.pruned = *pruned;
+  auto p = plan(st, std::max(1, options.max_passages));
+  if (!p) return p.status();
+  report.progress.entities_total = p->entities;
+  report.progress.entities_todo = p->todo.size();
+  const int threads = std::max(1, options.threads);
+  const size_t chunk = std::max<size_t>(1, options.chunk_entities);
+  for (size_t begin = 0; begin < p->todo.size(); begin += chunk) {
+    if (stop && stop->load()) {
+      report.interrupted = true;
+      break;
+    }
+    const size_t end = std::min(p->todo.size(), begin + chunk);
+    // Every passage of the chunk, tokenized, then sorted by length so each packed batch holds similar lengths.
+    struct Job {
+      size_t entity;
+      int passage;
+      std::vector<int32_t> ids;
+    };
+    std::vector<Job> jobs;
+    for (size_t i = begin; i < end; ++i) {
+      for (size_t j = 0; j < p->todo[i].texts.size(); ++j) {
+        jobs.push_back({i, static_cast<int>(j), encoder.tokenizer().encode(p->todo[i].texts[j])});
+      }
+    }
+    std::vector<size_t> order(jobs.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return jobs[a].ids.size() < jobs[b].ids.size(); });
+    // Batches of up to ~2,048 tokens, taken by the threads in turn.
+    std::vector<std::vector<size_t>> batches(1);
+    size_t tokens = 0, batch_tokens = 0;
+    for (size_t i : order) {
+      if (batch_tokens + jobs[i].ids.size() > 2048 && !batches.back().empty()) {
+        batches.emplace_back();
+        batch_tokens = 0;
+      }
+      batches.back().push_back(i);
+      batch_tokens += jobs[i].ids.size();
+      tokens += jobs[i].ids.size();
+    }
+    std::vector<std::vector<float>> vectors(jobs.size());
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+      for (size_t b = next++; b < batches.size(); b = next++) {
+        std::vector<std::vector<int32_t>> ids;
+        for (size_t i : batches[b]) ids.push_back(jobs[i].ids);
+        auto out = encoder.encode_batch(ids);
+        for (size_t j = 0; j < batches[b].size(); ++j) vectors[batches[b][j]] = std::move(out[j]);
+      }
+    };
+    std::vector<std::thread> pool;
+    for (int t = 1; t < threads; ++t) pool.emplace_back(work);
+    work();
+    for (auto& t : pool) t.join();
+    std::vector<store::Store::VectorRow> rows;
+    rows.reserve(jobs.size());
+    for (size_t i = 0; i < jobs.size(); ++i) {
+      const Pending& e = p->todo[jobs[i].entity];
+      rows.push_back(
+          {e.kind, e.key, jobs[i].passage, e.hashes[static_cast<size_t>(jobs[i].passage)], std::move(vectors[i]), ""});
+    }
+    std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+      return std::tie(a.kind, a.key, a.passage) < std::tie(b.kind, b.key, b.passage);
+    });
+    LOREKEEPER_RETURN_IF_ERROR(st.write_vectors(kModelId, rows, {}));
+    report.progress.entities_done += end - begin;
+    report.progress.tokens_done += tokens;
+    report.progress.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (progress) progress(report.progress);
+  }
+  report.progress.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return report;
+}
+
+}  // namespace lorekeeper::search

@@ -1,0 +1,83 @@
+#include "lorekeeper/search/semantic.hpp"
+
+#include <cstdio>
+
+namespace lorekeeper::search {
+
+Semantic::Semantic(const std::string& model_dir, int max_passages) : max_passages_(std::max(1, max_passages)) {
+  auto loaded = embed::Encoder::load(model_dir);
+  if (loaded) {
+    encoder_ = std::move(*loaded);
+  } else {
+    model_problem_ = loaded.status().message();
+  }
+}
+
+Status Semantic::reload(store::Store& st, bool partial) {
+  if (!encoder_) return Status::unavailable("no model: " + model_problem_);
+  auto rows = st.vectors(kModelId, true);
+  if (!rows) return rows.status();
+  auto ix = std::make_shared<VectorIndex>(VectorIndex::build(std::move(*rows), embed::kDimensions));
+  if (partial) {
+    std::lock_guard<std::mutex> lock(mu_);
+    index_ = ix->size() > 0 ? std::move(ix) : nullptr;
+    updating_ = false;
+    return Status::ok();
+  }
+  auto coverage = vector_coverage(st, max_passages_);
+  if (!coverage) return coverage.status();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (coverage->embedded == coverage->entities) {
+    index_ = std::move(ix);
+    updating_ = false;
+  } else {
+    updating_ = true;
+    progress_ = {coverage->entities, coverage->entities - coverage->embedded, 0, 0, 0};
+  }
+  return Status::ok();
+}
+
+std::shared_ptr<const VectorIndex> Semantic::index() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return index_;
+}
+
+void Semantic::set_progress(const IndexProgress& p) {
+  std::lock_guard<std::mutex> lock(mu_);
+  progress_ = p;
+  updating_ = p.entities_done < p.entities_todo;
+}
+
+void Semantic::set_failed(const std::string& why) {
+  std::lock_guard<std::mutex> lock(mu_);
+  failure_ = why;
+}
+
+std::string Semantic::notice() const {
+  if (!encoder_) {
+    return "Meaning-based search is off (no embedding model: " + model_problem_ +
+           "; run scripts/setup.sh or `lorekeeper model fetch`): answers match names and words only.";
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  if (index_) return "";  // ready, or catching up with changed entries while the published index answers
+  if (!failure_.empty())
+    return "Meaning-based search is unavailable (" + failure_ + "): answers match names and words only.";
+  char buf[256];
+  if (progress_.entities_todo > 0) {
+    std::snprintf(buf, sizeof buf,
+                  "Meaning-based search is being prepared (%zu of %zu entries embedded): answers match names and "
+                  "words only until it is ready.",
+                  progress_.entities_done, progress_.entities_todo);
+  } else {
+    std::snprintf(buf, sizeof buf,
+                  "Meaning-based search is being prepared: answers match names and words only until it is ready.");
+  }
+  return buf;
+}
+
+std::vector<float> Semantic::embed(const std::string& text) const {
+  if (!encoder_) return {};
+  return encoder_->encode(text);
+}
+
+}  // namespace lorekeeper::search

@@ -1,0 +1,91 @@
+#include "lorekeeper/search/vector_index.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#if defined(__x86_64__)
+#define LK_VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define LK_VECTOR_CLONES
+#endif
+
+namespace lorekeeper::search {
+
+LK_VECTOR_CLONES float dot(const float* a, const float* b, size_t n) {
+  constexpr int kLanes = 16;
+  float acc[kLanes] = {};
+  size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int l = 0; l < kLanes; ++l) acc[l] += a[i + l] * b[i + l];
+  }
+  float s = 0;
+  for (; i < n; ++i) s += a[i] * b[i];
+  for (int l = 0; l < kLanes; ++l) s += acc[l];
+  return s;
+}
+
+VectorIndex VectorIndex::build(std::vector<store::Store::VectorRow> rows, int dims) {
+  VectorIndex ix;
+  ix.dims_ = dims;
+  size_t usable = 0;
+  for (const auto& r : rows) usable += static_cast<int>(r.vector.size()) == dims ? 1 : 0;
+  ix.data_.reserve(usable * static_cast<size_t>(dims));
+  ix.owner_.reserve(usable);
+  for (auto& r : rows) {
+    if (static_cast<int>(r.vector.size()) != dims) continue;
+    const auto id = std::make_pair(static_cast<int>(r.kind), r.key);
+    auto it = ix.by_key_.find(id);
+    if (it == ix.by_key_.end()) {
+      it = ix.by_key_.emplace(id, static_cast<uint32_t>(ix.entities_.size())).first;
+      ix.entities_.push_back({r.kind, std::move(r.key), std::move(r.document_key)});
+    }
+    ix.owner_.push_back(it->second);
+    ix.data_.insert(ix.data_.end(), r.vector.begin(), r.vector.end());
+  }
+  return ix;
+}
+
+std::optional<uint32_t> VectorIndex::find(model::Kind kind, const std::string& key) const {
+  const auto it = by_key_.find({static_cast<int>(kind), key});
+  if (it == by_key_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::vector<VectorIndex::Hit> VectorIndex::top_k(const float* query, const std::vector<uint8_t>* allowed,
+                                                 size_t k) const {
+  std::vector<float> best(entities_.size(), -2.0f);
+  const size_t d = static_cast<size_t>(dims_);
+  for (size_t p = 0; p < owner_.size(); ++p) {
+    const uint32_t e = owner_[p];
+    if (allowed && (*allowed)[e] == 0) continue;
+    best[e] = std::max(best[e], dot(query, data_.data() + p * d, d));
+  }
+  std::vector<Hit> hits;
+  for (uint32_t e = 0; e < best.size(); ++e) {
+    if (best[e] > -2.0f) hits.push_back({e, best[e]});
+  }
+  const size_t n = std::min(k, hits.size());
+  std::partial_sort(
+      hits.begin(), hits.begin() + static_cast<std::ptrdiff_t>(n), hits.end(),
+      [](const Hit& a, const Hit& b) { return a.score > b.score || (a.score == b.score && a.entity < b.entity); });
+  hits.resize(n);
+  return hits;
+}
+
+std::vector<float> VectorIndex::entity_vector(uint32_t entity) const {
+  std::vector<float> v(static_cast<size_t>(dims_), 0.0f);
+  const size_t d = static_cast<size_t>(dims_);
+  for (size_t p = 0; p < owner_.size(); ++p) {
+    if (owner_[p] != entity) continue;
+    for (size_t i = 0; i < d; ++i) v[i] += data_[p * d + i];
+  }
+  double norm = 0;
+  for (float x : v) norm += static_cast<double>(x) * x;
+  norm = std::sqrt(norm);
+  if (norm > 0) {
+    for (auto& x : v) x = static_cast<float>(x / norm);
+  }
+  return v;
+}
+
+}  // namespace lorekeeper::search

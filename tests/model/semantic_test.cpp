@@ -1,0 +1,205 @@
+// Meaning-based search end to end on the fixture store with the real model: embedding the entities (only the
+// changed ones on a second pass, resumable after an interruption), the hybrid ranking of the tools, filters
+// as hard constraints, and the answers' explanations. Needs the model (scripts/setup.sh).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "../unit/test_support.hpp"
+#include "lorekeeper/search/indexer.hpp"
+#include "lorekeeper/search/semantic.hpp"
+#include "lorekeeper/tools/engine.hpp"
+
+namespace lorekeeper::search {
+namespace {
+
+using nlohmann::json;
+
+const embed::Encoder& encoder() {
+  static std::unique_ptr<embed::Encoder> e = [] {
+    auto r = embed::Encoder::load(embed::default_model_dir());
+    if (!r) std::abort();
+    return std::move(*r);
+  }();
+  return *e;
+}
+
+// A private copy of the fixture store (the shared one must not change).
+std::string store_copy() {
+  const std::string path = testing::temp_dir() + "/store.db";
+  std::filesystem::copy_file(testing::fixture_store(), path);
+  return path;
+}
+
+std::unique_ptr<store::Store> open(const std::string& path) {
+  auto s = store::Store::open(path, store::Store::Mode::kExistingOnly);
+  EXPECT_TRUE(s.is_ok()) << s.status().to_string();
+  return std::move(*s);
+}
+
+// The fixture store with every entity embedded, built once.
+const std::string& embedded_store() {
+  static const std::string path = [] {
+    const std::string p = store_copy();
+    auto st = open(p);
+    IndexOptions options;
+    options.threads = 2;
+    auto r = update_vectors(*st, encoder(), options);
+    EXPECT_TRUE(r.is_ok());
+    return p;
+  }();
+  return path;
+}
+
+TEST(Indexer, EmbedsEverythingOnceThenOnlyWhatChanged) {
+  const std::string path = store_copy();
+  auto st = open(path);
+  IndexOptions options;
+  options.threads = 2;
+  auto first = update_vectors(*st, encoder(), options);
+  ASSERT_TRUE(first.is_ok()) << first.status().to_string();
+  EXPECT_GT(first->progress.entities_total, 100u);
+  EXPECT_EQ(first->progress.entities_todo, first->progress.entities_total);
+  EXPECT_EQ(first->progress.entities_done, first->progress.entities_todo);
+  EXPECT_GT(first->progress.tokens_done, first->progress.entities_total * 5);
+  auto cov = vector_coverage(*st, 1);
+  ASSERT_TRUE(cov.is_ok());
+  EXPECT_EQ(cov->embedded, cov->entities);
+
+  auto second = update_vectors(*st, encoder(), options);
+  ASSERT_TRUE(second.is_ok());
+  EXPECT_EQ(second->progress.entities_todo, 0u);
+
+  // One entity's text changes: only it is embedded again.
+  auto owlbear = st->get("srd_owlbear", model::Kind::kCreature, true);
+  ASSERT_TRUE(owlbear.is_ok());
+  ASSERT_EQ(owlbear->size(), 1u);
+  model::Entity changed = owlbear->front();
+  changed.text += " It hoots.";
+  ASSERT_TRUE(st->upsert({changed.document}, {changed}).is_ok());
+  auto third = update_vectors(*st, encoder(), options);
+  ASSERT_TRUE(third.is_ok());
+  EXPECT_EQ(third->progress.entities_todo, 1u);
+}
+
+TEST(Indexer, AnInterruptedRunKeepsItsChunksAndTheNextOneResumes) {
+  const std::string path = store_copy();
+  auto st = open(path);
+  IndexOptions options;
+  options.chunk_entities = 20;
+  std::atomic<bool> stop{false};
+  auto first = update_vectors(
+      *st, encoder(), options, [&](const IndexProgress& p) { stop = p.entities_done >= 40; }, &stop);
+  ASSERT_TRUE(first.is_ok());
+  EXPECT_TRUE(first->interrupted);
+  EXPECT_EQ(first->progress.entities_done, 40u);
+  auto rest = update_vectors(*st, encoder(), options);
+  ASSERT_TRUE(rest.is_ok());
+  EXPECT_FALSE(rest->interrupted);
+  EXPECT_EQ(rest->progress.entities_todo, first->progress.entities_todo - 40);
+}
+
+TEST(Encoder, APackedBatchEqualsOneByOne) {
+  const std::vector<std::string> texts = {"fire", "a creature that turns people to stone with its gaze",
+                                          "The owlbear makes two attacks: one with its beak and one with its claws."};
+  std::vector<std::vector<int32_t>> ids;
+  for (const auto& t : texts) ids.push_back(encoder().tokenizer().encode(t));
+  const auto batch = encoder().encode_batch(ids);
+  ASSERT_EQ(batch.size(), texts.size());
+  for (size_t i = 0; i < texts.size(); ++i) {
+    const auto one = encoder().encode_ids(ids[i]);
+    for (size_t d = 0; d < one.size(); ++d) EXPECT_NEAR(batch[i][d], one[d], 1e-5) << texts[i];
+  }
+}
+
+class Hybrid : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    semantic_ = std::make_shared<Semantic>(embed::default_model_dir());
+    ASSERT_TRUE(semantic_->has_model());
+    auto st = open(embedded_store());
+    ASSERT_TRUE(semantic_->reload(*st).is_ok());
+    ASSERT_TRUE(semantic_->index());
+    EXPECT_EQ(semantic_->notice(), "");
+    engine_ = std::make_unique<tools::Engine>(embedded_store());
+    engine_->set_semantic(semantic_);
+  }
+  json call(const std::string& tool, const json& args) {
+    auto r = engine_->call(tool, args);
+    EXPECT_FALSE(r.is_error) << r.text;
+    return r.structured;
+  }
+  std::shared_ptr<Semantic> semantic_;
+  std::unique_ptr<tools::Engine> engine_;
+};
+
+TEST_F(Hybrid, FindsACreatureByWhatItDoes) {
+  const json r = call("search_creature", {{"search", "undead that drinks blood and fears sunlight"}});
+  ASSERT_FALSE(r["result"].empty());
+  const std::string first = r["result"][0]["name"];
+  EXPECT_TRUE(first == "Vampire" || first == "Vampire Spawn") << r.dump();
+  const json& matched = r["result"][0]["_matched"];
+  EXPECT_NE(std::find(matched.begin(), matched.end(), "meaning"), matched.end()) << matched.dump();
+  EXPECT_TRUE(r["result"][0].contains("_snippet"));
+  EXPECT_GT(r["result"][0]["_score"].get<double>(), 0.0);
+  EXPECT_LE(r["result"][0]["_score"].get<double>(), 1.0);
+}
+
+TEST_F(Hybrid, ExactNameStillComesFirstWithEveryEdition) {
+  const json r = call("search_spell", {{"search", "fireball"}});
+  ASSERT_GE(r["result"].size(), 3u);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(r["result"][i]["name"], "Fireball");
+    EXPECT_EQ(r["result"][i]["_score"], 1.0);
+  }
+}
+
+TEST_F(Hybrid, FiltersAreHardConstraints) {
+  const json r = call("search_spell", {{"search", "heal a wounded ally"}, {"level", 1}});
+  for (const auto& x : r["result"]) EXPECT_EQ(x["level"], 1) << x["name"];
+  const json c = call("search_creature", {{"search", "fire breathing dragon"}, {"cr_max", 5}});
+  for (const auto& x : c["result"]) EXPECT_LE(x["challenge_rating"].get<double>(), 5.0) << x["name"];
+  const json d = call("search_spell", {{"search", "explosion of flame"}, {"documents", {"srd-2024"}}});
+  ASSERT_FALSE(d["result"].empty());
+  for (const auto& x : d["result"]) EXPECT_EQ(x["document"]["key"], "srd-2024") << x["name"];
+}
+
+TEST_F(Hybrid, GibberishFindsNothing) {
+  const json r = call("search_spell", {{"search", "xqzvbnm plorft"}});
+  EXPECT_TRUE(r["result"].empty()) << r.dump();
+  const json all = call("search_all", {{"query", "how to bake sourdough bread"}});
+  EXPECT_EQ(all["total"], 0) << all.dump();
+}
+
+TEST_F(Hybrid, FindSimilarUsesMeaningAndLeavesOutTheReferenceAndItsTwins) {
+  const json r = call("find_similar", {{"name", "Fireball"}, {"kind", "spell"}});
+  ASSERT_FALSE(r["result"].empty());
+  for (const auto& x : r["result"]) {
+    EXPECT_NE(x["name"], "Fireball");
+    EXPECT_EQ(x["kind"], "spell");
+  }
+  EXPECT_NE(r["message"].get<std::string>().find("meaning"), std::string::npos);
+}
+
+TEST_F(Hybrid, LexicalOnlyWhileTheIndexIsNotReady) {
+  auto empty = std::make_shared<Semantic>(embed::default_model_dir());
+  EXPECT_NE(empty->notice(), "");
+  tools::Engine engine(embedded_store());
+  engine.set_semantic(empty);
+  auto r = engine.call("search_creature", {{"search", "undead that drinks blood and fears sunlight"}});
+  EXPECT_FALSE(r.is_error);
+  for (const auto& x : r.structured["result"]) {
+    const json& matched = x["_matched"];
+    EXPECT_EQ(std::find(matched.begin(), matched.end(), "meaning"), matched.end());
+  }
+}
+
+TEST(Semantic, AMissingModelIsReportedNotFatal) {
+  Semantic s(testing::temp_dir() + "/no-model");
+  EXPECT_FALSE(s.has_model());
+  EXPECT_NE(s.notice().find("off"), std::string::npos);
+  EXPECT_TRUE(s.embed("x").empty());
+}
+
+}  // namespace
+}  // namespace lorekeeper::search

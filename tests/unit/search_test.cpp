@@ -1,0 +1,183 @@
+// The pieces of meaning-based search that need no model: passages, hashes, the vector index and the store's
+// vector table.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "lorekeeper/search/passages.hpp"
+#include "lorekeeper/search/vector_index.hpp"
+#include "lorekeeper/store/store.hpp"
+#include "test_support.hpp"
+
+namespace lorekeeper::search {
+namespace {
+
+using model::Kind;
+
+model::Entity spell(const std::string& key, const std::string& name, const std::string& text) {
+  model::Entity e;
+  e.kind = Kind::kSpell;
+  e.key = key;
+  e.name = name;
+  e.document = {"doc", "Document", "", "Pub", "cc-by-40", "5e-2014", "test", "", ""};
+  e.source_api = "test";
+  e.url = "https://example.invalid/" + key;
+  e.text = text;
+  e.data = {{"school", "Evocation"}, {"classes", {"Sorcerer", "Wizard"}}};
+  e.facets.level = 3;
+  e.facets.school = "evocation";
+  return e;
+}
+
+std::vector<float> unit(std::vector<float> v) {
+  double n = 0;
+  for (float x : v) n += static_cast<double>(x) * x;
+  for (auto& x : v) x = static_cast<float>(x / std::sqrt(n));
+  return v;
+}
+
+TEST(Passages, StartWithTheNameAndADescriptorFromTheFacets) {
+  const auto p = passages(spell("fb", "Fireball", "A bright streak flashes."), 4);
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0], "Fireball (3rd-level evocation spell, for Sorcerer, Wizard). A bright streak flashes.");
+}
+
+TEST(Passages, SplitLongTextIntoWindowsUpToTheLimit) {
+  std::string text;
+  for (int i = 0; i < 500; ++i) text += "word" + std::to_string(i) + " ";
+  const auto three = passages(spell("x", "X", text), 3);
+  ASSERT_EQ(three.size(), 3u);
+  EXPECT_NE(three[0].find("word0 "), std::string::npos);
+  EXPECT_NE(three[1].find("word160 "), std::string::npos);
+  EXPECT_EQ(three[1].find("word159 "), std::string::npos);
+  EXPECT_EQ(three[2].rfind("X (", 0), 0u) << "every passage carries the header";
+  EXPECT_EQ(passages(spell("x", "X", text), 1).size(), 1u);
+  EXPECT_EQ(passages(spell("x", "X", ""), 3).size(), 1u) << "an entity without text still has its name embedded";
+}
+
+TEST(Passages, HashDependsOnModelAndText) {
+  EXPECT_EQ(text_hash("m", "a"), text_hash("m", "a"));
+  EXPECT_NE(text_hash("m", "a"), text_hash("m", "b"));
+  EXPECT_NE(text_hash("m", "a"), text_hash("n", "a"));
+  EXPECT_NE(text_hash("ma", ""), text_hash("m", "a")) << "fields are separated";
+  EXPECT_EQ(text_hash("m", "a").size(), 16u);
+}
+
+std::vector<store::Store::VectorRow> rows() {
+  return {
+      {Kind::kSpell, "a", 0, "h", unit({1, 0, 0, 0}), "doc1"},
+      {Kind::kSpell, "b", 0, "h", unit({0, 1, 0, 0}), "doc1"},
+      {Kind::kSpell, "b", 1, "h", unit({0.9f, 0.1f, 0, 0}), "doc1"},  // b's second passage is close to a
+      {Kind::kCreature, "c", 0, "h", unit({0.8f, 0.2f, 0, 0}), "doc2"},
+      {Kind::kCreature, "bad", 0, "h", {1, 2, 3}, "doc2"},  // wrong dimension: skipped
+  };
+}
+
+TEST(VectorIndex, ScoresAnEntityByItsBestPassageAndSkipsBadRows) {
+  const VectorIndex ix = VectorIndex::build(rows(), 4);
+  EXPECT_EQ(ix.size(), 3u);
+  EXPECT_EQ(ix.passage_count(), 4u);
+  const std::vector<float> q = unit({1, 0, 0, 0});
+  const auto hits = ix.top_k(q.data(), nullptr, 10);
+  ASSERT_EQ(hits.size(), 3u);
+  EXPECT_EQ(ix.entity(hits[0].entity).key, "a");
+  EXPECT_NEAR(hits[0].score, 1.0f, 1e-6);
+  EXPECT_EQ(ix.entity(hits[1].entity).key, "b");
+  EXPECT_EQ(ix.entity(hits[2].entity).key, "c");
+  EXPECT_EQ(ix.entity(hits[2].entity).document_key, "doc2");
+  EXPECT_FALSE(ix.find(Kind::kCreature, "bad"));
+}
+
+TEST(VectorIndex, FiltersBeforeScoringAndCutsAtK) {
+  const VectorIndex ix = VectorIndex::build(rows(), 4);
+  std::vector<uint8_t> allowed(ix.size(), 0);
+  allowed[*ix.find(Kind::kCreature, "c")] = 1;
+  const std::vector<float> q = unit({1, 0, 0, 0});
+  const auto hits = ix.top_k(q.data(), &allowed, 10);
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_EQ(ix.entity(hits[0].entity).key, "c");
+  EXPECT_EQ(ix.top_k(q.data(), nullptr, 1).size(), 1u);
+}
+
+TEST(VectorIndex, EntityVectorIsTheNormalisedMeanOfItsPassages) {
+  const VectorIndex ix = VectorIndex::build(rows(), 4);
+  const auto v = ix.entity_vector(*ix.find(Kind::kSpell, "b"));
+  double n = 0;
+  for (float x : v) n += static_cast<double>(x) * x;
+  EXPECT_NEAR(n, 1.0, 1e-6);
+  EXPECT_GT(v[0], 0.4f);
+  EXPECT_GT(v[1], 0.4f);
+}
+
+TEST(VectorIndex, DotMatchesAPlainLoopForOddLengths) {
+  std::vector<float> a(37), b(37);
+  double expect = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    a[i] = static_cast<float>(i) * 0.5f - 3;
+    b[i] = 1.0f / static_cast<float>(i + 1);
+    expect += static_cast<double>(a[i]) * b[i];
+  }
+  EXPECT_NEAR(dot(a.data(), b.data(), a.size()), expect, 1e-4);
+}
+
+TEST(StoreVectors, WriteReadReplaceAndPrune) {
+  const std::string path = testing::temp_dir() + "/v.db";
+  auto opened = store::Store::open(path, store::Store::Mode::kReadWrite);
+  ASSERT_TRUE(opened.is_ok()) << opened.status().to_string();
+  store::Store& st = **opened;
+  auto a = spell("a", "Alpha", "first");
+  auto b = spell("b", "Beta", "second");
+  ASSERT_TRUE(st.upsert({a.document}, {a, b}).is_ok());
+  ASSERT_TRUE(st.write_vectors("m",
+                               {{Kind::kSpell, "a", 0, "h1", {1, 2}, ""},
+                                {Kind::kSpell, "a", 1, "h2", {3, 4}, ""},
+                                {Kind::kSpell, "b", 0, "h3", {5, 6}, ""}},
+                               {})
+                  .is_ok());
+  auto got = st.vectors("m", true);
+  ASSERT_TRUE(got.is_ok());
+  ASSERT_EQ(got->size(), 3u);
+  EXPECT_EQ((*got)[1].passage, 1);
+  EXPECT_EQ((*got)[1].vector, (std::vector<float>{3, 4}));
+  EXPECT_EQ((*got)[0].document_key, "doc");
+  // Rewriting an entity replaces all its passages.
+  ASSERT_TRUE(st.write_vectors("m", {{Kind::kSpell, "a", 0, "h9", {7, 8}, ""}}, {}).is_ok());
+  got = st.vectors("m", false);
+  ASSERT_EQ(got->size(), 2u);
+  EXPECT_EQ((*got)[0].text_hash, "h9");
+  EXPECT_TRUE((*got)[0].vector.empty());
+  // Vectors of another model are not read, and are pruned; so are those of removed entities.
+  ASSERT_TRUE(st.write_vectors("other", {{Kind::kSpell, "b", 0, "h", {1, 1}, ""}}, {}).is_ok());
+  EXPECT_EQ(st.vectors("m", false)->size(), 1u) << "b's vectors were replaced by the other model's";
+  auto batch = st.begin_batch();
+  ASSERT_TRUE(batch.is_ok());
+  ASSERT_TRUE((*batch)->remove({"test", Kind::kSpell}).is_ok());
+  ASSERT_TRUE((*batch)->write({a.document}, {a}).is_ok());
+  ASSERT_TRUE((*batch)->commit().is_ok());
+  auto pruned = st.prune_vectors("m");
+  ASSERT_TRUE(pruned.is_ok());
+  EXPECT_EQ(*pruned, 1) << "b (gone, other model)";
+  EXPECT_EQ(st.vectors("m", false)->size(), 1u) << "a's vector survives a rewrite of the entity (same kind and key)";
+}
+
+TEST(StoreVectors, ScanVisitsEveryEntityWithItsText) {
+  auto opened = store::Store::open(testing::fixture_store(), store::Store::Mode::kExistingOnly);
+  ASSERT_TRUE(opened.is_ok());
+  auto stats = (*opened)->stats();
+  int seen = 0, with_text = 0;
+  ASSERT_TRUE((*opened)
+                  ->scan([&](const model::Entity& e) {
+                    ++seen;
+                    with_text += e.text.empty() ? 0 : 1;
+                    return true;
+                  })
+                  .is_ok());
+  EXPECT_EQ(seen, stats->total);
+  EXPECT_GT(with_text, seen / 2);
+  int stopped = 0;
+  ASSERT_TRUE((*opened)->scan([&](const model::Entity&) { return ++stopped < 3; }).is_ok());
+  EXPECT_EQ(stopped, 3);
+}
+
+}  // namespace
+}  // namespace lorekeeper::search
