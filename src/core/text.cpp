@@ -88,19 +88,23 @@ int edit_distance(std::string_view a, std::string_view b, int max_distance) {
   const int la = static_cast<int>(a.size());
   const int lb = static_cast<int>(b.size());
   if (std::abs(la - lb) > max_distance) return max_distance + 1;
-  std::vector<int> prev(static_cast<size_t>(lb) + 1);
-  std::vector<int> cur(static_cast<size_t>(lb) + 1);
+  const auto n = static_cast<size_t>(lb) + 1;
+  std::vector<int> before(n), prev(n), cur(n);  // rows i-2, i-1, i
   for (int j = 0; j <= lb; ++j) prev[static_cast<size_t>(j)] = j;
   for (int i = 1; i <= la; ++i) {
     cur[0] = i;
     int row_min = cur[0];
     for (int j = 1; j <= lb; ++j) {
-      const int cost = a[static_cast<size_t>(i - 1)] == b[static_cast<size_t>(j - 1)] ? 0 : 1;
-      cur[static_cast<size_t>(j)] = std::min({prev[static_cast<size_t>(j)] + 1, cur[static_cast<size_t>(j - 1)] + 1,
-                                              prev[static_cast<size_t>(j - 1)] + cost});
-      row_min = std::min(row_min, cur[static_cast<size_t>(j)]);
+      const auto ju = static_cast<size_t>(j);
+      const char ca = a[static_cast<size_t>(i - 1)], cb = b[ju - 1];
+      int d = std::min({prev[ju] + 1, cur[ju - 1] + 1, prev[ju - 1] + (ca == cb ? 0 : 1)});
+      // Two adjacent characters swapped ("rouge" / "rogue") count as one edit.
+      if (i > 1 && j > 1 && ca == b[ju - 2] && a[static_cast<size_t>(i - 2)] == cb) d = std::min(d, before[ju - 2] + 1);
+      cur[ju] = d;
+      row_min = std::min(row_min, d);
     }
     if (row_min > max_distance) return max_distance + 1;
+    std::swap(before, prev);
     std::swap(prev, cur);
   }
   return std::min(prev[static_cast<size_t>(lb)], max_distance + 1);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <set>
@@ -496,6 +497,7 @@ struct Found {
   int total = 0;
   std::string how;        // "exact name", "name contains", "close name", "text", "meaning", "filters"
   bool semantic = false;  // the meaning-based ranking took part
+  std::string note;       // something the answer should say about the match
 };
 
 // Runs one structured query with optional name matching. Exact-name matches win; otherwise names containing
@@ -519,7 +521,8 @@ struct SearchContext {
 // Cosine similarity under which a passage is not taken as meaning the same as the query (all-MiniLM-L6-v2
 // puts unrelated English texts around 0-0.25); chosen on the eval set (docs/SEARCH.md).
 constexpr float kSemanticFloor = 0.40f;
-// Reciprocal rank fusion constant: a result at rank r of one ranking contributes 1 / (kRrfK + r).
+// Reciprocal rank fusion constant: a result at rank r of one ranking contributes 1 / (kRrfK + r). The eval set
+// moves little between 10 and 60 (docs/SEARCH.md); the floor matters more.
 constexpr double kRrfK = 20.0;
 
 bool only_kind_and_document_filters(const Query& q) {
@@ -639,6 +642,21 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
   const std::string qf = text::fold(s);
   const std::vector<std::string> words = words_of(s);
   if (words.empty()) return out;
+  // The query is exactly the name of an entry the filters exclude ("Fireball" with level 1): say so, and
+  // still offer what the filters allow (for "heal" with level 1, the healing spells are what was meant).
+  if (lexical && exact_results.empty() && !only_kind_and_document_filters(q)) {
+    Query unfiltered;
+    unfiltered.kinds = q.kinds;
+    unfiltered.document_keys = q.document_keys;
+    unfiltered.name_exact = s;
+    unfiltered.limit = 1;
+    auto named_elsewhere = st.query(unfiltered);
+    if (!named_elsewhere) return named_elsewhere.status();
+    if (named_elsewhere->total > 0) {
+      out.note = "\"" + named_elsewhere->entities.front().name +
+                 "\" is the name of an entry these filters exclude; the results are other matches.";
+    }
+  }
   Query contains = q;
   contains.name_contains = words;
   contains.limit = 500;
@@ -659,7 +677,7 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
   if (lexical && merged.empty() && exact_results.empty() && qf.size() >= 4 && words.size() <= 4) {
     auto names = st.names(q.kinds);
     if (names) {
-      const int budget = std::max(1, static_cast<int>(qf.size()) / 4);
+      const int budget = std::max(1, static_cast<int>(qf.size()) / 3);
       std::map<std::string, int> close;  // name -> edit distance
       for (const auto& n : *names) {
         const int d = text::edit_distance(qf, text::fold(n.name), budget);
@@ -1129,6 +1147,7 @@ ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilde
                   : ".");
   }
   std::string message = docs.message;
+  if (!found->note.empty()) message = message.empty() ? found->note : message + " " + found->note;
   if (found->results.empty()) {
     std::vector<std::string> hints;
     if (!text::trim(search).empty()) {
@@ -1202,27 +1221,26 @@ ToolResult search_all(store::Store& st, const json& args, const SearchContext& c
   std::string body;
   std::string message = docs.message;
   if (!docs.select_nothing) {
-    // Kinds with an exact name match come first; the others follow with their best matches.
-    std::vector<std::pair<Kind, Found>> per_kind;
-    for (Kind k : kinds) {
-      Query q;
-      q.kinds = {k};
-      q.document_keys = docs.keys;
-      auto f = find(st, q, query, limit, Match::kNamesAndText, ctx);
-      if (!f) return error_result("Search failed: " + f.status().to_string());
-      if (f->results.empty()) continue;
-      per_kind.push_back({k, std::move(*f)});
+    // One ranking across the kinds (so scores compare), then grouped by kind in order of each kind's best.
+    Query q;
+    q.kinds = kinds;
+    q.document_keys = docs.keys;
+    auto f = find(st, q, query, limit, Match::kNamesAndText, ctx);
+    if (!f) return error_result("Search failed: " + f.status().to_string());
+    add_children(st, f->results);
+    std::vector<std::pair<std::string, std::vector<json>>> per_kind;
+    for (auto& r : f->results) {
+      const std::string k = r.value("kind", "");
+      auto it = std::find_if(per_kind.begin(), per_kind.end(), [&](const auto& g) { return g.first == k; });
+      if (it == per_kind.end()) it = per_kind.insert(per_kind.end(), {k, {}});
+      it->second.push_back(std::move(r));
     }
-    std::stable_sort(per_kind.begin(), per_kind.end(), [](const auto& a, const auto& b) {
-      return a.second.results.front().value("_score", 0.0) > b.second.results.front().value("_score", 0.0);
-    });
-    for (auto& [k, f] : per_kind) {
-      add_children(st, f.results);
-      total += f.total;
-      body += "## " + std::string(model::kind_name(k)) + " (" + std::to_string(f.total) + ")\n\n";
-      for (const auto& r : f.results) body += "- " + render_summary_line(r) + "\n";
+    for (auto& [k, results] : per_kind) {
+      total += static_cast<int>(results.size());
+      body += "## " + k + " (" + std::to_string(results.size()) + ")\n\n";
+      for (const auto& r : results) body += "- " + render_summary_line(r) + "\n";
       body += "\n";
-      groups[std::string(model::kind_name(k))] = std::move(f.results);
+      groups[k] = std::move(results);
     }
   }
   if (total == 0 && !docs.select_nothing) {

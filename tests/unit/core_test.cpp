@@ -31,6 +31,8 @@ TEST(Text, EditDistanceIsCapped) {
   EXPECT_EQ(text::edit_distance("kitten", "sitting", 5), 3);
   EXPECT_EQ(text::edit_distance("a", "abcdefgh", 2), 3);
   EXPECT_EQ(text::edit_distance("", "", 1), 0);
+  EXPECT_EQ(text::edit_distance("rouge", "rogue", 3), 1) << "a swap of neighbours is one edit";
+  EXPECT_EQ(text::edit_distance("ab", "ba", 3), 1);
 }
 
 TEST(Text, FormatsChallengeRatings) {

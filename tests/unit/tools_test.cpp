@@ -176,11 +176,32 @@ TEST_F(ToolsTest, NoFilteredResultsIsAnEmptyListNamingTheFilter) {
   EXPECT_NE(m.find("Without 'school'"), std::string::npos) << m;
 }
 
-TEST_F(ToolsTest, MisspelledNameSuggestsClosestNames) {
-  auto r = call("search_spell", {{"search", "firbal"}});
+TEST_F(ToolsTest, MisspelledNameFindsTheEntityByCloseSpelling) {
+  for (const char* typo : {"firbal", "fierball", "cure wuonds"}) {
+    auto r = call("search_spell", {{"search", typo}});
+    ASSERT_FALSE(r.is_error);
+    ASSERT_FALSE(r.structured["result"].empty()) << typo;
+    const std::string first = r.structured["result"][0]["name"];
+    EXPECT_TRUE(first == "Fireball" || first == "Cure Wounds") << typo << " -> " << first;
+    EXPECT_EQ(r.structured["result"][0]["_matched"][0], "close name") << typo;
+  }
+}
+
+TEST_F(ToolsTest, ANameTheFiltersExcludeIsSaidSo) {
+  auto r = call("search_spell", {{"search", "Fireball"}, {"level", 1}});
+  ASSERT_FALSE(r.is_error);
+  for (const auto& x : r.structured["result"]) EXPECT_EQ(x["level"], 1);
+  EXPECT_NE(
+      r.structured["message"].get<std::string>().find("\"Fireball\" is the name of an entry these filters exclude"),
+      std::string::npos)
+      << r.structured["message"];
+}
+
+TEST_F(ToolsTest, NothingCloseSuggestsNothingAndSaysSo) {
+  auto r = call("search_spell", {{"search", "xqzvbnmw"}});
   ASSERT_FALSE(r.is_error);
   EXPECT_TRUE(r.structured["result"].empty());
-  EXPECT_NE(r.structured["message"].get<std::string>().find("Fireball"), std::string::npos);
+  EXPECT_FALSE(r.structured["message"].get<std::string>().empty());
 }
 
 TEST_F(ToolsTest, PartialNameRanksByCoverage) {

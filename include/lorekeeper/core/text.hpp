@@ -17,7 +17,8 @@ std::string lower(std::string_view s);
 
 std::string trim(std::string_view s);
 
-// Levenshtein distance over bytes, capped: returns max_distance + 1 once the distance exceeds it.
+// Edit distance over bytes (insertions, deletions, substitutions and swaps of adjacent characters, each one
+// edit: optimal string alignment), capped: returns max_distance + 1 once the distance exceeds it.
 int edit_distance(std::string_view a, std::string_view b, int max_distance);
 
 // Joins with a separator.
