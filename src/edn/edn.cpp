@@ -11,6 +11,8 @@
 #include <ostream>
 #include <utility>
 
+#include "lorekeeper/core/text.hpp"
+
 namespace lorekeeper::edn {
 
 namespace {
@@ -69,24 +71,6 @@ size_t utf8_sequence(std::string_view s, size_t i, char32_t* cp) {
   if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) return 0;
   *cp = c;
   return len;
-}
-
-void append_utf8(std::string& out, char32_t c) {
-  if (c < 0x80) {
-    out.push_back(static_cast<char>(c));
-  } else if (c < 0x800) {
-    out.push_back(static_cast<char>(0xC0 | (c >> 6)));
-    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  } else if (c < 0x10000) {
-    out.push_back(static_cast<char>(0xE0 | (c >> 12)));
-    out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  } else {
-    out.push_back(static_cast<char>(0xF0 | (c >> 18)));
-    out.push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  }
 }
 
 void append_hex4(std::string& out, uint32_t v) {
@@ -623,7 +607,7 @@ bool Parser::read_string(Value& out) {
           pos_ += 6;
           cp = 0x10000 + ((static_cast<char32_t>(u) - 0xD800) << 10) + (static_cast<char32_t>(low) - 0xDC00);
         }
-        append_utf8(text, cp);
+        lorekeeper::text::append_utf8(text, cp);
         break;
       }
       default:
@@ -1316,7 +1300,7 @@ void print_character(char32_t c, std::string& out) {
   } else if (c > 0x10FFFF) {
     out += "uFFFD";
   } else {
-    append_utf8(out, c);
+    text::append_utf8(out, c);
   }
 }
 

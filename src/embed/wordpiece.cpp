@@ -32,12 +32,6 @@ Codepoints decode(std::string_view s) {
   return out;
 }
 
-void append_utf8(std::string& out, utf8proc_int32_t cp) {
-  utf8proc_uint8_t buf[4];
-  const utf8proc_ssize_t n = utf8proc_encode_char(cp, buf);
-  out.append(reinterpret_cast<const char*>(buf), static_cast<size_t>(n));
-}
-
 bool is_whitespace(utf8proc_int32_t cp) {
   if (cp == ' ' || cp == '\t' || cp == '\n' || cp == '\r') return true;
   return utf8proc_category(cp) == UTF8PROC_CATEGORY_ZS;
@@ -179,7 +173,7 @@ std::vector<int32_t> WordPieceTokenizer::encode(std::string_view text, size_t ma
       int32_t found = -1;
       while (start < end) {
         std::string piece = start > 0 ? "##" : "";
-        for (size_t i = start; i < end; ++i) append_utf8(piece, word[i]);
+        for (size_t i = start; i < end; ++i) text::append_utf8(piece, static_cast<char32_t>(word[i]));
         auto it = vocab_.find(piece);
         if (it != vocab_.end()) {
           found = it->second;

@@ -189,24 +189,6 @@ std::string describe(const Value& v) {
   }
 }
 
-void append_utf8(std::string& out, char32_t c) {
-  if (c < 0x80) {
-    out.push_back(static_cast<char>(c));
-  } else if (c < 0x800) {
-    out.push_back(static_cast<char>(0xC0 | (c >> 6)));
-    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  } else if (c < 0x10000) {
-    out.push_back(static_cast<char>(0xE0 | (c >> 12)));
-    out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  } else {
-    out.push_back(static_cast<char>(0xF0 | (c >> 18)));
-    out.push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  }
-}
-
 // The text of a scalar: strings as they are, keywords and symbols by their name without namespace (:evocation ->
 // "evocation", :orcpub.dnd.e5.character/str -> "str"), finite numbers formatted, characters. Nothing for other
 // kinds.
@@ -225,7 +207,7 @@ std::optional<std::string> scalar_text(const Value& v) {
     }
     case edn::Kind::kCharacter: {
       std::string s;
-      append_utf8(s, v.as_char().value_or(U'?'));
+      text::append_utf8(s, v.as_char().value_or(U'?'));
       return s;
     }
     default: return std::nullopt;

@@ -15,25 +15,23 @@ Semantic::Semantic(const std::string& model_dir, int max_passages) : max_passage
 
 Status Semantic::reload(store::Store& st, bool partial) {
   if (!encoder_) return Status::unavailable("no model: " + model_problem_);
+  if (!partial) {
+    // Checked before the vectors are read, so an incomplete index costs no load.
+    auto coverage = vector_coverage(st, max_passages_);
+    if (!coverage) return coverage.status();
+    if (coverage->embedded != coverage->entities) {
+      std::lock_guard<std::mutex> lock(mu_);
+      updating_ = true;
+      progress_ = {coverage->entities, coverage->entities - coverage->embedded, 0, 0, 0};
+      return Status::ok();
+    }
+  }
   auto rows = st.vectors(kModelId, true);
   if (!rows) return rows.status();
   auto ix = std::make_shared<VectorIndex>(VectorIndex::build(std::move(*rows), embed::kDimensions));
-  if (partial) {
-    std::lock_guard<std::mutex> lock(mu_);
-    index_ = ix->size() > 0 ? std::move(ix) : nullptr;
-    updating_ = false;
-    return Status::ok();
-  }
-  auto coverage = vector_coverage(st, max_passages_);
-  if (!coverage) return coverage.status();
   std::lock_guard<std::mutex> lock(mu_);
-  if (coverage->embedded == coverage->entities) {
-    index_ = std::move(ix);
-    updating_ = false;
-  } else {
-    updating_ = true;
-    progress_ = {coverage->entities, coverage->entities - coverage->embedded, 0, 0, 0};
-  }
+  index_ = partial && ix->size() == 0 ? nullptr : std::move(ix);
+  updating_ = false;
   return Status::ok();
 }
 

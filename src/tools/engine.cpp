@@ -526,9 +526,6 @@ constexpr float kSemanticFloor = 0.40f;
 constexpr double kRrfK = 20.0;
 
 bool only_kind_and_document_filters(const Query& q) {
-  Query plain;
-  plain.kinds = q.kinds;
-  plain.document_keys = q.document_keys;
   return q.game_system.empty() && q.name_exact.empty() && q.name_contains.empty() && !q.level && !q.level_min &&
          !q.level_max && q.school.empty() && q.class_key.empty() && q.casting_time.empty() && q.damage_type.empty() &&
          !q.concentration && !q.ritual && !q.cr && !q.cr_min && !q.cr_max && q.type.empty() && q.size.empty() &&
@@ -695,13 +692,15 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
       }
     }
   }
-  // Text search over the words that carry meaning; a hit must contain at least half of them, so a query of
-  // gibberish plus common words finds nothing rather than whatever mentions "spell".
-  std::vector<std::string> terms;
+  // Text search over the words that carry meaning (they also place the snippets); a hit must contain at
+  // least half of them, so a query of gibberish plus common words finds nothing rather than whatever mentions
+  // "spell".
+  std::vector<std::string> meaningful;
   for (const auto& w : words) {
-    if (w.size() >= 3 && !is_stopword(w)) terms.push_back(w);
+    if (w.size() >= 3 && !is_stopword(w)) meaningful.push_back(w);
   }
-  if (match == Match::kNamesOnly || !lexical) terms.clear();
+  const std::vector<std::string> terms =
+      match == Match::kNamesOnly || !lexical ? std::vector<std::string>{} : meaningful;
   auto text_hits = st.text_search(q, terms, 100);
   if (!text_hits) return text_hits.status();
   const int needed = static_cast<int>((terms.size() + 1) / 2);
@@ -776,10 +775,6 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
   });
   // An exact name comes first (every edition of it), then the other matches.
   out.results = std::move(exact_results);
-  std::vector<std::string> snippet_terms;
-  for (const auto& w : words) {
-    if (w.size() >= 3 && !is_stopword(w)) snippet_terms.push_back(w);
-  }
   for (auto& c : scored) {
     if (static_cast<int>(out.results.size()) >= limit) break;
     auto loaded = st.get(c.id.second, static_cast<Kind>(c.id.first), false);
@@ -791,7 +786,7 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
     const bool text_or_meaning = std::find(c.how.begin(), c.how.end(), "text") != c.how.end() ||
                                  std::find(c.how.begin(), c.how.end(), "meaning") != c.how.end();
     if (text_or_meaning && !loaded->front().text.empty())
-      result["_snippet"] = snippet(loaded->front().text, snippet_terms);
+      result["_snippet"] = snippet(loaded->front().text, meaningful);
     out.results.push_back(std::move(result));
   }
   out.total = static_cast<int>(exact_ids.size() + scored.size());

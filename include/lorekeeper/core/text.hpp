@@ -24,6 +24,9 @@ int edit_distance(std::string_view a, std::string_view b, int max_distance);
 // Joins with a separator.
 std::string join(const std::vector<std::string>& parts, std::string_view sep);
 
+// Appends the UTF-8 encoding of code point `c` (at most U+10FFFF; callers reject surrogates themselves).
+void append_utf8(std::string& out, char32_t c);
+
 // Replaces invalid UTF-8 sequences with U+FFFD so the result is always valid UTF-8.
 std::string sanitize_utf8(std::string_view s);
 
