@@ -9,10 +9,14 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <thread>
 
+#include "lorekeeper/edn/edn.hpp"
 #include "lorekeeper/embed/encoder.hpp"
+#include "lorekeeper/orcbrew/orcbrew.hpp"
 #include "lorekeeper/search/semantic.hpp"
 #include "lorekeeper/search/vector_index.hpp"
 #include "lorekeeper/store/store.hpp"
@@ -294,5 +298,53 @@ BENCHMARK(BM_SearchLexical)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SearchSemantic)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SearchHybrid)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SearchHybridFiltered)->Unit(benchmark::kMillisecond);
+
+// --- OrcBrew import: parse speed of a large pack (scripts/make-large-orcbrew.py; bench.sh writes it) ---
+
+const std::string& large_pack() {
+  static const std::string text = [] {
+    const char* p = std::getenv("LOREKEEPER_BENCH_ORCBREW");
+    std::ifstream in(p ? p : "build/bench/large.orcbrew", std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }();
+  return text;
+}
+
+// The EDN reader alone.
+void BM_EdnParseLargePack(benchmark::State& state) {
+  const std::string& text = large_pack();
+  if (text.empty()) {
+    state.SkipWithError("no large pack: run scripts/bench.sh (or set LOREKEEPER_BENCH_ORCBREW)");
+    return;
+  }
+  for (auto _ : state) {
+    auto v = lorekeeper::edn::parse(text);
+    if (!v) state.SkipWithError(v.status().to_string().c_str());
+    benchmark::DoNotOptimize(v);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(text.size()));
+}
+BENCHMARK(BM_EdnParseLargePack)->Unit(benchmark::kMillisecond);
+
+// Reading and mapping to entities (what `import` does before writing to the store).
+void BM_OrcbrewReadLargePack(benchmark::State& state) {
+  const std::string& text = large_pack();
+  if (text.empty()) {
+    state.SkipWithError("no large pack: run scripts/bench.sh (or set LOREKEEPER_BENCH_ORCBREW)");
+    return;
+  }
+  size_t entities = 0;
+  for (auto _ : state) {
+    auto f = lorekeeper::orcbrew::read_orcbrew(text, "large.orcbrew");
+    if (!f) state.SkipWithError(f.status().to_string().c_str());
+    entities = f ? f->entities.size() : 0;
+    benchmark::DoNotOptimize(f);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(text.size()));
+  state.counters["entities"] = static_cast<double>(entities);
+}
+BENCHMARK(BM_OrcbrewReadLargePack)->Unit(benchmark::kMillisecond);
 
 }  // namespace

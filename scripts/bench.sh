@@ -14,8 +14,16 @@ if [[ ! -f build/bench/store.db ]]; then
 fi
 echo "== embed the store for the semantic benchmarks (only what changed; about 7 minutes the first time)"
 /usr/bin/time -f "index: %e s wall, %M KiB peak RSS" build/lorekeeper --db build/bench/store.db index --threads 2 --quiet
+echo "== a large OrcBrew pack for the import benchmarks, and the time to import it (into a copy of the store)"
+python3 scripts/make-large-orcbrew.py build/bench/large.orcbrew
+cp build/bench/store.db build/bench/import.db
+/usr/bin/time -f "import (large pack, lexical only): %e s wall, %M KiB peak RSS" \
+  build/lorekeeper --db build/bench/import.db import --no-embed build/bench/large.orcbrew | tail -1
+/usr/bin/time -f "import (large pack again, replacing it, embedding its 3,500 entities on 1 thread): %e s wall, %M KiB peak RSS" \
+  build/lorekeeper --db build/bench/import.db import build/bench/large.orcbrew | tail -1
+rm -f build/bench/import.db*
 echo "== lorekeeper_bench (Google Benchmark)"
-LOREKEEPER_BENCH_DB=build/bench/store.db build/lorekeeper_bench --benchmark_min_time=0.5 "$@"
+LOREKEEPER_BENCH_DB=build/bench/store.db LOREKEEPER_BENCH_ORCBREW=build/bench/large.orcbrew build/lorekeeper_bench --benchmark_min_time=0.5 "$@"
 echo "== lorekeeper_stdio_bench (process spawn and stdio round trips)"
 build/lorekeeper_stdio_bench build/lorekeeper build/bench/store.db 50 2000
 

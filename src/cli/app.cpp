@@ -21,6 +21,7 @@
 #include <thread>
 
 #include "eval.hpp"
+#include "import.hpp"
 #include "lorekeeper/core/config.hpp"
 #include "lorekeeper/core/json_util.hpp"
 #include "lorekeeper/core/log.hpp"
@@ -36,6 +37,7 @@
 #include "lorekeeper/search/semantic.hpp"
 #include "lorekeeper/store/store.hpp"
 #include "lorekeeper/tools/engine.hpp"
+#include "model_fetch.hpp"
 
 namespace lorekeeper::cli {
 
@@ -384,8 +386,10 @@ std::shared_ptr<search::Semantic> one_shot_semantic(const Config& cfg, tools::En
   return semantic;
 }
 
-// Embeds the store's entities in the background while serve answers: at start and after each background sync.
-// Answers are lexical-only until the first pass ends (Semantic::notice says so).
+// Embeds the store's entities in the background while serve answers: at start, after each background sync, and
+// when another process changed the store (an import or sync, seen by SQLite's data version within ~5 s); each pass
+// embeds only what changed and republishes the index. Answers are lexical-only until the first pass ends
+// (Semantic::notice says so).
 class BackgroundEmbedder {
  public:
   BackgroundEmbedder(const Config& cfg, std::shared_ptr<search::Semantic> semantic)
@@ -412,13 +416,18 @@ class BackgroundEmbedder {
  private:
   void run() {
     std::unique_ptr<store::Store> st;
+    int64_t seen_version = -1;
     while (true) {
       {
         std::unique_lock<std::mutex> lock(mu_);
-        // The store may not exist yet: the first tool call builds it. Look again every second.
-        cv_.wait_for(lock, std::chrono::seconds(st ? 3600 : 1), [this] { return stop_.load() || pending_; });
+        // The store may not exist yet: the first tool call builds it. Look again every second; once open, look
+        // every few seconds whether another process (an import, a sync) changed it.
+        cv_.wait_for(lock, std::chrono::seconds(st ? 5 : 1), [this] { return stop_.load() || pending_; });
         if (stop_) return;
-        if (st && !pending_) continue;
+        if (st && !pending_) {
+          auto version = st->data_version();
+          if (!version || *version == seen_version) continue;
+        }
         pending_ = false;
       }
       if (!st) {
@@ -426,6 +435,7 @@ class BackgroundEmbedder {
         if (!opened) continue;
         st = std::move(*opened);
       }
+      if (auto version = st->data_version()) seen_version = *version;
       search::IndexOptions options;
       options.threads = cfg_.embed_threads;
       options.max_passages = cfg_.embed_passages;
@@ -844,6 +854,37 @@ int run(int argc, char** argv) {
       ->check(CLI::IsMember({"hybrid", "lexical", "semantic", "all"}));
   eval_cmd->add_flag("--json", eval_json, "Print the metrics (and every row's rank) as JSON");
 
+  std::vector<std::string> import_files;
+  bool import_dry_run = false;
+  bool import_json = false;
+  bool import_no_embed = false;
+  auto* import_cmd =
+      app.add_subcommand("import", "Import OrcBrew homebrew packs (.orcbrew); importing a pack again replaces it");
+  import_cmd->add_option("file", import_files, "OrcBrew files")->required();
+  import_cmd->add_flag("--dry-run", import_dry_run, "Read and report what would be imported; write nothing");
+  import_cmd->add_flag("--json", import_json, "Print the report as JSON");
+  import_cmd->add_flag("--no-embed", import_no_embed, "Do not embed the imported entities for semantic search");
+
+  std::vector<std::string> remove_packs;
+  bool remove_json = false;
+  auto* remove_cmd = app.add_subcommand("remove", "Remove imported OrcBrew packs and their entities");
+  remove_cmd
+      ->add_option("pack", remove_packs, "Pack names or document keys (see: lorekeeper documents --source orcbrew)")
+      ->required();
+  remove_cmd->add_flag("--json", remove_json, "Print the report as JSON");
+
+  ModelFetchOptions fetch_options;
+  auto* model_cmd = app.add_subcommand("model", "Manage the sentence embedding model (all-MiniLM-L6-v2)");
+  model_cmd->require_subcommand(1);
+  auto* fetch_cmd = model_cmd->add_subcommand(
+      "fetch", "Download the model from Hugging Face into the model directory (sha256 checked; atomic)");
+  fetch_options.base_url = kModelBaseUrl;
+  fetch_cmd->add_option("--url", fetch_options.base_url, "Base URL of the model's files")
+      ->envname("LOREKEEPER_MODEL_URL")
+      ->capture_default_str();
+  fetch_cmd->add_flag("--force", fetch_options.force, "Download even when a valid model is installed");
+  fetch_cmd->add_flag("--quiet", fetch_options.quiet, "No progress output");
+
   std::string tool_name;
   std::string tool_args;
   bool tool_json = false;
@@ -897,6 +938,22 @@ int run(int argc, char** argv) {
   if (*embed_cmd) return cmd_embed(embed_texts, embed_json);
   if (*index_cmd) return cmd_index(*cfg, index_threads, index_quiet, index_json);
   if (*eval_cmd) return cmd_eval(*cfg, eval_file, eval_ranking, eval_json);
+  if (*import_cmd) {
+    ImportOptions options;
+    options.dry_run = import_dry_run;
+    options.as_json = import_json;
+    options.embed = !import_no_embed && cfg->embed != "off";
+    options.model_dir = embed::default_model_dir();
+    options.threads = cfg->embed_threads;
+    options.max_passages = cfg->embed_passages;
+    options.bootstrap = bootstrap_from_bundled;
+    return run_import(cfg->db_path, import_files, options);
+  }
+  if (*remove_cmd) return run_remove(cfg->db_path, remove_packs, remove_json);
+  if (*fetch_cmd) {
+    fetch_options.dir = embed::default_model_dir();
+    return run_model_fetch(fetch_options);
+  }
   return 2;
 }
 

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <memory>
 #include <mutex>
 #include <random>
 #include <thread>
@@ -65,6 +67,21 @@ const Curl* curl_library(std::string* error) {
   return lib;
 }
 
+// What every GET sets: the URL, redirects, identity, the connect timeout, the stall rule and the error buffer.
+void set_get_options(const Curl& c, CURL* h, const std::string& url, const Options& options, long low_speed_bytes,
+                     char* error) {
+  c.easy_setopt(h, CURLOPT_URL, url.c_str());
+  c.easy_setopt(h, CURLOPT_HTTPGET, 1L);
+  c.easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
+  c.easy_setopt(h, CURLOPT_MAXREDIRS, 5L);
+  c.easy_setopt(h, CURLOPT_USERAGENT, options.user_agent.c_str());
+  c.easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, options.connect_timeout_ms);
+  c.easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, low_speed_bytes);
+  c.easy_setopt(h, CURLOPT_LOW_SPEED_TIME, options.low_speed_seconds);
+  c.easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+  c.easy_setopt(h, CURLOPT_ERRORBUFFER, error);
+}
+
 size_t append_body(char* data, size_t size, size_t count, void* user) {
   static_cast<std::string*>(user)->append(data, size * count);
   return size * count;
@@ -85,18 +102,9 @@ class CurlClient : public Client {
     c.easy_reset(h);
     Response r;
     char error[CURL_ERROR_SIZE] = {0};
-    c.easy_setopt(h, CURLOPT_URL, url.c_str());
-    c.easy_setopt(h, CURLOPT_HTTPGET, 1L);
-    c.easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
-    c.easy_setopt(h, CURLOPT_MAXREDIRS, 5L);
+    set_get_options(c, h, url, options_, 1L, error);
     c.easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");  // every encoding curl supports, gzip included
-    c.easy_setopt(h, CURLOPT_USERAGENT, options_.user_agent.c_str());
-    c.easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, options_.connect_timeout_ms);
     c.easy_setopt(h, CURLOPT_TIMEOUT_MS, options_.timeout_ms);
-    c.easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    c.easy_setopt(h, CURLOPT_LOW_SPEED_TIME, options_.low_speed_seconds);
-    c.easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    c.easy_setopt(h, CURLOPT_ERRORBUFFER, error);
     c.easy_setopt(h, CURLOPT_WRITEFUNCTION, append_body);
     c.easy_setopt(h, CURLOPT_WRITEDATA, &r.body);
     struct curl_slist* headers = c.slist_append(nullptr, "Accept: application/json");
@@ -124,7 +132,64 @@ class CurlClient : public Client {
   std::unique_ptr<CURL, Cleanup> handle_{nullptr, Cleanup{nullptr}};
 };
 
+struct DownloadSink {
+  std::FILE* file = nullptr;
+  bool write_failed = false;
+  const std::function<void(uint64_t, uint64_t)>* progress = nullptr;
+};
+
+size_t write_file(char* data, size_t size, size_t count, void* user) {
+  auto* sink = static_cast<DownloadSink*>(user);
+  const size_t n = std::fwrite(data, 1, size * count, sink->file);
+  if (n != size * count) sink->write_failed = true;
+  return n;  // short: curl aborts the transfer
+}
+
+int report_progress(void* user, curl_off_t total, curl_off_t received, curl_off_t, curl_off_t) {
+  auto* sink = static_cast<DownloadSink*>(user);
+  if (sink->progress && *sink->progress) {
+    (*sink->progress)(static_cast<uint64_t>(received), static_cast<uint64_t>(total));
+  }
+  return 0;
+}
+
 }  // namespace
+
+Result<long> download(const Options& options, const std::string& url, const std::string& path,
+                      const std::function<void(uint64_t received, uint64_t total)>& progress) {
+  std::string load_error;
+  const Curl* curl = curl_library(&load_error);
+  if (curl == nullptr) return Status::unavailable(load_error);
+  const Curl& c = *curl;
+  struct Easy {
+    const Curl& c;
+    CURL* h;
+    ~Easy() {
+      if (h) c.easy_cleanup(h);
+    }
+  } easy{c, c.easy_init()};
+  CURL* h = easy.h;
+  if (h == nullptr) return Status::internal("curl: cannot create a handle");
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "wb"), &std::fclose);
+  if (!file) return Status::io_error("cannot write " + path);
+  DownloadSink sink{file.get(), false, &progress};
+  char error[CURL_ERROR_SIZE] = {0};
+  set_get_options(c, h, url, options, 1024L, error);
+  c.easy_setopt(h, CURLOPT_WRITEFUNCTION, write_file);
+  c.easy_setopt(h, CURLOPT_WRITEDATA, &sink);
+  c.easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+  c.easy_setopt(h, CURLOPT_XFERINFOFUNCTION, report_progress);
+  c.easy_setopt(h, CURLOPT_XFERINFODATA, &sink);
+  const CURLcode rc = c.easy_perform(h);
+  long status = 0;
+  c.easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+  const bool closed_ok = std::fclose(file.release()) == 0;
+  if (sink.write_failed || !closed_ok) return Status::io_error("cannot write " + path + " (disk full?)");
+  if (rc != CURLE_OK) {
+    return Status::unavailable("GET " + url + ": " + (error[0] ? std::string(error) : c.easy_strerror(rc)));
+  }
+  return status;
+}
 
 std::unique_ptr<Client> make_curl_client(const Options& options) { return std::make_unique<CurlClient>(options); }
 

@@ -187,7 +187,7 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
     }
     std::vector<std::pair<int, std::string>> kind_documents;
     int merged = 0;
-    Status s = run_endpoint(endpoint, {"open5e_v2", ep.kind}, [&](const json& rec) -> std::optional<model::Entity> {
+    Status s = run_endpoint(endpoint, {"open5e_v2", ep.kind, ""}, [&](const json& rec) -> std::optional<model::Entity> {
       if (ep.kind == Kind::kItem && note_gear_item(rec, ctx)) {
         ++merged;
         return std::nullopt;
@@ -232,18 +232,19 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
         // Deciding what v2 lacks needs v2's answer for this kind.
         if (v2_failed_kinds.count(static_cast<int>(ep.kind)) || skipped_now(endpoint)) continue;
         int covered = 0;
-        Status s = run_endpoint(endpoint, {"open5e_v1", ep.kind}, [&](const json& rec) -> std::optional<model::Entity> {
-          auto e = map_v1_record(ep, rec, ctx);
-          if (!e) {
-            report.skipped.push_back({endpoint, json_util::str(rec, "slug"), e.status().message()});
-            return std::nullopt;
-          }
-          if (v2_kind_documents.count({static_cast<int>(e->kind), e->document.key})) {
-            ++covered;
-            return std::nullopt;
-          }
-          return std::move(*e);
-        });
+        Status s =
+            run_endpoint(endpoint, {"open5e_v1", ep.kind, ""}, [&](const json& rec) -> std::optional<model::Entity> {
+              auto e = map_v1_record(ep, rec, ctx);
+              if (!e) {
+                report.skipped.push_back({endpoint, json_util::str(rec, "slug"), e.status().message()});
+                return std::nullopt;
+              }
+              if (v2_kind_documents.count({static_cast<int>(e->kind), e->document.key})) {
+                ++covered;
+                return std::nullopt;
+              }
+              return std::move(*e);
+            });
         if (s.code() == StatusCode::kCancelled) return s;
         if (s.is_ok()) report.v1_covered += covered;
       }

@@ -26,7 +26,7 @@ struct Plan {
   std::vector<Pending> todo;
 };
 
-Result<Plan> plan(store::Store& st, int max_passages) {
+Result<Plan> plan(store::Store& st, int max_passages, const std::optional<std::vector<std::string>>& documents) {
   auto stored = st.vectors(kModelId, false);
   if (!stored) return stored.status();
   std::map<std::pair<int, std::string>, std::vector<std::string>> have;
@@ -36,6 +36,9 @@ Result<Plan> plan(store::Store& st, int max_passages) {
   }
   Plan p;
   Status scanned = st.scan([&](const model::Entity& e) {
+    if (documents && std::find(documents->begin(), documents->end(), e.document.key) == documents->end()) {
+      return true;
+    }
     ++p.entities;
     Pending item{e.kind, e.key, passages(e, max_passages), {}};
     for (const auto& t : item.texts) item.hashes.push_back(text_hash(kModelId, t));
@@ -50,7 +53,7 @@ Result<Plan> plan(store::Store& st, int max_passages) {
 }  // namespace
 
 Result<Coverage> vector_coverage(store::Store& st, int max_passages) {
-  auto p = plan(st, max_passages);
+  auto p = plan(st, max_passages, std::nullopt);
   if (!p) return p.status();
   return Coverage{p->entities, p->entities - p->todo.size()};
 }
@@ -63,7 +66,7 @@ Result<IndexReport> update_vectors(store::Store& st, const embed::Encoder& encod
   auto pruned = st.prune_vectors(kModelId);
   if (!pruned) return pruned.status();
   report.pruned = *pruned;
-  auto p = plan(st, std::max(1, options.max_passages));
+  auto p = plan(st, std::max(1, options.max_passages), options.document_keys);
   if (!p) return p.status();
   report.progress.entities_total = p->entities;
   report.progress.entities_todo = p->todo.size();

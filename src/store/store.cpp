@@ -411,11 +411,15 @@ Store::Batch::~Batch() {
 
 Status Store::Batch::remove(const Scope& scope) {
   if (!open_) return Status::internal("batch is closed");
-  auto del = Stmt::prepare(store_.db_, scope.kind ? "DELETE FROM entities WHERE source_api = ? AND kind = ?"
-                                                  : "DELETE FROM entities WHERE source_api = ?");
+  std::string sql = "DELETE FROM entities WHERE source_api = ?";
+  if (scope.kind) sql += " AND kind = ?";
+  if (!scope.document_key.empty()) sql += " AND document_key = ?";
+  auto del = Stmt::prepare(store_.db_, sql);
   if (!del) return del.status();
-  del->bind(1, std::string_view(scope.source_api));
-  if (scope.kind) del->bind(2, model::kind_name(*scope.kind));
+  int n = 1;
+  del->bind(n++, std::string_view(scope.source_api));
+  if (scope.kind) del->bind(n++, model::kind_name(*scope.kind));
+  if (!scope.document_key.empty()) del->bind(n++, std::string_view(scope.document_key));
   return del->run();
 }
 
@@ -453,7 +457,7 @@ Status Store::Batch::commit() {
 Status Store::replace_sources(const std::vector<std::string>& sources, const std::vector<Document>& documents,
                               const std::vector<Entity>& entities) {
   std::vector<Scope> scopes;
-  for (const auto& s : sources) scopes.push_back({s, std::nullopt});
+  for (const auto& s : sources) scopes.push_back({s, std::nullopt, ""});
   return replace(scopes, documents, entities);
 }
 
@@ -472,6 +476,15 @@ Status Store::set_meta(const std::string& key, const std::string& value) {
   st->bind(1, std::string_view(key));
   st->bind(2, std::string_view(value));
   return st->run();
+}
+
+Result<int64_t> Store::data_version() {
+  auto st = cached("PRAGMA data_version");
+  if (!st) return st.status();
+  auto row = (*st)->step();
+  if (!row) return row.status();
+  if (!*row) return Status::internal("PRAGMA data_version returned no row");
+  return static_cast<int64_t>((*st)->int64(0));
 }
 
 Result<std::optional<std::string>> Store::meta(const std::string& key) {

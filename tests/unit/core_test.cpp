@@ -1,8 +1,11 @@
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <map>
+#include <string>
 
 #include "lorekeeper/core/config.hpp"
+#include "lorekeeper/core/sha256.hpp"
 #include "lorekeeper/core/status.hpp"
 #include "lorekeeper/core/text.hpp"
 #include "lorekeeper/model/entity.hpp"
@@ -129,6 +132,45 @@ TEST(Config, TildeExpandsToHome) {
   auto c = load_config(fake_env({{"LOREKEEPER_DB_PATH", "~/lk.db"}, {"HOME", "/home/u"}}), "/nonexistent");
   ASSERT_TRUE(c.is_ok());
   EXPECT_EQ(c->db_path, "/home/u/lk.db");
+}
+
+// --- sha256 ---
+
+TEST(Sha256, FipsVectors) {
+  EXPECT_EQ(sha256::hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(sha256::hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(sha256::hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  EXPECT_EQ(sha256::hex(std::string(1000000, 'a')), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+TEST(Sha256, IncrementalEqualsOneShotAtEverySplit) {
+  std::string text;
+  for (int i = 0; i < 300; ++i) text += static_cast<char>('a' + i % 26);
+  const std::string whole = sha256::hex(text);
+  for (size_t split : {0, 1, 55, 56, 63, 64, 65, 128, 200, 300}) {
+    sha256::Hasher h;
+    h.update(std::string_view(text).substr(0, split));
+    h.update(std::string_view(text).substr(split));
+    EXPECT_EQ(h.hex(), whole) << split;
+  }
+}
+
+TEST(Sha256, FileDigestAndMissingFile) {
+  const std::string path = ::testing::TempDir() + "/sha256_test.bin";
+  std::string data(3 * 1024 * 1024 + 17, '\0');
+  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<char>(i * 131 % 251);
+  {
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    ASSERT_EQ(std::fwrite(data.data(), 1, data.size(), f), data.size());
+    std::fclose(f);
+  }
+  auto digest = sha256::file_hex(path);
+  ASSERT_TRUE(digest) << digest.status().to_string();
+  EXPECT_EQ(*digest, sha256::hex(data));
+  std::remove(path.c_str());
+  EXPECT_FALSE(sha256::file_hex(path));
 }
 
 }  // namespace

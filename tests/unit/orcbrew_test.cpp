@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <chrono>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -971,7 +970,7 @@ TEST(OrcBrewFixtures, SinglePackAndSample) {
 
 // --- scale ---
 
-TEST(OrcBrewScale, FortyThousandLinePackImportsCleanlyAndQuickly) {
+TEST(OrcBrewScale, FortyThousandLinePackImportsCleanly) {
   std::string text = "{\"Big Pack\"\n {:orcpub.dnd.e5/spells\n  {\n";
   size_t lines = 3;
   const int kSpells = 2000;
@@ -1007,9 +1006,8 @@ TEST(OrcBrewScale, FortyThousandLinePackImportsCleanlyAndQuickly) {
   lines += 1;
   EXPECT_GE(lines, 40000u);
   EXPECT_EQ(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')), lines);
-  const auto start = std::chrono::steady_clock::now();
+  // Speed is measured by BM_OrcbrewReadLargePack (bench/), not here.
   const auto f = import(text, "big.orcbrew");
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_EQ(f.packs.size(), 1u);
   EXPECT_EQ(f.packs[0].imported_per_kind, (std::map<std::string, int>{{"monsters", kMonsters}, {"spells", kSpells}}));
   EXPECT_TRUE(f.packs[0].problems.empty());
@@ -1021,8 +1019,6 @@ TEST(OrcBrewScale, FortyThousandLinePackImportsCleanlyAndQuickly) {
   EXPECT_EQ(keys.size(), f.entities.size());
   EXPECT_EQ(entity(f, "orcbrew-big-pack_spell-1999").facets.level, 9);
   EXPECT_EQ(entity(f, "orcbrew-big-pack_monster-999").facets.cr, 2.0);
-  // Generous for a sanitized Debug build on a shared machine; an optimised build takes a small fraction of this.
-  EXPECT_LT(seconds, 10.0);
 }
 
 }  // namespace

@@ -151,7 +151,7 @@ TEST(StoreVectors, WriteReadReplaceAndPrune) {
   EXPECT_EQ(st.vectors("m", false)->size(), 1u) << "b's vectors were replaced by the other model's";
   auto batch = st.begin_batch();
   ASSERT_TRUE(batch.is_ok());
-  ASSERT_TRUE((*batch)->remove({"test", Kind::kSpell}).is_ok());
+  ASSERT_TRUE((*batch)->remove({"test", Kind::kSpell, ""}).is_ok());
   ASSERT_TRUE((*batch)->write({a.document}, {a}).is_ok());
   ASSERT_TRUE((*batch)->commit().is_ok());
   auto pruned = st.prune_vectors("m");

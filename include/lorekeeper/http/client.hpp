@@ -1,6 +1,7 @@
 // HTTP GET with TLS, timeouts, gzip and a retry policy; libcurl underneath.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -38,6 +39,14 @@ struct RetryPolicy {
   int max_delay_ms = 8000;
   double jitter = 0.5;  // each delay is scaled by a random factor in [1 - jitter, 1]
 };
+
+// Streams one GET to the file `path` (created or truncated), following redirects; `progress` (optional) is called
+// with the bytes received and the expected total (0 when unknown) as data arrives. No whole-transfer timeout:
+// a transfer is aborted when it stalls (below 1 KiB/s for options.low_speed_seconds) or fails to connect within
+// options.connect_timeout_ms. Returns the HTTP status; transport failures are Unavailable, a file that cannot be
+// written IoError. On any error or non-2xx status the caller should delete `path`.
+Result<long> download(const Options& options, const std::string& url, const std::string& path,
+                      const std::function<void(uint64_t received, uint64_t total)>& progress = nullptr);
 
 // GET with retries on transport failures and 5xx (with exponential backoff and jitter); 4xx and 2xx/3xx
 // answers are returned at once. `sleep_ms` is injectable so tests need not wait.

@@ -6,7 +6,9 @@
 
 #include <atomic>
 #include <functional>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "lorekeeper/core/status.hpp"
 #include "lorekeeper/embed/encoder.hpp"
@@ -21,6 +23,9 @@ struct IndexOptions {
   int threads = 1;              // encoder threads
   int max_passages = 1;         // passages per entity (see passages.hpp)
   size_t chunk_entities = 256;  // entities per write transaction
+  // When set, only entities of these documents are embedded (an import embeds its packs without taking on the
+  // rest of an unindexed store); entities_total then counts those entities only.
+  std::optional<std::vector<std::string>> document_keys;
 };
 
 struct IndexProgress {

@@ -98,10 +98,12 @@ class Store {
   const std::string& path() const { return path_; }
   int schema_version() const { return schema_version_; }
 
-  // What a replacement removes first: every entity of a source, or of one kind within it.
+  // What a replacement removes first: every entity of a source, or of one kind within it, or of one document
+  // within it (an OrcBrew pack).
   struct Scope {
     std::string source_api;
     std::optional<Kind> kind;
+    std::string document_key;  // empty: every document of the source
   };
   // Replaces, in one transaction, every entity within `scopes` with `entities`, upserts `documents` and drops
   // documents left without entities. Readers see either the old set or the new one, never a mix. On error
@@ -140,6 +142,10 @@ class Store {
                          const std::vector<Entity>& entities);
   // Inserts or replaces entities (by kind and key) and documents, in one transaction.
   Status upsert(const std::vector<Document>& documents, const std::vector<Entity>& entities);
+
+  // SQLite's data version: changes whenever another connection (process or thread) commits to the file, so a
+  // long-lived reader can notice an import or sync without re-reading anything.
+  Result<int64_t> data_version();
 
   Status set_meta(const std::string& key, const std::string& value);
   Result<std::optional<std::string>> meta(const std::string& key);
