@@ -203,8 +203,18 @@ struct Store::StatementCache {
   std::map<std::string, Stmt> statements;
 };
 
+// Every entity's name, valid while neither this connection's change count nor the file's data version moved.
+struct Store::NameCache {
+  int64_t data_version = -1;
+  int64_t own_changes = -1;
+  std::vector<NameEntry> all;  // by folded name, then document key
+};
+
 Store::Store(sqlite3* db, std::string path)
-    : db_(db), path_(std::move(path)), cache_(std::make_unique<StatementCache>()) {}
+    : db_(db),
+      path_(std::move(path)),
+      cache_(std::make_unique<StatementCache>()),
+      names_(std::make_unique<NameCache>()) {}
 
 Store::~Store() {
   cache_.reset();  // statements are finalized before the connection closes
@@ -484,7 +494,9 @@ Result<int64_t> Store::data_version() {
   auto row = (*st)->step();
   if (!row) return row.status();
   if (!*row) return Status::internal("PRAGMA data_version returned no row");
-  return static_cast<int64_t>((*st)->int64(0));
+  const auto version = static_cast<int64_t>((*st)->int64(0));
+  (*st)->reset();  // a statement left mid-step would hold a read transaction, pinning this connection's snapshot
+  return version;
 }
 
 Result<std::optional<std::string>> Store::meta(const std::string& key) {
@@ -533,6 +545,7 @@ Result<QueryResult> Store::query(const Query& q) {
   auto row = st.step();
   if (!row) return row.status();
   out.total = *row ? static_cast<int>(st.int64(0)) : 0;
+  st.reset();  // ends the read transaction (see data_version)
   return out;
 }
 
@@ -553,7 +566,7 @@ Result<std::vector<NameEntry>> Store::match_names(const Query& q) {
     auto row = st.step();
     if (!row) return row.status();
     if (!*row) break;
-    out.push_back({model::parse_kind(st.text(0)).value_or(Kind::kSpell), st.text(1), st.text(2), st.text(3)});
+    out.push_back({model::parse_kind(st.text(0)).value_or(Kind::kSpell), st.text(1), st.text(2), st.text(3), ""});
   }
   return out;
 }
@@ -639,25 +652,44 @@ Result<std::vector<Entity>> Store::get(const std::string& key, std::optional<Kin
   return out;
 }
 
-Result<std::vector<NameEntry>> Store::names(const std::vector<Kind>& kinds) {
-  std::string sql = "SELECT kind, key, name, document_key FROM entities";
-  if (!kinds.empty()) {
-    sql += " WHERE kind IN (";
-    for (size_t i = 0; i < kinds.size(); ++i) sql += i ? ",?" : "?";
-    sql += ")";
-  }
-  sql += " ORDER BY name_fold, document_key";
-  auto prepared = cached(sql);
+Status Store::refresh_names() {
+  auto version = data_version();
+  if (!version) return version.status();
+  const int64_t changes = sqlite3_total_changes64(db_);
+  if (*version == names_->data_version && changes == names_->own_changes) return Status::ok();
+  auto prepared =
+      cached("SELECT kind, key, name, document_key, name_fold FROM entities ORDER BY name_fold, document_key");
   if (!prepared) return prepared.status();
   Stmt& st = **prepared;
-  for (size_t i = 0; i < kinds.size(); ++i) st.bind(static_cast<int>(i) + 1, model::kind_name(kinds[i]));
-  std::vector<NameEntry> out;
+  std::vector<NameEntry> all;
   while (true) {
     auto row = st.step();
     if (!row) return row.status();
     if (!*row) break;
-    out.push_back({model::parse_kind(st.text(0)).value_or(Kind::kSpell), st.text(1), st.text(2), st.text(3)});
+    all.push_back(
+        {model::parse_kind(st.text(0)).value_or(Kind::kSpell), st.text(1), st.text(2), st.text(3), st.text(4)});
   }
+  names_->all = std::move(all);
+  names_->data_version = *version;
+  names_->own_changes = changes;
+  return Status::ok();
+}
+
+Status Store::for_each_name(const std::vector<Kind>& kinds, const std::function<bool(const NameEntry&)>& visit) {
+  LOREKEEPER_RETURN_IF_ERROR(refresh_names());
+  for (const auto& n : names_->all) {
+    if (!kinds.empty() && std::find(kinds.begin(), kinds.end(), n.kind) == kinds.end()) continue;
+    if (!visit(n)) break;
+  }
+  return Status::ok();
+}
+
+Result<std::vector<NameEntry>> Store::names(const std::vector<Kind>& kinds) {
+  std::vector<NameEntry> out;
+  LOREKEEPER_RETURN_IF_ERROR(for_each_name(kinds, [&](const NameEntry& n) {
+    out.push_back(n);
+    return true;
+  }));
   return out;
 }
 

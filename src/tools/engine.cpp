@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <functional>
+#include <future>
 #include <map>
 #include <set>
 
@@ -447,20 +448,20 @@ DocFilter resolve_documents(store::Store& st, const json& args) {
 // Closest names of the given kinds to `search`, for "did you mean" messages.
 std::vector<std::string> closest_names(store::Store& st, const std::vector<Kind>& kinds, const std::string& search,
                                        size_t max) {
-  auto names = st.names(kinds);
-  if (!names) return {};
   const std::string q = text::fold(search);
   const int budget = std::max(2, static_cast<int>(q.size()) / 3);
   std::vector<std::pair<int, std::string>> scored;
   std::set<std::string> seen;
-  for (const auto& n : *names) {
-    const std::string f = text::fold(n.name);
-    if (!seen.insert(f).second) continue;
+  Status visited = st.for_each_name(kinds, [&](const store::NameEntry& n) {
+    const std::string& f = n.name_fold;
+    if (!seen.insert(f).second) return true;
     int d = text::edit_distance(q, f, budget);
     // A query that is a prefix of a word in the name counts as close.
     if (d > budget && f.find(q.substr(0, std::min<size_t>(q.size(), 4))) == 0) d = budget;
     if (d <= budget) scored.push_back({d, n.name});
-  }
+    return true;
+  });
+  if (!visited.is_ok()) return {};
   std::sort(scored.begin(), scored.end());
   std::vector<std::string> out;
   for (size_t i = 0; i < scored.size() && out.size() < max; ++i) out.push_back(scored[i].second);
@@ -509,11 +510,26 @@ enum class Match { kNamesAndText, kNamesOnly };
 struct SearchContext {
   const search::Semantic* semantic = nullptr;
   Ranking ranking = Ranking::kHybrid;
-  mutable std::map<std::string, std::vector<float>> embedded;  // query text -> embedding, within one call
+  mutable std::map<std::string, std::vector<float>> embedded;              // query text -> embedding, within one call
+  mutable std::map<std::string, std::future<std::vector<float>>> pending;  // embeddings being computed
+
+  // Starts embedding `text` on another thread, so the lexical matching runs while the encoder works.
+  void prefetch(const std::string& text) const {
+    if (embedded.count(text) || pending.count(text)) return;
+    const search::Semantic* s = semantic;
+    pending.emplace(text, std::async(std::launch::async, [s, text] { return s->embed(text); }));
+  }
 
   const std::vector<float>& embed(const std::string& text) const {
     auto it = embedded.find(text);
-    if (it == embedded.end()) it = embedded.emplace(text, semantic->embed(text)).first;
+    if (it != embedded.end()) return it->second;
+    auto p = pending.find(text);
+    if (p != pending.end()) {
+      it = embedded.emplace(text, p->second.get()).first;
+      pending.erase(p);
+    } else {
+      it = embedded.emplace(text, semantic->embed(text)).first;
+    }
     return it->second;
   }
 };
@@ -594,6 +610,10 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
     return out;
   }
   const bool lexical = ctx.ranking != Ranking::kSemantic || match == Match::kNamesOnly;
+  // Meaning takes part: embed the query meanwhile (about 5 ms of encoder work the lexical matching overlaps).
+  const bool semantic = ctx.ranking != Ranking::kLexical && match == Match::kNamesAndText && ctx.semantic;
+  std::shared_ptr<const search::VectorIndex> ix = semantic ? ctx.semantic->index() : nullptr;
+  if (ix) ctx.prefetch(s);
   Query exact = q;
   exact.name_exact = s;
   exact.limit = limit;
@@ -672,15 +692,14 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
   }
   bool typo = false;
   if (lexical && merged.empty() && exact_results.empty() && qf.size() >= 4 && words.size() <= 4) {
-    auto names = st.names(q.kinds);
-    if (names) {
-      const int budget = std::max(1, static_cast<int>(qf.size()) / 3);
-      std::map<std::string, int> close;  // name -> edit distance
-      for (const auto& n : *names) {
-        const int d = text::edit_distance(qf, text::fold(n.name), budget);
-        if (d <= budget) close.emplace(n.name, d);
-        if (close.size() >= 10) break;
-      }
+    const int budget = std::max(1, static_cast<int>(qf.size()) / 3);
+    std::map<std::string, int> close;  // name -> edit distance
+    Status visited = st.for_each_name(q.kinds, [&](const store::NameEntry& n) {
+      const int d = text::edit_distance(qf, n.name_fold, budget);
+      if (d <= budget) close.emplace(n.name, d);
+      return close.size() < 10;
+    });
+    if (visited.is_ok()) {
       for (const auto& [name, d] : close) {
         Query by_name = q;
         by_name.name_exact = name;
@@ -715,8 +734,6 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
   // Meaning: the nearest passages to the query among the entities the filters allow.
   std::map<std::pair<int, std::string>, float> meaning;  // cosine, for candidates over the floor
   std::vector<std::pair<int, std::string>> semantic_order;
-  const bool semantic = ctx.ranking != Ranking::kLexical && match == Match::kNamesAndText && ctx.semantic;
-  std::shared_ptr<const search::VectorIndex> ix = semantic ? ctx.semantic->index() : nullptr;
   if (ix) {
     const std::vector<float>& qv = ctx.embed(s);
     auto mask = allowed_mask(st, *ix, q);

@@ -118,6 +118,41 @@ TEST(Store, UpsertReplacesByKindAndKey) {
   EXPECT_EQ((*got)[0].raw["key"], "k1");
 }
 
+TEST(Store, NameListFollowsWritesFromThisAndOtherConnections) {
+  const std::string path = testing::temp_dir() + "/names.db";
+  auto st = open_rw(path);
+  ASSERT_TRUE(st);
+  auto a = make("k1", "Ångström Alpha");
+  ASSERT_TRUE(st->upsert({a.document}, {a}).is_ok());
+  auto names = [&](Store& s) {
+    std::vector<std::string> out;
+    EXPECT_TRUE(s.for_each_name({}, [&](const store::NameEntry& n) {
+                   out.push_back(n.name + "|" + n.name_fold);
+                   return true;
+                 }).is_ok());
+    return out;
+  };
+  EXPECT_EQ(names(*st), (std::vector<std::string>{"Ångström Alpha|angstrom alpha"}));
+  // A write through the same connection is seen at once.
+  auto b = make("k2", "Beta");
+  ASSERT_TRUE(st->upsert({b.document}, {b}).is_ok());
+  EXPECT_EQ(names(*st), (std::vector<std::string>{"Ångström Alpha|angstrom alpha", "Beta|beta"}));
+  // So is a commit by another connection (another process, in real use).
+  auto other = open_rw(path);
+  ASSERT_TRUE(other);
+  auto batch = other->begin_batch();
+  ASSERT_TRUE(batch);
+  ASSERT_TRUE((*batch)->remove({"test", std::nullopt, ""}).is_ok());
+  auto c = make("k3", "Gamma");
+  ASSERT_TRUE((*batch)->write({c.document}, {c}).is_ok());
+  ASSERT_TRUE((*batch)->commit().is_ok());
+  EXPECT_EQ(names(*st), (std::vector<std::string>{"Gamma|gamma"}));
+  // names() filters by kind from the same list.
+  auto spells = st->names({Kind::kCreature});
+  ASSERT_TRUE(spells);
+  EXPECT_TRUE(spells->empty());
+}
+
 TEST(Store, ReplaceSourcesIsAllOrNothing) {
   auto st = open_rw(testing::temp_dir() + "/s.db");
   ASSERT_TRUE(st);

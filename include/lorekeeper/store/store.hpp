@@ -72,6 +72,7 @@ struct NameEntry {
   std::string key;
   std::string name;
   std::string document_key;
+  std::string name_fold;  // text::fold(name), as stored (filled by names())
 };
 
 struct Stats {
@@ -168,8 +169,13 @@ class Store {
   // One entity by key (and kind, when given; a key can exist in several kinds). With `with_raw` the original
   // record is loaded too.
   Result<std::vector<Entity>> get(const std::string& key, std::optional<Kind> kind, bool with_raw);
-  // Names and keys of the given kinds (all when empty), for completion and "did you mean" suggestions.
+  // Names and keys of the given kinds (all when empty), by folded name, for completion, close spellings and "did
+  // you mean" suggestions. Served from memory: the list is read once and again only after the data changed (a
+  // write through this connection, or a commit by another seen by data_version()).
   Result<std::vector<NameEntry>> names(const std::vector<Kind>& kinds);
+  // The same list without copying it: `visit` sees each entry of the given kinds (all when empty) in that order;
+  // returning false stops.
+  Status for_each_name(const std::vector<Kind>& kinds, const std::function<bool(const NameEntry&)>& visit);
   Result<std::vector<DocumentInfo>> documents();
 
   // Every entity with its text, data and facets (not `raw`), in kind and key order; `visit` returning false
@@ -200,8 +206,10 @@ class Store {
   Store(sqlite3* db, std::string path);
   Status migrate();
   Status write_entities(const std::vector<Document>& documents, const std::vector<Entity>& entities);
+  Status refresh_names();
 
   struct StatementCache;
+  struct NameCache;
   // A prepared statement for `sql`, reset and ready to bind; owned by the cache.
   Result<sqlite::Stmt*> cached(const std::string& sql);
 
@@ -209,6 +217,7 @@ class Store {
   std::string path_;
   int schema_version_ = 0;
   std::unique_ptr<StatementCache> cache_;
+  std::unique_ptr<NameCache> names_;
 };
 
 }  // namespace lorekeeper::store
