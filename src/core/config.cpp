@@ -95,20 +95,16 @@ Result<Config> load_config(const EnvLookup& env, const std::string& dotenv_path)
     return std::nullopt;
   };
   std::string origin;
-  if (auto v = lookup("LOREKEEPER_DB_PATH", &origin)) {
-    std::string p = *v;
-    if (!p.empty() && p[0] == '~') p = env("HOME").value_or("") + p.substr(1);
-    c.db_path = p;
-    c.origin["db_path"] = origin;
-  }
-  if (auto v = lookup("LOREKEEPER_LOG_LEVEL", &origin)) {
-    c.log_level = *v;
-    c.origin["log_level"] = origin;
-  }
-  if (auto v = lookup("LOREKEEPER_OPEN5E_BASE_URL", &origin)) {
-    c.open5e_base_url = *v;
-    c.origin["open5e_base_url"] = origin;
-  }
+  auto read_string = [&](const char* name, const char* field, std::string* dst, bool trim) {
+    if (auto v = lookup(name, &origin)) {
+      *dst = trim ? std::string(text::trim(*v)) : *v;
+      c.origin[field] = origin;
+    }
+  };
+  read_string("LOREKEEPER_DB_PATH", "db_path", &c.db_path, false);
+  if (!c.db_path.empty() && c.db_path[0] == '~') c.db_path = env("HOME").value_or("") + c.db_path.substr(1);
+  read_string("LOREKEEPER_LOG_LEVEL", "log_level", &c.log_level, false);
+  read_string("LOREKEEPER_OPEN5E_BASE_URL", "open5e_base_url", &c.open5e_base_url, false);
   auto read_int = [&](const char* name, const char* field, int* dst) -> Status {
     if (auto v = lookup(name, &origin)) {
       char* end = nullptr;
@@ -129,6 +125,18 @@ Result<Config> load_config(const EnvLookup& env, const std::string& dotenv_path)
   LOREKEEPER_RETURN_IF_ERROR(read_int("LOREKEEPER_HTTP_RETRIES", "http_retries", &c.http_retries));
   LOREKEEPER_RETURN_IF_ERROR(read_int("LOREKEEPER_EMBED_THREADS", "embed_threads", &c.embed_threads));
   LOREKEEPER_RETURN_IF_ERROR(read_int("LOREKEEPER_EMBED_PASSAGES", "embed_passages", &c.embed_passages));
+  LOREKEEPER_RETURN_IF_ERROR(read_int("LOREKEEPER_HTTP_PORT", "http_port", &c.http_port));
+  LOREKEEPER_RETURN_IF_ERROR(read_int("LOREKEEPER_HTTP_THREADS", "http_threads", &c.http_threads));
+  if (c.http_port > 65535) {
+    return Status::invalid_argument("LOREKEEPER_HTTP_PORT must be 0-65535, got " + std::to_string(c.http_port));
+  }
+  if (c.http_threads < 1 || c.http_threads > 256) {
+    return Status::invalid_argument("LOREKEEPER_HTTP_THREADS must be 1-256, got " + std::to_string(c.http_threads));
+  }
+  read_string("LOREKEEPER_HTTP_HOST", "http_host", &c.http_host, true);
+  read_string("LOREKEEPER_HTTP_TOKEN", "http_token", &c.http_token, true);
+  read_string("LOREKEEPER_HTTP_ALLOWED_HOSTS", "http_allowed_hosts", &c.http_allowed_hosts, false);
+  read_string("LOREKEEPER_HTTP_CORS_ORIGINS", "http_cors_origins", &c.http_cors_origins, false);
   if (c.embed_threads < 1 || c.embed_threads > 64) {
     return Status::invalid_argument("LOREKEEPER_EMBED_THREADS must be 1-64, got " + std::to_string(c.embed_threads));
   }

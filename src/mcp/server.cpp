@@ -229,7 +229,7 @@ json Server::dispatch(const json& id, const std::string& method, const json& par
       l = log::Level::kInfo;
     else if (level == "warning")
       l = log::Level::kWarning;
-    log::set_level(l);
+    if (options_.apply_log_level) log::set_level(l);
     return reply(json::object(), false);
   }
   json result;

@@ -19,8 +19,8 @@ which="${1:-}"
 die() { printf 'e2e: %s\n' "$*" >&2; exit 1; }
 
 case "$which" in
-  sdk_v1|sdk_v2|inspector|legacy_scenarios) ;;
-  *) die "usage: $0 sdk_v1|sdk_v2|inspector|legacy_scenarios" ;;
+  sdk_v1|sdk_v2|inspector|legacy_scenarios|http_sdk|http_python) ;;
+  *) die "usage: $0 sdk_v1|sdk_v2|inspector|legacy_scenarios|http_sdk|http_python" ;;
 esac
 
 if [[ "$which" == legacy_scenarios ]]; then
@@ -47,7 +47,7 @@ export LOREKEEPER_BIN LOREKEEPER_DB_PATH
 
 cd "$here"
 case "$which" in
-  sdk_v1|sdk_v2)
+  sdk_v1|sdk_v2|http_sdk)
     # Node's built-in runner; its closing summary ("# pass N" / "# fail N") is what CI reads.
     exec node --test --test-reporter=spec "$which.test.mjs"
     ;;
@@ -57,5 +57,10 @@ case "$which" in
     ;;
   inspector)
     exec bash "$here/inspector.test.sh"
+    ;;
+  http_python)
+    # The Python SDK (PyPI `mcp`, in tests/e2e/.venv made by scripts/setup.sh) over Streamable HTTP.
+    [[ -x "$here/.venv/bin/python" ]] || die "tests/e2e/.venv is missing: run scripts/setup.sh (it installs the Python MCP SDK there)"
+    exec "$here/.venv/bin/python" "$here/http_python_test.py"
     ;;
 esac

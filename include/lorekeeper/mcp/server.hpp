@@ -36,6 +36,9 @@ struct ServerOptions {
   size_t max_message_bytes = 4 * 1024 * 1024;
   int tools_page_size = 50;
   int resources_page_size = 100;
+  // Whether logging/setLevel changes the process's log level. Off for HTTP, where one client must not change
+  // the logging of a server shared by many (the request is still accepted).
+  bool apply_log_level = true;
 };
 
 class Server {
@@ -54,6 +57,9 @@ class Server {
   const ServerOptions& options() const { return options_; }
   // The version negotiated by `initialize`, empty before it.
   const std::string& negotiated_version() const { return negotiated_; }
+  // For stateless transports (HTTP without sessions): the legacy version the request declares (the
+  // MCP-Protocol-Version header), taken as negotiated; it decides whether batches are accepted.
+  void assume_version(std::string version) { negotiated_ = std::move(version); }
 
  private:
   json dispatch(const json& id, const std::string& method, const json& params, bool modern);

@@ -1,0 +1,95 @@
+// MCP over Streamable HTTP (`lorekeeper serve --http`): one endpoint (default /mcp) that answers both protocol
+// eras with the same mcp::Server logic as stdio, plus GET /health for load balancers.
+//
+// The server is stateless in both eras. It never issues Mcp-Session-Id: every POST is handled by a fresh
+// mcp::Server, as its own connection, so a legacy request is answered without a prior `initialize` in that
+// POST (the spec lets a server without sessions do this) and any worker can answer any request.
+//   legacy (2025-03-26 .. 2025-11-25): POST a JSON-RPC message; a request gets 200 application/json, a
+//     notification or client response 202 with no body. MCP-Protocol-Version, when sent, must be a known
+//     version (400 otherwise); without it 2025-03-26 is assumed, the one version with batches. GET and
+//     DELETE get 405: there is no server-to-client stream and no session to end.
+//   modern (2026-07-28, a request whose params._meta carries the protocol version): MCP-Protocol-Version
+//     must equal that version, Mcp-Method the method and, for tools/call, resources/read and prompts/get,
+//     Mcp-Name params.name or params.uri (Base64 sentinel decoded); missing or different gives 400 with
+//     -32020. Unsupported version: 400 with -32022; missing required _meta: 400 with -32602; unknown
+//     method: 404 with -32601.
+//
+// Security defaults: binds 127.0.0.1; Host must name this server (localhost, 127.0.0.1, [::1] or the bound
+// host, with the bound port, or a configured extra host) and a present Origin must be one of those or a
+// configured CORS origin, else 403 (this defeats DNS rebinding); bodies above max_message_bytes get 413;
+// sockets have read and write timeouts; with a bearer token, requests without it get 401 (the token is
+// compared in constant time). A token is required to bind anything but a loopback address. No CORS headers
+// are sent unless origins are configured. /health needs neither token nor a matching Host.
+//
+// Concurrency: a pool of worker threads; each request borrows a tools::Engine from a pool (an Engine is not
+// thread-safe and holds its own store connection), so at most `threads` engines exist.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lorekeeper/core/status.hpp"
+#include "lorekeeper/mcp/server.hpp"
+#include "lorekeeper/tools/engine.hpp"
+
+namespace lorekeeper::mcp {
+
+struct HttpOptions {
+  std::string host = "127.0.0.1";  // address to bind; a non-loopback address requires `token`
+  int port = 8080;                 // 0 picks a free port (see HttpTransport::port)
+  std::string path = "/mcp";       // the MCP endpoint
+  std::string token;               // bearer token; empty: no authentication
+  // Extra values accepted in Host (and in Origin's host): "name" matches any port, "name:port" only that one.
+  std::vector<std::string> allowed_hosts;
+  // Origins (e.g. "http://localhost:6274") allowed to call from a browser; they get CORS headers.
+  std::vector<std::string> cors_origins;
+  // Worker threads. A worker serves one connection at a time (keep-alive included), so this bounds the
+  // connections served at once and the engines made.
+  int threads = 32;
+  int read_timeout_seconds = 10;   // a client that sends nothing for this long is disconnected
+  int write_timeout_seconds = 10;  // a client that reads nothing for this long is disconnected
+  int keep_alive_timeout_seconds = 5;
+};
+
+// Makes one engine for a worker; called at most `threads` times, from worker threads. Engines made by it
+// may share a search::Semantic and a notice function (both thread-safe).
+using EngineFactory = std::function<std::unique_ptr<tools::Engine>()>;
+
+// True for 127.0.0.0/8, ::1 and "localhost".
+bool is_loopback_host(const std::string& host);
+
+class HttpTransport {
+ public:
+  // Validates the options and binds the listening socket (so port() is known before serve()). Errors:
+  // InvalidArgument (no token on a non-loopback address, bad path or threads), Unavailable (cannot bind).
+  static Result<std::unique_ptr<HttpTransport>> create(HttpOptions options, ServerOptions server_options,
+                                                       EngineFactory make_engine);
+  ~HttpTransport();
+  HttpTransport(const HttpTransport&) = delete;
+  HttpTransport& operator=(const HttpTransport&) = delete;
+
+  // The bound port (the chosen one when options.port was 0).
+  int port() const;
+  // http://host:port/path, with an IPv6 host in brackets.
+  std::string url() const;
+
+  // Accepts and answers requests until stop(); then waits for the requests in flight and returns.
+  Status serve();
+  // Stops accepting connections; serve() returns once the requests being handled are answered. Thread-safe;
+  // may be called before serve() (which then returns at once) or several times.
+  void stop();
+
+  // serve() until SIGINT or SIGTERM, then stop() (graceful: requests being handled are answered; idle
+  // keep-alive connections close within keep_alive_timeout_seconds). Ignores SIGPIPE; restores the previous
+  // handlers. `ready` (optional) runs once the signals are handled, just before accepting.
+  Status serve_until_signalled(const std::function<void()>& ready = nullptr);
+
+ private:
+  struct Impl;
+  explicit HttpTransport(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace lorekeeper::mcp

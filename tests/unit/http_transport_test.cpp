@@ -1,0 +1,502 @@
+// The Streamable HTTP transport on an ephemeral loopback port, in process, driven by httplib::Client: every
+// status code and header rule of both protocol eras, the security checks and concurrent requests.
+#include "lorekeeper/mcp/http_transport.hpp"
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <atomic>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "lorekeeper/core/json_util.hpp"
+#include "test_support.hpp"
+
+namespace lorekeeper::mcp {
+namespace {
+
+constexpr const char* kJson = "application/json";
+
+json req(const json& id, const std::string& method, json params = json::object()) {
+  return {{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}};
+}
+
+json modern_meta() {
+  return {{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
+          {"io.modelcontextprotocol/clientCapabilities", json::object()},
+          {"io.modelcontextprotocol/clientInfo", {{"name", "test"}, {"version", "1"}}}};
+}
+
+json modern_req(const json& id, const std::string& method, json params = json::object()) {
+  params["_meta"] = modern_meta();
+  return req(id, method, std::move(params));
+}
+
+json body_of(const httplib::Result& r) {
+  if (!r) return json();
+  std::string err;
+  auto parsed = json_util::parse(r->body, &err);
+  return parsed ? *parsed : json();
+}
+
+int error_code(const httplib::Result& r) {
+  json b = body_of(r);
+  return b.is_object() && b.contains("error") ? b["error"].value("code", 0) : 0;
+}
+
+// A transport serving the fixture store on 127.0.0.1:<free port> in a background thread.
+class Served {
+ public:
+  explicit Served(HttpOptions options = {}, ServerOptions server_options = {}) {
+    options.host = "127.0.0.1";
+    options.port = 0;
+    options.threads = 4;
+    auto made = HttpTransport::create(options, server_options,
+                                      [] { return std::make_unique<tools::Engine>(testing::fixture_store()); });
+    if (!made) {
+      ADD_FAILURE() << made.status().to_string();
+      return;
+    }
+    transport_ = std::move(*made);
+    thread_ = std::thread([this] { served_ = transport_->serve(); });
+  }
+  ~Served() { stop(); }
+  void stop() {
+    if (transport_) transport_->stop();
+    if (thread_.joinable()) thread_.join();
+  }
+  int port() const { return transport_ ? transport_->port() : 0; }
+  std::string host_header() const { return "127.0.0.1:" + std::to_string(port()); }
+  httplib::Client client() const {
+    httplib::Client c("127.0.0.1", port());
+    c.set_read_timeout(20, 0);
+    return c;
+  }
+  // POSTs `body` to /mcp with the usual client headers plus `extra` (which may replace them).
+  httplib::Result post(const std::string& body, httplib::Headers extra = {},
+                       const std::string& content_type = kJson) const {
+    httplib::Headers h = {{"Accept", "application/json, text/event-stream"}};
+    for (auto& [k, v] : extra) {
+      h.erase(k);
+      h.emplace(k, v);
+    }
+    auto c = client();
+    return c.Post("/mcp", h, body, content_type.c_str());
+  }
+  httplib::Result post(const json& body, httplib::Headers extra = {}) const {
+    return post(json_util::dump(body), std::move(extra));
+  }
+  // A modern request with the headers a 2026-07-28 client sends; `name` is the Mcp-Name value.
+  httplib::Result post_modern(const json& body, const std::string& name = "") const {
+    httplib::Headers h = {{"MCP-Protocol-Version", "2026-07-28"}, {"Mcp-Method", body["method"].get<std::string>()}};
+    if (!name.empty()) h.emplace("Mcp-Name", name);
+    return post(body, h);
+  }
+  const Status& served() const { return served_; }
+
+ private:
+  std::unique_ptr<HttpTransport> transport_;
+  std::thread thread_;
+  Status served_;
+};
+
+TEST(HttpTransportTest, LegacyInitializeIsAnsweredWithJsonAndNoSession) {
+  Served s;
+  auto r = s.post(req(0, "initialize",
+                      {{"protocolVersion", "2025-11-25"},
+                       {"capabilities", json::object()},
+                       {"clientInfo", {{"name", "t"}, {"version", "1"}}}}));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(r->get_header_value("Content-Type"), kJson);
+  EXPECT_FALSE(r->has_header("Mcp-Session-Id"));
+  EXPECT_FALSE(r->has_header("Access-Control-Allow-Origin"));
+  json b = body_of(r);
+  EXPECT_EQ(b["id"], 0);
+  EXPECT_EQ(b["result"]["protocolVersion"], "2025-11-25");
+  EXPECT_EQ(b["result"]["serverInfo"]["name"], "lorekeeper");
+}
+
+TEST(HttpTransportTest, LegacyRequestsNeedNoPriorInitialize) {
+  Served s;
+  auto r = s.post(req(1, "tools/list"), {{"MCP-Protocol-Version", "2025-11-25"}});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_GT(body_of(r)["result"]["tools"].size(), 5u);
+  r = s.post(req("call", "tools/call", {{"name", "search_spell"}, {"arguments", {{"search", "Fireball"}}}}),
+             {{"MCP-Protocol-Version", "2025-06-18"}});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  json b = body_of(r);
+  EXPECT_EQ(b["id"], "call");
+  EXPECT_EQ(b["result"]["isError"], false);
+  EXPECT_NE(b["result"]["content"][0]["text"].get<std::string>().find("Fireball"), std::string::npos);
+  // A JSON-RPC error of the method itself is still a 200 reply.
+  r = s.post(req(2, "tools/call", {{"name", "no_such_tool"}}), {{"MCP-Protocol-Version", "2025-11-25"}});
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(error_code(r), kInvalidParams);
+  r = s.post(req(3, "ping"), {{"MCP-Protocol-Version", "2025-11-25"}});
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(body_of(r)["result"], json::object());
+}
+
+TEST(HttpTransportTest, NotificationsAndClientResponsesGet202WithoutBody) {
+  Served s;
+  auto r = s.post(json{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}},
+                  {{"MCP-Protocol-Version", "2025-11-25"}});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 202);
+  EXPECT_TRUE(r->body.empty());
+  r = s.post(json{{"jsonrpc", "2.0"}, {"id", 7}, {"result", json::object()}});
+  EXPECT_EQ(r->status, 202);
+  EXPECT_TRUE(r->body.empty());
+}
+
+TEST(HttpTransportTest, MalformedBodiesGet400) {
+  Served s;
+  auto r = s.post(std::string("{\"jsonrpc\": \"2.0\", \"id\": 1,"));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400);
+  EXPECT_EQ(error_code(r), kParseError);
+  EXPECT_TRUE(body_of(r)["id"].is_null());
+  r = s.post(json{{"jsonrpc", "1.0"}, {"id", 1}, {"method", "ping"}});
+  EXPECT_EQ(r->status, 400);
+  EXPECT_EQ(error_code(r), kInvalidRequest);
+  r = s.post(json(42));
+  EXPECT_EQ(r->status, 400);
+  EXPECT_EQ(error_code(r), kInvalidRequest);
+  r = s.post(json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", 5}});
+  EXPECT_EQ(r->status, 400);
+  r = s.post(std::string(""));
+  EXPECT_EQ(r->status, 400);
+}
+
+TEST(HttpTransportTest, UnsupportedProtocolVersionHeaderGets400) {
+  Served s;
+  auto r = s.post(req(1, "tools/list"), {{"MCP-Protocol-Version", "1999-01-01"}});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400);
+  json b = body_of(r);
+  EXPECT_EQ(b["id"], 1);
+  EXPECT_EQ(b["error"]["data"]["requested"], "1999-01-01");
+}
+
+TEST(HttpTransportTest, BatchesOnlyWithoutAVersionHeaderOr20250326) {
+  Served s;
+  const json batch = json::array({req(1, "ping"), req(2, "ping")});
+  auto r = s.post(batch);  // no header: 2025-03-26 is assumed
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  json b = body_of(r);
+  ASSERT_TRUE(b.is_array());
+  EXPECT_EQ(b.size(), 2u);
+  r = s.post(batch, {{"MCP-Protocol-Version", "2025-11-25"}});
+  EXPECT_EQ(r->status, 400);
+  EXPECT_EQ(error_code(r), kInvalidRequest);
+}
+
+TEST(HttpTransportTest, ForeignHostOrOriginGets403) {
+  Served s;
+  const std::string port = std::to_string(s.port());
+  // DNS rebinding: the browser sends the attacker's name as Host.
+  auto r = s.post(req(1, "ping"), {{"Host", "evil.example:" + port}});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 403);
+  EXPECT_TRUE(body_of(r)["id"].is_null());
+  EXPECT_EQ(s.post(req(1, "ping"), {{"Host", "127.0.0.1:1"}})->status, 403);
+  EXPECT_EQ(s.post(req(1, "ping"), {{"Host", "localhost"}})->status, 403);
+  EXPECT_EQ(s.post(req(1, "ping"), {{"Host", "localhost:" + port}})->status, 200);
+  EXPECT_EQ(s.post(req(1, "ping"), {{"Host", "[::1]:" + port}})->status, 200);
+  EXPECT_EQ(s.post(req(1, "ping"), {{"Origin", "http://evil.example:" + port}})->status, 403);
+  EXPECT_EQ(s.post(req(1, "ping"), {{"Origin", "null"}})->status, 403);
+  EXPECT_EQ(s.post(req(1, "ping"), {{"Origin", "http://localhost:" + port}})->status, 200);
+  auto c = s.client();
+  EXPECT_EQ(c.Get("/mcp", {{"Host", "evil.example:" + port}})->status, 403);
+}
+
+TEST(HttpTransportTest, ConfiguredHostsAreAccepted) {
+  HttpOptions o;
+  o.allowed_hosts = {"lore.example.com", "10.1.2.3:9999"};
+  Served s(o);
+  EXPECT_EQ(s.post(req(1, "ping"), {{"Host", "lore.example.com"}})->status, 200);
+  EXPECT_EQ(s.post(req(1, "ping"), {{"Host", "LORE.example.com:443"}})->status, 200);
+  EXPECT_EQ(s.post(req(1, "ping"), {{"Host", "10.1.2.3:9999"}})->status, 200);
+  EXPECT_EQ(s.post(req(1, "ping"), {{"Host", "10.1.2.3:9998"}})->status, 403);
+}
+
+TEST(HttpTransportTest, BearerTokenIsRequiredWhenSet) {
+  HttpOptions o;
+  o.token = "s3cret-token";
+  Served s(o);
+  auto r = s.post(req(1, "ping"));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 401);
+  EXPECT_EQ(r->get_header_value("WWW-Authenticate").rfind("Bearer", 0), 0u);
+  r = s.post(req(1, "ping"), {{"Authorization", "Bearer s3cret-tokeN"}});
+  EXPECT_EQ(r->status, 401);
+  EXPECT_NE(r->get_header_value("WWW-Authenticate").find("invalid_token"), std::string::npos);
+  EXPECT_EQ(s.post(req(1, "ping"), {{"Authorization", "Bearer s3cret"}})->status, 401);
+  EXPECT_EQ(s.post(req(1, "ping"), {{"Authorization", "Basic s3cret-token"}})->status, 401);
+  EXPECT_EQ(s.post(req(1, "ping"), {{"Authorization", "Bearer s3cret-token"}})->status, 200);
+  EXPECT_EQ(s.post(req(1, "ping"), {{"Authorization", "bearer s3cret-token"}})->status, 200);
+  auto c = s.client();
+  EXPECT_EQ(c.Get("/mcp")->status, 401);
+  EXPECT_EQ(c.Get("/health")->status, 200);  // load balancers carry no token
+}
+
+TEST(HttpTransportTest, NonLoopbackBindNeedsAToken) {
+  HttpOptions o;
+  o.host = "0.0.0.0";
+  o.port = 0;
+  auto made = HttpTransport::create(o, {}, [] { return std::make_unique<tools::Engine>(testing::fixture_store()); });
+  ASSERT_FALSE(made);
+  EXPECT_NE(made.status().message().find("token"), std::string::npos);
+  EXPECT_TRUE(is_loopback_host("127.0.0.1"));
+  EXPECT_TRUE(is_loopback_host("127.1.2.3"));
+  EXPECT_TRUE(is_loopback_host("::1"));
+  EXPECT_TRUE(is_loopback_host("[::1]"));
+  EXPECT_TRUE(is_loopback_host("LocalHost"));
+  EXPECT_FALSE(is_loopback_host("0.0.0.0"));
+  EXPECT_FALSE(is_loopback_host("192.168.1.2"));
+}
+
+TEST(HttpTransportTest, GetAndDeleteGet405) {
+  Served s;
+  auto c = s.client();
+  auto r = c.Get("/mcp", {{"Accept", "text/event-stream"}});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 405);
+  EXPECT_EQ(r->get_header_value("Allow"), "POST");
+  r = c.Delete("/mcp", {{"Mcp-Session-Id", "abc"}});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 405);
+  r = c.Get("/elsewhere");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 404);
+}
+
+TEST(HttpTransportTest, AcceptAndContentTypeAreChecked) {
+  Served s;
+  auto r = s.post(req(1, "ping"), {{"Accept", "text/html"}});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 406);
+  EXPECT_EQ(s.post(req(1, "ping"), {{"Accept", "*/*"}})->status, 200);
+  EXPECT_EQ(s.post(json_util::dump(req(1, "ping")), {}, "text/plain")->status, 415);
+  EXPECT_EQ(s.post(json_util::dump(req(1, "ping")), {}, "application/jsonx")->status, 415);
+  EXPECT_EQ(s.post(json_util::dump(req(1, "ping")), {}, "application/json; charset=utf-8")->status, 200);
+}
+
+TEST(HttpTransportTest, OversizedBodiesGet413) {
+  ServerOptions so;
+  so.max_message_bytes = 4096;
+  Served s({}, so);
+  json big = req(1, "tools/call", {{"name", "search_spell"}, {"arguments", {{"search", std::string(8000, 'a')}}}});
+  auto r = s.post(big);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 413);
+  EXPECT_EQ(error_code(r), kInvalidRequest);
+  // Chunked, so no Content-Length announces the size.
+  auto c = s.client();
+  const std::string text = json_util::dump(big);
+  r = c.Post(
+      "/mcp", {{"Accept", kJson}},
+      [&](size_t offset, httplib::DataSink& sink) {
+        if (offset < text.size()) {
+          sink.write(text.data() + offset, std::min<size_t>(1000, text.size() - offset));
+        } else {
+          sink.done();
+        }
+        return true;
+      },
+      kJson);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 413);
+  // The server still answers normal requests.
+  EXPECT_EQ(s.post(req(1, "ping"))->status, 200);
+}
+
+TEST(HttpTransportTest, ModernRequestsWithMatchingHeaders) {
+  Served s;
+  auto r = s.post_modern(modern_req(1, "server/discover"));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(body_of(r)["result"]["resultType"], "complete");
+  r = s.post_modern(modern_req(2, "tools/list"));
+  EXPECT_EQ(r->status, 200);
+  EXPECT_GT(body_of(r)["result"]["tools"].size(), 5u);
+  r = s.post_modern(modern_req(3, "tools/call", {{"name", "get_entity"}, {"arguments", {{"key", "srd_fireball"}}}}),
+                    "get_entity");
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(body_of(r)["result"]["isError"], false);
+  // Whitespace around a value is not part of it; a Base64 sentinel is decoded first.
+  r = s.post_modern(modern_req(4, "tools/call", {{"name", "get_entity"}, {"arguments", {{"key", "srd_fireball"}}}}),
+                    "  get_entity  ");
+  EXPECT_EQ(r->status, 200);
+  r = s.post_modern(modern_req(5, "resources/read", {{"uri", "lorekeeper://spell/srd_fireball"}}),
+                    "=?base64?bG9yZWtlZXBlcjovL3NwZWxsL3NyZF9maXJlYmFsbA==?=");
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(body_of(r)["result"]["contents"][0]["uri"], "lorekeeper://spell/srd_fireball");
+}
+
+TEST(HttpTransportTest, ModernHeaderMismatchesGet400With32020) {
+  Served s;
+  const json list = modern_req(1, "tools/list");
+  const json call = modern_req(2, "tools/call", {{"name", "get_entity"}, {"arguments", {{"key", "srd_fireball"}}}});
+  auto expect_mismatch = [&](const json& body, httplib::Headers h, const char* what) {
+    auto r = s.post(body, h);
+    ASSERT_TRUE(r) << what;
+    EXPECT_EQ(r->status, 400) << what;
+    EXPECT_EQ(error_code(r), -32020) << what << ": " << r->body;
+    EXPECT_EQ(body_of(r)["id"], body["id"]) << what;
+  };
+  expect_mismatch(list, {{"MCP-Protocol-Version", "2026-07-28"}, {"Mcp-Method", "prompts/list"}}, "method differs");
+  expect_mismatch(list, {{"MCP-Protocol-Version", "2026-07-28"}}, "method missing");
+  expect_mismatch(list, {{"MCP-Protocol-Version", "2026-07-28"}, {"Mcp-Method", "TOOLS/LIST"}}, "method case");
+  expect_mismatch(list, {{"Mcp-Method", "tools/list"}}, "version missing");
+  expect_mismatch(list, {{"MCP-Protocol-Version", "2025-11-25"}, {"Mcp-Method", "tools/list"}}, "version differs");
+  expect_mismatch(call, {{"MCP-Protocol-Version", "2026-07-28"}, {"Mcp-Method", "tools/call"}}, "name missing");
+  expect_mismatch(call,
+                  {{"MCP-Protocol-Version", "2026-07-28"}, {"Mcp-Method", "tools/call"}, {"Mcp-Name", "search_spell"}},
+                  "name differs");
+  expect_mismatch(
+      call, {{"MCP-Protocol-Version", "2026-07-28"}, {"Mcp-Method", "tools/call"}, {"Mcp-Name", "=?base64?Z2V0!!?="}},
+      "bad base64");
+  // Header names are case-insensitive.
+  auto r = s.post(list, {{"mcp-protocol-version", "2026-07-28"}, {"MCP-METHOD", "tools/list"}});
+  EXPECT_EQ(r->status, 200);
+}
+
+TEST(HttpTransportTest, ModernErrorsUseTheSpecifiedStatus) {
+  Served s;
+  // Unsupported version (the header matches the body): 400 + -32022 with the supported list.
+  json old = req(1, "tools/list",
+                 {{"_meta",
+                   {{"io.modelcontextprotocol/protocolVersion", "2099-01-01"},
+                    {"io.modelcontextprotocol/clientCapabilities", json::object()}}}});
+  auto r = s.post(old, {{"MCP-Protocol-Version", "2099-01-01"}, {"Mcp-Method", "tools/list"}});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400);
+  EXPECT_EQ(error_code(r), kUnsupportedProtocolVersion);
+  EXPECT_EQ(body_of(r)["error"]["data"]["supported"][0], "2026-07-28");
+  // Unknown method: 404 + -32601; so are the methods 2026-07-28 removed.
+  r = s.post_modern(modern_req(2, "no/such/method"));
+  EXPECT_EQ(r->status, 404);
+  EXPECT_EQ(error_code(r), kMethodNotFound);
+  r = s.post_modern(modern_req(3, "initialize"));
+  EXPECT_EQ(r->status, 404);
+  r = s.post_modern(modern_req(4, "ping"));
+  EXPECT_EQ(r->status, 404);
+  // Missing client capabilities in _meta: 400 + -32602.
+  json no_caps = req(5, "tools/list", {{"_meta", {{"io.modelcontextprotocol/protocolVersion", "2026-07-28"}}}});
+  r = s.post_modern(no_caps);
+  EXPECT_EQ(r->status, 400);
+  EXPECT_EQ(error_code(r), kInvalidParams);
+  // server/discover too needs the capabilities.
+  r = s.post_modern(
+      req(8, "server/discover", {{"_meta", {{"io.modelcontextprotocol/protocolVersion", "2026-07-28"}}}}));
+  EXPECT_EQ(r->status, 400);
+  EXPECT_EQ(error_code(r), kInvalidParams);
+  // A modern version header on a body without _meta: the envelope is missing.
+  r = s.post(req(6, "tools/list"), {{"MCP-Protocol-Version", "2026-07-28"}, {"Mcp-Method", "tools/list"}});
+  EXPECT_EQ(r->status, 400);
+  EXPECT_EQ(error_code(r), kInvalidParams);
+  // An invalid argument of a known tool is a tool result, not an HTTP error.
+  r = s.post_modern(modern_req(7, "tools/call", {{"name", "search_spell"}, {"arguments", {{"level", 12}}}}),
+                    "search_spell");
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(body_of(r)["result"]["isError"], true);
+}
+
+TEST(HttpTransportTest, HealthAnswersOk) {
+  Served s;
+  auto c = s.client();
+  auto r = c.Get("/health");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  json b = body_of(r);
+  EXPECT_EQ(b["status"], "ok");
+  EXPECT_EQ(b["endpoint"], "/mcp");
+}
+
+TEST(HttpTransportTest, CorsOnlyForConfiguredOrigins) {
+  HttpOptions o;
+  o.cors_origins = {"http://localhost:6274"};
+  Served s(o);
+  auto r = s.post(req(1, "ping"), {{"Origin", "http://localhost:6274"}});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(r->get_header_value("Access-Control-Allow-Origin"), "http://localhost:6274");
+  EXPECT_EQ(s.post(req(1, "ping"), {{"Origin", "http://localhost:6275"}})->status, 403);
+  auto c = s.client();
+  r = c.Options("/mcp", {{"Origin", "http://localhost:6274"}, {"Access-Control-Request-Method", "POST"}});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 204);
+  EXPECT_NE(r->get_header_value("Access-Control-Allow-Headers").find("Mcp-Method"), std::string::npos);
+  // Without configured origins a cross-origin caller is refused and no CORS header is ever sent.
+  Served plain;
+  r = plain.client().Options("/mcp", {{"Origin", "http://localhost:6274"}});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 403);
+  EXPECT_FALSE(r->has_header("Access-Control-Allow-Origin"));
+  r = plain.client().Options("/mcp");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 405);
+}
+
+TEST(HttpTransportTest, ConcurrentRequestsAreAllAnswered) {
+  Served s;
+  std::atomic<int> ok{0};
+  std::atomic<int> bad{0};
+  std::vector<std::thread> clients;
+  for (int t = 0; t < 8; ++t) {
+    clients.emplace_back([&, t] {
+      httplib::Client c("127.0.0.1", s.port());
+      c.set_keep_alive(true);
+      c.set_tcp_nodelay(true);
+      for (int i = 0; i < 15; ++i) {
+        const json body =
+            modern_req(t * 100 + i, "tools/call", {{"name", "get_entity"}, {"arguments", {{"key", "srd_fireball"}}}});
+        auto r = c.Post("/mcp",
+                        {{"Accept", kJson},
+                         {"MCP-Protocol-Version", "2026-07-28"},
+                         {"Mcp-Method", "tools/call"},
+                         {"Mcp-Name", "get_entity"}},
+                        json_util::dump(body), kJson);
+        json b = body_of(r);
+        if (r && r->status == 200 && b["id"] == t * 100 + i &&
+            b["result"]["structuredContent"]["result"]["key"] == "srd_fireball") {
+          ++ok;
+        } else {
+          ++bad;
+        }
+      }
+    });
+  }
+  for (auto& c : clients) c.join();
+  EXPECT_EQ(ok, 120);
+  EXPECT_EQ(bad, 0);
+}
+
+TEST(HttpTransportTest, StopEndsServeAndRefusesNewConnections) {
+  Served s;
+  const int port = s.port();
+  EXPECT_EQ(s.post(req(1, "ping"))->status, 200);
+  s.stop();
+  EXPECT_TRUE(s.served().is_ok());
+  httplib::Client c("127.0.0.1", port);
+  c.set_connection_timeout(2, 0);
+  EXPECT_FALSE(c.Get("/health"));
+}
+
+TEST(HttpTransportTest, StopBeforeServeReturnsAtOnce) {
+  HttpOptions o;
+  o.port = 0;
+  auto made = HttpTransport::create(o, {}, [] { return std::make_unique<tools::Engine>(testing::fixture_store()); });
+  ASSERT_TRUE(made);
+  (*made)->stop();
+  EXPECT_TRUE((*made)->serve().is_ok());
+}
+
+}  // namespace
+}  // namespace lorekeeper::mcp
