@@ -1,5 +1,6 @@
 #include "lorekeeper/search/passages.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
@@ -21,6 +22,12 @@ std::string str(const json& j, const char* field) {
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
+// A boolean field; anything else (missing, null, a string from a hand-written pack) reads as `otherwise`.
+bool flag(const json& j, const char* field, bool otherwise = false) {
+  const auto it = j.find(field);
+  return it != j.end() && it->is_boolean() ? it->get<bool>() : otherwise;
+}
+
 std::string lower(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
@@ -30,6 +37,22 @@ std::string ordinal_level(int level) {
   static const char* kSuffix[] = {"th", "st", "nd", "rd"};
   const char* suffix = (level % 100 >= 11 && level % 100 <= 13) || level % 10 > 3 ? "th" : kSuffix[level % 10];
   return std::to_string(level) + suffix + "-level";
+}
+
+// "bonus-action" -> "bonus action", "1minute" -> "1 minute", "10minutes" -> "10 minutes".
+std::string casting_time_words(const std::string& ct) {
+  std::string out;
+  for (size_t i = 0; i < ct.size(); ++i) {
+    const char c = ct[i];
+    if (c == '-') {
+      out += ' ';
+    } else {
+      if (i > 0 && std::isdigit(static_cast<unsigned char>(ct[i - 1])) && std::isalpha(static_cast<unsigned char>(c)))
+        out += ' ';
+      out += c;
+    }
+  }
+  return out;
 }
 
 std::string descriptor(const model::Entity& e) {
@@ -48,6 +71,13 @@ std::string descriptor(const model::Entity& e) {
         add(school + " cantrip");
       else if (f.level)
         add(ordinal_level(*f.level) + " " + school + " spell");
+      // How it is cast, when that is what sets it apart: "bonus action", "reaction", "ritual", "concentration".
+      // (The facets when the entity was just mapped; its data when it was read back from the store.)
+      const std::string ct =
+          f.casting_time.empty() ? model::normalize_casting_time(str(d, "casting_time")) : f.casting_time;
+      if (!ct.empty() && ct != "action") add(casting_time_words(ct));
+      if (f.ritual.value_or(flag(d, "ritual"))) add("ritual");
+      if (f.concentration.value_or(flag(d, "concentration"))) add("concentration");
       if (d.contains("classes") && d["classes"].is_array()) {
         std::string classes;
         for (const auto& c : d["classes"]) {
@@ -66,10 +96,10 @@ std::string descriptor(const model::Entity& e) {
     case Kind::kMagicItem:
       add(str(d, "category"));
       add(lower(str(d, "rarity")));
-      if (d.value("requires_attunement", false)) add("requires attunement");
+      if (flag(d, "requires_attunement")) add("requires attunement");
       break;
     case Kind::kWeapon: {
-      add(str(d, "category") + (d.value("is_melee", true) ? " melee weapon" : " ranged weapon"));
+      add(str(d, "category") + (flag(d, "is_melee", true) ? " melee weapon" : " ranged weapon"));
       add(lower(str(d, "damage_type")) + " " + str(d, "damage_dice"));
       if (d.contains("properties") && d["properties"].is_array()) {
         for (const auto& p : d["properties"]) add(lower(p.is_object() ? str(p, "name") : std::string()));
@@ -78,10 +108,66 @@ std::string descriptor(const model::Entity& e) {
     }
     case Kind::kArmor:
       add(str(d, "category") + " armor");
-      if (d.value("stealth_disadvantage", false)) add("disadvantage on stealth");
+      if (flag(d, "stealth_disadvantage")) add("disadvantage on stealth");
       break;
     case Kind::kItem: add(str(d, "category")); break;
+    case Kind::kClass:
+      add(str(d, "subclass_of").empty() ? "character class" : str(d, "subclass_of") + " subclass");
+      break;
     default: add(std::string(model::kind_name(e.kind))); break;
+  }
+  return out;
+}
+
+// What a class or subclass is known by: its description, then its features in the order they are gained,
+// each as its name and the start of its text. The stored text lists features alphabetically (it starts with
+// "Ability Score Improvement" for every class), which says nothing about the class; tables, equipment and
+// proficiency lists say little more.
+std::string class_text(const model::Entity& e) {
+  constexpr size_t kFeatureWords = 40;
+  const json& d = e.data;
+  std::string out = str(d, "desc");
+  const auto it = d.find("features");
+  if (it == d.end() || !it->is_array()) return out.empty() ? e.text : out;
+  struct Feature {
+    int level;
+    size_t order;
+    const json* f;
+  };
+  std::vector<Feature> features;
+  for (size_t i = 0; i < it->size(); ++i) {
+    const json& f = (*it)[i];
+    if (!f.is_object()) continue;
+    const std::string name = str(f, "name"), desc = str(f, "desc");
+    if (desc.empty() || desc[0] == '[' || desc[0] == '|' || name == "Equipment" || name == "Proficiencies" ||
+        name == "Ability Score Improvement" || name.find("Traits") != std::string::npos) {
+      continue;
+    }
+    int level = 99;
+    if (const auto lv = f.find("levels"); lv != f.end() && lv->is_array()) {
+      for (const auto& l : *lv) {
+        if (l.is_number_integer()) level = std::min(level, l.get<int>());
+      }
+    }
+    features.push_back({level, i, &f});
+  }
+  std::stable_sort(features.begin(), features.end(),
+                   [](const Feature& a, const Feature& b) { return a.level < b.level; });
+  for (const auto& feature : features) {
+    if (!out.empty()) out += ' ';
+    out += str(*feature.f, "name") + ".";
+    const std::string desc = str(*feature.f, "desc");
+    size_t words = 0, i = 0;
+    while (i < desc.size() && words < kFeatureWords) {
+      while (i < desc.size() && std::isspace(static_cast<unsigned char>(desc[i]))) ++i;
+      const size_t start = i;
+      while (i < desc.size() && !std::isspace(static_cast<unsigned char>(desc[i]))) ++i;
+      if (i > start) {
+        out += ' ';
+        out.append(desc, start, i - start);
+        ++words;
+      }
+    }
   }
   return out;
 }
@@ -105,7 +191,8 @@ std::vector<std::string> passages(const model::Entity& e, int max_passages) {
   const std::string desc = descriptor(e);
   if (!desc.empty()) header += " (" + desc + ")";
   header += ".";
-  const auto words = words_of(e.text);
+  const std::string body = e.kind == Kind::kClass ? class_text(e) : std::string();
+  const auto words = words_of(e.kind == Kind::kClass ? std::string_view(body) : std::string_view(e.text));
   std::vector<std::string> out;
   for (size_t start = 0; out.empty() || (start < words.size() && static_cast<int>(out.size()) < max_passages);
        start += kWindowWords) {

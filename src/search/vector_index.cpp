@@ -38,10 +38,12 @@ VectorIndex VectorIndex::build(std::vector<store::Store::VectorRow> rows, int di
     if (it == ix.by_key_.end()) {
       it = ix.by_key_.emplace(id, static_cast<uint32_t>(ix.entities_.size())).first;
       ix.entities_.push_back({r.kind, std::move(r.key), std::move(r.document_key)});
+      ix.first_.push_back(static_cast<uint32_t>(ix.owner_.size()));
     }
     ix.owner_.push_back(it->second);
     ix.data_.insert(ix.data_.end(), r.vector.begin(), r.vector.end());
   }
+  ix.first_.push_back(static_cast<uint32_t>(ix.owner_.size()));
   return ix;
 }
 
@@ -72,11 +74,18 @@ std::vector<VectorIndex::Hit> VectorIndex::top_k(const float* query, const std::
   return hits;
 }
 
+float VectorIndex::similarity(uint32_t entity, const float* query) const {
+  const size_t d = static_cast<size_t>(dims_);
+  float best = -1.0f;
+  for (size_t p = first_[entity]; p < first_[entity + 1]; ++p)
+    best = std::max(best, dot(query, data_.data() + p * d, d));
+  return best;
+}
+
 std::vector<float> VectorIndex::entity_vector(uint32_t entity) const {
   std::vector<float> v(static_cast<size_t>(dims_), 0.0f);
   const size_t d = static_cast<size_t>(dims_);
-  for (size_t p = 0; p < owner_.size(); ++p) {
-    if (owner_[p] != entity) continue;
+  for (size_t p = first_[entity]; p < first_[entity + 1]; ++p) {
     for (size_t i = 0; i < d; ++i) v[i] += data_[p * d + i];
   }
   double norm = 0;

@@ -91,6 +91,18 @@ CREATE TABLE entity_vectors (
   PRIMARY KEY (kind, key, passage)
 ) WITHOUT ROWID;
 )sql",
+      // 3: the full-text index stems English words (Porter), so "heals" finds "healing" and "regenerates"
+      // finds "regeneration"; rebuilt from the stored names and texts.
+      R"sql(
+DROP TRIGGER entities_fts_delete;
+DROP TABLE entities_fts;
+CREATE VIRTUAL TABLE entities_fts USING fts5 (name, text, tokenize = 'porter unicode61 remove_diacritics 2');
+INSERT INTO entities_fts (rowid, name, text)
+  SELECT e.id, e.name, b.text FROM entities e JOIN entity_bodies b ON b.id = e.id;
+CREATE TRIGGER entities_fts_delete AFTER DELETE ON entities BEGIN
+  DELETE FROM entities_fts WHERE rowid = old.id;
+END;
+)sql",
   };
   return kMigrations;
 }

@@ -269,13 +269,19 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& path, Mode mode) {
   // Memory-mapped reads and a page cache large enough for the facet tables and indexes of a full corpus.
   LOREKEEPER_RETURN_IF_ERROR(
       sqlite::exec(store->db_, "PRAGMA foreign_keys = ON; PRAGMA mmap_size = 268435456; PRAGMA cache_size = -16384"));
+  // A database with a schema version but without our tables is someone else's: checked before any migration
+  // so it is never modified.
+  auto is_ours = [&]() -> Status {
+    auto check = Stmt::prepare(store->db_, "SELECT count(*) FROM entities");
+    if (!check) return Status::corruption(path + " is not a LoreKeeper store (" + check.status().message() + ")");
+    return Status::ok();
+  };
+  if (store->schema_version_ > 0) LOREKEEPER_RETURN_IF_ERROR(is_ours());
   if (store->schema_version_ < kSchemaVersion) {
     LOREKEEPER_RETURN_IF_ERROR(sqlite::exec(store->db_, "PRAGMA journal_mode = WAL"));
     LOREKEEPER_RETURN_IF_ERROR(store->migrate());
   }
-  // A store at the current version that lacks our tables is someone else's database.
-  auto check = Stmt::prepare(store->db_, "SELECT count(*) FROM entities");
-  if (!check) return Status::corruption(path + " is not a LoreKeeper store (" + check.status().message() + ")");
+  LOREKEEPER_RETURN_IF_ERROR(is_ours());
   return store;
 }
 
@@ -571,22 +577,48 @@ Result<std::vector<NameEntry>> Store::match_names(const Query& q) {
   return out;
 }
 
+namespace {
+
+// FTS5 queries of quoted terms; bound as parameters, so no input reaches the SQL text.
+std::string fts_quote(const std::string& w) {
+  std::string quoted = "\"";
+  for (char c : w) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+// "a" OR "b" OR ... over the non-empty words; empty when there are none.
+std::string fts_any(const std::vector<std::string>& words) {
+  std::string match;
+  for (const auto& w : words) {
+    if (!w.empty()) match += (match.empty() ? "" : " OR ") + fts_quote(w);
+  }
+  return match;
+}
+
+}  // namespace
+
+Result<bool> Store::any_text_match(const std::vector<std::string>& words) {
+  const std::string match = fts_any(words);
+  if (match.empty()) return false;
+  auto st = cached("SELECT 1 FROM entities_fts WHERE entities_fts MATCH ? LIMIT 1");
+  if (!st) return st.status();
+  (*st)->bind(1, std::string_view(match));
+  auto row = (*st)->step();
+  if (!row) return row.status();
+  const bool found = *row;
+  (*st)->reset();
+  return found;
+}
+
 Result<std::vector<Store::TextHit>> Store::text_search(const Query& q, const std::vector<std::string>& words,
                                                        int limit) {
-  // FTS5 queries of quoted terms; bound as parameters, so no input reaches the SQL text.
-  auto quote = [](const std::string& w) {
-    std::string quoted = "\"";
-    for (char c : w) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return quoted + "\"";
-  };
   std::vector<std::string> terms;
   for (const auto& w : words) {
     if (!w.empty()) terms.push_back(w);
   }
   std::vector<TextHit> out;
   if (terms.empty() || limit <= 0) return out;
-  std::string match;
-  for (const auto& t : terms) match += (match.empty() ? "" : " OR ") + quote(t);
+  const std::string match = fts_any(terms);
   std::string where = " WHERE entities_fts MATCH ?";
   std::vector<BindValue> binds = {match};
   build_where(q, &where, &binds);
@@ -613,7 +645,7 @@ Result<std::vector<Store::TextHit>> Store::text_search(const Query& q, const std
   for (const auto& t : terms) {
     Stmt& ts = **term_rows;
     ts.reset();
-    ts.bind(1, std::string_view(quote(t)));
+    ts.bind(1, std::string_view(fts_quote(t)));
     std::set<long long> rows;
     while (true) {
       auto row = ts.step();

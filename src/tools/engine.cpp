@@ -536,7 +536,15 @@ struct SearchContext {
 
 // Cosine similarity under which a passage is not taken as meaning the same as the query (all-MiniLM-L6-v2
 // puts unrelated English texts around 0-0.25); chosen on the eval set (docs/SEARCH.md).
-constexpr float kSemanticFloor = 0.40f;
+constexpr float kSemanticFloor = 0.34f;
+// The stricter floor when the query is the name of an entry the filters exclude: what resembles a name is
+// that entry's kin, not what the user asked for.
+constexpr float kExcludedNameFloor = 0.40f;
+// A match on words of the text alone must also be this close in meaning, so "stock market prices" does not
+// return the entries that happen to mention a market and prices.
+constexpr float kTextHitMeaningFloor = 0.25f;
+// find_similar: how close a neighbour must be to the reference.
+constexpr float kSimilarFloor = 0.40f;
 // Reciprocal rank fusion constant: a result at rank r of one ranking contributes 1 / (kRrfK + r). The eval set
 // moves little between 10 and 60 (docs/SEARCH.md); the floor matters more.
 constexpr double kRrfK = 20.0;
@@ -734,12 +742,30 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
   // Meaning: the nearest passages to the query among the entities the filters allow.
   std::map<std::pair<int, std::string>, float> meaning;  // cosine, for candidates over the floor
   std::vector<std::pair<int, std::string>> semantic_order;
+  if (ix && merged.empty() && exact_results.empty()) {
+    // Nothing matched by name or text: unless some meaningful word of the query occurs somewhere in the
+    // corpus, the query is gibberish ("zxcvbnm asdfgh") and any nearest passage would be noise.
+    auto known = st.any_text_match(meaningful);
+    if (!known) return known.status();
+    if (!*known) ix = nullptr;
+  }
   if (ix) {
     const std::vector<float>& qv = ctx.embed(s);
     auto mask = allowed_mask(st, *ix, q);
     if (!mask) return mask.status();
+    const float floor = out.note.empty() ? kSemanticFloor : kExcludedNameFloor;
+    // Text-only lexical hits far from the query's meaning are dropped.
+    for (auto it = merged.begin(); it != merged.end();) {
+      const bool text_only = it->second.how.size() == 1 && it->second.how.count("text");
+      const auto at = text_only ? ix->find(static_cast<Kind>(it->first.first), it->first.second) : std::nullopt;
+      if (at && ix->similarity(*at, qv.data()) < kTextHitMeaningFloor) {
+        it = merged.erase(it);
+      } else {
+        ++it;
+      }
+    }
     for (const auto& h : ix->top_k(qv.data(), &*mask, 100)) {
-      if (h.score < kSemanticFloor) break;
+      if (h.score < floor) break;
       const auto& ref = ix->entity(h.entity);
       const auto id = std::make_pair(static_cast<int>(ref.kind), ref.key);
       if (exact_ids.count(id)) continue;
@@ -1423,7 +1449,7 @@ ToolResult find_similar(store::Store& st, const json& args, const SearchContext&
     for (const auto& h : ix->top_k(v.data(), &*mask, static_cast<size_t>(limit) * 3 + 10)) {
       if (static_cast<int>(scored.size()) >= limit) break;
       const auto& e = ix->entity(h.entity);
-      if (e.key == ref.key || h.score < kSemanticFloor) continue;
+      if (e.key == ref.key || h.score < kSimilarFloor) continue;
       auto got = st.get(e.key, e.kind, false);
       if (!got || got->empty()) continue;
       // The reference and its twins in other documents/editions are not "similar", they are the same thing.

@@ -167,8 +167,29 @@ TEST_F(Hybrid, FiltersAreHardConstraints) {
 TEST_F(Hybrid, GibberishFindsNothing) {
   const json r = call("search_spell", {{"search", "xqzvbnm plorft"}});
   EXPECT_TRUE(r["result"].empty()) << r.dump();
+  EXPECT_EQ(call("search_creature", {{"search", "zxcvbnm asdfgh"}})["total"], 0);
   const json all = call("search_all", {{"query", "how to bake sourdough bread"}});
   EXPECT_EQ(all["total"], 0) << all.dump();
+}
+
+TEST_F(Hybrid, TextMatchesFarFromTheQuerysMeaningAreLeftOut) {
+  // Lexically, "ancient history of the kingdom" also matches Intelligence and Sage, whose texts mention
+  // history; their passages are about something else, so hybrid ranking keeps only the History skill.
+  auto names = [](const json& r) {  // search_all groups its results by kind
+    std::vector<std::string> out;
+    for (const auto& [kind, group] : r["result"].items()) {
+      for (const auto& x : group) out.push_back(x["name"]);
+    }
+    return out;
+  };
+  tools::Engine lexical(embedded_store());
+  auto lr = lexical.call("search_all", {{"query", "ancient history of the kingdom"}});
+  ASSERT_FALSE(lr.is_error) << lr.text;
+  const auto lex = names(lr.structured);
+  ASSERT_NE(std::find(lex.begin(), lex.end(), "Intelligence"), lex.end()) << lr.structured.dump();
+  const auto hyb = names(call("search_all", {{"query", "ancient history of the kingdom"}}));
+  EXPECT_NE(std::find(hyb.begin(), hyb.end(), "History"), hyb.end());
+  EXPECT_EQ(std::find(hyb.begin(), hyb.end(), "Intelligence"), hyb.end());
 }
 
 TEST_F(Hybrid, FindSimilarUsesMeaningAndLeavesOutTheReferenceAndItsTwins) {

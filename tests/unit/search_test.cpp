@@ -42,6 +42,42 @@ TEST(Passages, StartWithTheNameAndADescriptorFromTheFacets) {
   EXPECT_EQ(p[0], "Fireball (3rd-level evocation spell, for Sorcerer, Wizard). A bright streak flashes.");
 }
 
+TEST(Passages, SayHowASpellIsCastWhenItIsNotAnAction) {
+  auto e = spell("ms", "Misty Step", "You teleport.");
+  e.facets.casting_time = "bonus-action";
+  e.facets.concentration = false;
+  EXPECT_EQ(passages(e, 1)[0],
+            "Misty Step (3rd-level evocation spell, bonus action, for Sorcerer, Wizard). You teleport.");
+  e.facets.casting_time = "10minutes";
+  e.facets.ritual = true;
+  e.facets.concentration = true;
+  EXPECT_EQ(passages(e, 1)[0],
+            "Misty Step (3rd-level evocation spell, 10 minutes, ritual, concentration, for Sorcerer, Wizard). You "
+            "teleport.");
+  e.facets.casting_time = "action";
+  e.facets.ritual = false;
+  e.facets.concentration = false;
+  EXPECT_EQ(passages(e, 1)[0], "Misty Step (3rd-level evocation spell, for Sorcerer, Wizard). You teleport.");
+}
+
+TEST(Passages, ClassesAreDescribedByTheirFeaturesInTheOrderTheyAreGained) {
+  model::Entity e = spell("barbarian", "Barbarian", "Ability Score Improvement. ... Rage. ...");
+  e.kind = Kind::kClass;
+  e.facets = {};
+  e.data = {{"features",
+             {{{"name", "Ability Score Improvement"}, {"desc", "Raise a score."}, {"levels", {4, 8}}},
+              {{"name", "Reckless Attack"}, {"desc", "Attack with advantage."}, {"levels", {2}}},
+              {{"name", "Rage Damage"}, {"desc", "[Column data]"}},
+              {{"name", "Proficiencies"}, {"desc", "Light armor."}},
+              {{"name", "Rage"}, {"desc", "In battle, you fight with primal ferocity."}, {"levels", {1}}}}}};
+  EXPECT_EQ(passages(e, 1)[0],
+            "Barbarian (character class). Rage. In battle, you fight with primal ferocity. Reckless Attack. Attack "
+            "with advantage.");
+  e.name = "Path of the Berserker";
+  e.data = {{"subclass_of", "Barbarian"}, {"desc", "Rage as violence."}};
+  EXPECT_EQ(passages(e, 1)[0], "Path of the Berserker (Barbarian subclass). Rage as violence.");
+}
+
 TEST(Passages, SplitLongTextIntoWindowsUpToTheLimit) {
   std::string text;
   for (int i = 0; i < 500; ++i) text += "word" + std::to_string(i) + " ";
@@ -71,6 +107,20 @@ std::vector<store::Store::VectorRow> rows() {
       {Kind::kCreature, "c", 0, "h", unit({0.8f, 0.2f, 0, 0}), "doc2"},
       {Kind::kCreature, "bad", 0, "h", {1, 2, 3}, "doc2"},  // wrong dimension: skipped
   };
+}
+
+TEST(VectorIndex, SimilarityOfOneEntityIsItsBestPassage) {
+  const VectorIndex ix = VectorIndex::build(rows(), 4);
+  const std::vector<float> q = unit({1, 0, 0, 0});
+  const auto b = ix.find(Kind::kSpell, "b");
+  ASSERT_TRUE(b);
+  EXPECT_NEAR(ix.similarity(*b, q.data()), unit({0.9f, 0.1f, 0, 0})[0], 1e-6);
+  const auto a = ix.find(Kind::kSpell, "a");
+  ASSERT_TRUE(a);
+  EXPECT_NEAR(ix.similarity(*a, q.data()), 1.0f, 1e-6);
+  const auto c = ix.find(Kind::kCreature, "c");
+  ASSERT_TRUE(c);
+  EXPECT_NEAR(ix.similarity(*c, q.data()), unit({0.8f, 0.2f, 0, 0})[0], 1e-6);
 }
 
 TEST(VectorIndex, ScoresAnEntityByItsBestPassageAndSkipsBadRows) {

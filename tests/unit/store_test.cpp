@@ -98,6 +98,69 @@ TEST(Store, RejectsAForeignSqliteDatabase) {
   auto st = Store::open(path, Store::Mode::kExistingOnly);
   ASSERT_FALSE(st.is_ok());
   EXPECT_EQ(st.status().code(), StatusCode::kCorruption);
+  // Nothing was added to it.
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* s = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master", -1, &s, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(s), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int(s, 0), 1);
+  sqlite3_finalize(s);
+  sqlite3_close(db);
+}
+
+TEST(Store, TextSearchMatchesWordForms) {
+  auto st = open_rw(testing::temp_dir() + "/stem.db");
+  ASSERT_TRUE(st);
+  auto troll = make("troll", "Troll");
+  troll.text = "The troll regains 10 hit points at the start of its turn (Regeneration).";
+  auto other = make("other", "Other");
+  other.text = "A creature heals nothing here.";
+  ASSERT_TRUE(st->upsert({troll.document}, {troll, other}).is_ok());
+  auto hits = st->text_search(Query{}, {"regenerates"}, 10);
+  ASSERT_TRUE(hits.is_ok()) << hits.status().to_string();
+  ASSERT_EQ(hits->size(), 1u);
+  EXPECT_EQ((*hits)[0].key, "troll");
+  EXPECT_EQ((*hits)[0].matched_terms, 1);
+  hits = st->text_search(Query{}, {"healing", "regained"}, 10);
+  ASSERT_TRUE(hits.is_ok());
+  EXPECT_EQ(hits->size(), 2u);
+}
+
+TEST(Store, MigratesAnUnstemmedTextIndexKeepingItsRows) {
+  const std::string path = testing::temp_dir() + "/v2.db";
+  {
+    auto st = open_rw(path);
+    ASSERT_TRUE(st);
+    auto troll = make("troll", "Troll");
+    troll.text = "Regeneration: the troll regains hit points.";
+    ASSERT_TRUE(st->upsert({troll.document}, {troll}).is_ok());
+  }
+  // The text index as schema version 2 made it: no stemming.
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "DROP TRIGGER entities_fts_delete; DROP TABLE entities_fts;"
+                         "CREATE VIRTUAL TABLE entities_fts USING fts5 (name, text, tokenize = 'unicode61 "
+                         "remove_diacritics 2');"
+                         "INSERT INTO entities_fts (rowid, name, text) SELECT e.id, e.name, b.text FROM entities e "
+                         "JOIN entity_bodies b ON b.id = e.id;"
+                         "CREATE TRIGGER entities_fts_delete AFTER DELETE ON entities BEGIN DELETE FROM entities_fts "
+                         "WHERE rowid = old.id; END; PRAGMA user_version = 2",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  auto st = open_rw(path);
+  ASSERT_TRUE(st);
+  EXPECT_EQ(st->schema_version(), kSchemaVersion);
+  auto hits = st->text_search(Query{}, {"regenerates"}, 10);
+  ASSERT_TRUE(hits.is_ok()) << hits.status().to_string();
+  ASSERT_EQ(hits->size(), 1u);
+  EXPECT_EQ((*hits)[0].key, "troll");
+  // Deleting an entity still removes its text row.
+  ASSERT_TRUE(st->replace({Store::Scope{"test", std::nullopt, ""}}, {}, {}).is_ok());
+  hits = st->text_search(Query{}, {"troll"}, 10);
+  ASSERT_TRUE(hits.is_ok());
+  EXPECT_TRUE(hits->empty());
 }
 
 TEST(Store, UpsertReplacesByKindAndKey) {

@@ -44,6 +44,9 @@ class VectorIndex {
   // entity, non-zero = allowed), only those.
   std::vector<Hit> top_k(const float* query, const std::vector<uint8_t>* allowed, size_t k) const;
 
+  // The cosine similarity of `entity`'s best passage to unit-length `query`.
+  float similarity(uint32_t entity, const float* query) const;
+
   // The mean of an entity's passage vectors, normalised: what "like this entity" means for find_similar.
   std::vector<float> entity_vector(uint32_t entity) const;
 
@@ -52,6 +55,7 @@ class VectorIndex {
   std::vector<EntityRef> entities_;
   std::map<std::pair<int, std::string>, uint32_t> by_key_;
   std::vector<uint32_t> owner_;  // passage -> entity
+  std::vector<uint32_t> first_;  // entity -> its first passage (an entity's passages are adjacent); one past the end
   std::vector<float> data_;      // passage_count() x dims_
 };
 

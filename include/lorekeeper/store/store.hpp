@@ -26,7 +26,7 @@ using model::Entity;
 using model::Kind;
 
 // The schema version this build reads and writes.
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 
 // Structured constraints; every field is optional and fields combine with AND. String facet values must be
 // given in their stored, normalised form (lower-case keys; see model::Facets).
@@ -163,9 +163,12 @@ class Store {
     int matched_terms = 0;  // how many of the words this entity contains
   };
   // Full-text search (FTS5, BM25 with the name weighted above the text) among the entities matching `q`'s
-  // filters, best first, at most `limit`. `words` are matched as terms (any of them); empty words are ignored.
-  // Hits carry keys only: load the few that are shown with get().
+  // filters, best first, at most `limit`. `words` are matched as terms (any of them, in any English word form: the
+  // index stems with Porter's algorithm, so "regenerates" finds "Regeneration"); empty words are ignored. Hits carry
+  // keys only: load the few that are shown with get().
   Result<std::vector<TextHit>> text_search(const Query& q, const std::vector<std::string>& words, int limit);
+  // Whether any of `words` occurs in any entity's name or text (in any word form), filters aside.
+  Result<bool> any_text_match(const std::vector<std::string>& words);
   // One entity by key (and kind, when given; a key can exist in several kinds). With `with_raw` the original
   // record is loaded too.
   Result<std::vector<Entity>> get(const std::string& key, std::optional<Kind> kind, bool with_raw);
