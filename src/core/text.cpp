@@ -87,27 +87,38 @@ std::string trim(std::string_view s) {
 int edit_distance(std::string_view a, std::string_view b, int max_distance) {
   const int la = static_cast<int>(a.size());
   const int lb = static_cast<int>(b.size());
-  if (std::abs(la - lb) > max_distance) return max_distance + 1;
-  const auto n = static_cast<size_t>(lb) + 1;
-  std::vector<int> before(n), prev(n), cur(n);  // rows i-2, i-1, i
-  for (int j = 0; j <= lb; ++j) prev[static_cast<size_t>(j)] = j;
+  const int k = std::max(0, max_distance);
+  if (std::abs(la - lb) > k) return k + 1;
+  // Only cells within k of the diagonal can stay within the cap (a cell (i, j) costs at least |i - j|), so each
+  // row computes that band; cells just outside it read as k + 1. The rows are reused across calls, as a typo
+  // pass calls this for every name in the store.
+  const int inf = k + 1;
+  const auto n = static_cast<size_t>(lb) + 2;
+  thread_local std::vector<int> before, prev, cur;  // rows i-2, i-1, i
+  before.assign(n, inf);
+  prev.assign(n, inf);
+  cur.assign(n, inf);
+  for (int j = 0; j <= std::min(lb, k); ++j) prev[static_cast<size_t>(j)] = j;
   for (int i = 1; i <= la; ++i) {
-    cur[0] = i;
+    const int lo = std::max(1, i - k), hi = std::min(lb, i + k);
+    cur[0] = i <= k ? i : inf;
+    if (lo > 1) cur[static_cast<size_t>(lo - 1)] = inf;
     int row_min = cur[0];
-    for (int j = 1; j <= lb; ++j) {
+    for (int j = lo; j <= hi; ++j) {
       const auto ju = static_cast<size_t>(j);
       const char ca = a[static_cast<size_t>(i - 1)], cb = b[ju - 1];
       int d = std::min({prev[ju] + 1, cur[ju - 1] + 1, prev[ju - 1] + (ca == cb ? 0 : 1)});
       // Two adjacent characters swapped ("rouge" / "rogue") count as one edit.
       if (i > 1 && j > 1 && ca == b[ju - 2] && a[static_cast<size_t>(i - 2)] == cb) d = std::min(d, before[ju - 2] + 1);
-      cur[ju] = d;
-      row_min = std::min(row_min, d);
+      cur[ju] = std::min(d, inf);
+      row_min = std::min(row_min, cur[ju]);
     }
-    if (row_min > max_distance) return max_distance + 1;
+    if (hi < lb) cur[static_cast<size_t>(hi + 1)] = inf;
+    if (row_min > k) return inf;
     std::swap(before, prev);
     std::swap(prev, cur);
   }
-  return std::min(prev[static_cast<size_t>(lb)], max_distance + 1);
+  return std::min(prev[static_cast<size_t>(lb)], inf);
 }
 
 void append_utf8(std::string& out, char32_t c) {

@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -639,21 +640,25 @@ Result<std::vector<Store::TextHit>> Store::text_search(const Query& q, const std
     ids.push_back(st.int64(2));
   }
   if (out.empty()) return out;
-  // How many of the terms each hit contains: one index lookup per term.
+  // How many of the terms each hit contains: one index lookup per term, each row it yields looked up among the
+  // (at most `limit`) hits.
+  std::vector<std::pair<long long, size_t>> by_id;
+  for (size_t i = 0; i < ids.size(); ++i) by_id.emplace_back(ids[i], i);
+  std::sort(by_id.begin(), by_id.end());
   auto term_rows = cached("SELECT rowid FROM entities_fts WHERE entities_fts MATCH ?");
   if (!term_rows) return term_rows.status();
   for (const auto& t : terms) {
     Stmt& ts = **term_rows;
     ts.reset();
     ts.bind(1, std::string_view(fts_quote(t)));
-    std::set<long long> rows;
     while (true) {
       auto row = ts.step();
       if (!row) return row.status();
       if (!*row) break;
-      rows.insert(ts.int64(0));
+      const long long rowid = ts.int64(0);
+      const auto at = std::lower_bound(by_id.begin(), by_id.end(), std::make_pair(rowid, size_t{0}));
+      for (auto it = at; it != by_id.end() && it->first == rowid; ++it) ++out[it->second].matched_terms;
     }
-    for (size_t i = 0; i < out.size(); ++i) out[i].matched_terms += rows.count(ids[i]) ? 1 : 0;
   }
   return out;
 }

@@ -36,6 +36,31 @@ TEST(Text, EditDistanceIsCapped) {
   EXPECT_EQ(text::edit_distance("", "", 1), 0);
   EXPECT_EQ(text::edit_distance("rouge", "rogue", 3), 1) << "a swap of neighbours is one edit";
   EXPECT_EQ(text::edit_distance("ab", "ba", 3), 1);
+  // Against the full table, capped, on random strings over a small alphabet (so swaps and matches are common).
+  auto full = [](const std::string& x, const std::string& y) {
+    const size_t n = x.size(), m = y.size();
+    std::vector<std::vector<int>> t(n + 1, std::vector<int>(m + 1));
+    for (size_t i = 0; i <= n; ++i) t[i][0] = static_cast<int>(i);
+    for (size_t j = 0; j <= m; ++j) t[0][j] = static_cast<int>(j);
+    for (size_t i = 1; i <= n; ++i) {
+      for (size_t j = 1; j <= m; ++j) {
+        t[i][j] = std::min({t[i - 1][j] + 1, t[i][j - 1] + 1, t[i - 1][j - 1] + (x[i - 1] == y[j - 1] ? 0 : 1)});
+        if (i > 1 && j > 1 && x[i - 1] == y[j - 2] && x[i - 2] == y[j - 1])
+          t[i][j] = std::min(t[i][j], t[i - 2][j - 2] + 1);
+      }
+    }
+    return t[n][m];
+  };
+  uint32_t seed = 12345;
+  auto next = [&] { return seed = seed * 1664525u + 1013904223u; };
+  for (int round = 0; round < 3000; ++round) {
+    std::string x, y;
+    const int lx = static_cast<int>(next() >> 28), ly = static_cast<int>(next() >> 28);
+    for (int i = 0; i < lx; ++i) x += static_cast<char>('a' + (next() >> 30));
+    for (int i = 0; i < ly; ++i) y += static_cast<char>('a' + (next() >> 30));
+    const int cap = static_cast<int>(next() >> 29);
+    EXPECT_EQ(text::edit_distance(x, y, cap), std::min(full(x, y), cap + 1)) << x << " / " << y << " cap " << cap;
+  }
 }
 
 TEST(Text, FormatsChallengeRatings) {
