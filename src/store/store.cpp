@@ -598,6 +598,21 @@ std::string fts_any(const std::vector<std::string>& words) {
 
 }  // namespace
 
+Store::ReadSnapshot::ReadSnapshot(Store& store) : store_(store) {
+  // Deferred: the snapshot is taken by the first read. A failure leaves reads unwrapped, as before.
+  open_ = sqlite3_get_autocommit(store_.db_) != 0 && sqlite::exec(store_.db_, "BEGIN").is_ok();
+}
+
+Store::ReadSnapshot::~ReadSnapshot() {
+  if (!open_) return;
+  // Statements left mid-step would keep the transaction open; reset them first.
+  for (sqlite3_stmt* st = sqlite3_next_stmt(store_.db_, nullptr); st != nullptr;
+       st = sqlite3_next_stmt(store_.db_, st)) {
+    sqlite3_reset(st);
+  }
+  (void)sqlite::exec(store_.db_, "COMMIT");
+}
+
 Result<bool> Store::any_text_match(const std::vector<std::string>& words) {
   const std::string match = fts_any(words);
   if (match.empty()) return false;

@@ -6,6 +6,7 @@
 #include <functional>
 #include <future>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "lorekeeper/core/json_util.hpp"
@@ -1537,6 +1538,10 @@ ToolResult dispatch_call(Engine& engine, const std::string& name, const json& ar
 
 ToolResult Engine::call(const std::string& name, const json& arguments) {
   ToolResult r;
+  // One snapshot of the store for the whole call: an import or sync committing meanwhile is seen by the next
+  // call, never by half of this one.
+  std::optional<store::Store::ReadSnapshot> snapshot;
+  if (store::Store* st = store(nullptr)) snapshot.emplace(*st);
   if (legacy_tools_ && find_tool(name) == nullptr && find_tool(name, true) != nullptr) {
     // An older name: validate its own parameters, then run the current tool.
     auto args = validate_arguments(find_tool(name, true)->params, arguments);

@@ -6,11 +6,13 @@
 #include <httplib.h>
 
 #include <atomic>
+#include <filesystem>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "lorekeeper/core/json_util.hpp"
+#include "lorekeeper/store/store.hpp"
 #include "test_support.hpp"
 
 namespace lorekeeper::mcp {
@@ -48,12 +50,13 @@ int error_code(const httplib::Result& r) {
 // A transport serving the fixture store on 127.0.0.1:<free port> in a background thread.
 class Served {
  public:
-  explicit Served(HttpOptions options = {}, ServerOptions server_options = {}) {
+  explicit Served(HttpOptions options = {}, ServerOptions server_options = {},
+                  std::string store = testing::fixture_store()) {
     options.host = "127.0.0.1";
     options.port = 0;
     options.threads = 4;
-    auto made = HttpTransport::create(options, server_options,
-                                      [] { return std::make_unique<tools::Engine>(testing::fixture_store()); });
+    auto made =
+        HttpTransport::create(options, server_options, [store] { return std::make_unique<tools::Engine>(store); });
     if (!made) {
       ADD_FAILURE() << made.status().to_string();
       return;
@@ -476,6 +479,87 @@ TEST(HttpTransportTest, ConcurrentRequestsAreAllAnswered) {
   for (auto& c : clients) c.join();
   EXPECT_EQ(ok, 120);
   EXPECT_EQ(bad, 0);
+}
+
+// An import rewriting the store from another connection while clients search: every answer is whole (all of
+// the pack or none of it, never part), nothing waits for the writer, and once it is done the answers show it.
+TEST(HttpTransportTest, AnswersStayWholeWhileAnotherConnectionRewritesTheStore) {
+  const std::string path = testing::temp_dir() + "/served.db";
+  std::filesystem::copy_file(testing::fixture_store(), path);
+  constexpr int kPack = 40;
+  std::vector<model::Entity> pack;
+  model::Document doc{"homebrew-pack", "Homebrew Pack", "", "", "", "5e-2014", "orcbrew", "", ""};
+  for (int i = 0; i < kPack; ++i) {
+    model::Entity e;
+    e.kind = model::Kind::kSpell;
+    e.key = "orcbrew_homebrew-pack_zorblax-" + std::to_string(i);
+    e.name = "Zorblax Bolt " + std::to_string(i);
+    e.document = doc;
+    e.source_api = "orcbrew";
+    e.text = "A crackling zorblax bolt.";
+    e.data = {{"desc", e.text}};
+    e.raw = {{"name", e.name}};
+    e.facets.level = 1;
+    pack.push_back(std::move(e));
+  }
+  Served s({}, {}, path);
+  std::atomic<bool> writing{true};
+  std::atomic<int> writes{0};
+  std::thread writer([&] {
+    auto st = store::Store::open(path, store::Store::Mode::kExistingOnly);
+    ASSERT_TRUE(st.is_ok()) << st.status().to_string();
+    const store::Store::Scope scope{"orcbrew", std::nullopt, "homebrew-pack"};
+    for (int round = 0; round < 30; ++round) {
+      const bool with = round % 2 == 0;
+      Status done = (*st)->replace({scope}, with ? std::vector<model::Document>{doc} : std::vector<model::Document>{},
+                                   with ? pack : std::vector<model::Entity>{});
+      ASSERT_TRUE(done.is_ok()) << done.to_string();
+      ++writes;
+    }
+    // Ends with the pack in the store.
+    ASSERT_TRUE((*st)->replace({scope}, {doc}, pack).is_ok());
+    writing = false;
+  });
+  std::atomic<int> whole{0}, torn{0}, failed{0};
+  std::vector<std::thread> clients;
+  for (int t = 0; t < 3; ++t) {
+    clients.emplace_back([&, t] {
+      httplib::Client c("127.0.0.1", s.port());
+      c.set_read_timeout(20, 0);
+      for (int i = 0; writing || i < 2; ++i) {
+        const json body = req(t * 1000 + i, "tools/call",
+                              {{"name", "search_spell"}, {"arguments", {{"search", "zorblax"}, {"limit", 100}}}});
+        auto r =
+            c.Post("/mcp", {{"Accept", kJson}, {"MCP-Protocol-Version", "2025-11-25"}}, json_util::dump(body), kJson);
+        json b = body_of(r);
+        if (!r || r->status != 200 || !b.contains("result") || b["result"].value("isError", false)) {
+          ++failed;
+          continue;
+        }
+        const json& sc = b["result"]["structuredContent"];
+        const size_t shown = sc["result"].size();
+        const int total = sc.value("total", -1);
+        if ((shown == 0 && total == 0) || (shown == static_cast<size_t>(kPack) && total == kPack)) {
+          ++whole;
+        } else {
+          ++torn;
+          ADD_FAILURE() << "shown " << shown << ", total " << total;
+        }
+      }
+    });
+  }
+  writer.join();
+  for (auto& c : clients) c.join();
+  EXPECT_EQ(writes, 30);
+  EXPECT_EQ(failed, 0);
+  EXPECT_EQ(torn, 0);
+  EXPECT_GT(whole, 0);
+  // After the last write, an answer shows the whole pack.
+  auto r =
+      s.post(req(1, "tools/call", {{"name", "search_spell"}, {"arguments", {{"search", "zorblax"}, {"limit", 100}}}}),
+             {{"MCP-Protocol-Version", "2025-11-25"}});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(body_of(r)["result"]["structuredContent"]["result"].size(), static_cast<size_t>(kPack));
 }
 
 TEST(HttpTransportTest, StopEndsServeAndRefusesNewConnections) {

@@ -138,6 +138,21 @@ class Store {
   };
   Result<std::unique_ptr<Batch>> begin_batch();
 
+  // A read transaction held for the scope's life: every read through this store sees one snapshot of the file,
+  // so an answer built from several queries never mixes data from before and after another connection's commit
+  // (an import, a sync). Only for readers: writing through the store while it is open fails.
+  class ReadSnapshot {
+   public:
+    explicit ReadSnapshot(Store& store);
+    ~ReadSnapshot();
+    ReadSnapshot(const ReadSnapshot&) = delete;
+    ReadSnapshot& operator=(const ReadSnapshot&) = delete;
+
+   private:
+    Store& store_;
+    bool open_ = false;
+  };
+
   // replace() with one whole-source scope per entry of `sources`.
   Status replace_sources(const std::vector<std::string>& sources, const std::vector<Document>& documents,
                          const std::vector<Entity>& entities);
