@@ -291,6 +291,19 @@ Status Store::migrate() {
   for (int v = schema_version_; v < static_cast<int>(all.size()); ++v) {
     Transaction tx(db_);
     LOREKEEPER_RETURN_IF_ERROR(tx.begin());
+    // Another process opening the same store may have applied this migration while we waited for the lock.
+    auto current = Stmt::prepare(db_, "PRAGMA user_version");
+    if (!current) return current.status();
+    auto row = current->step();
+    if (!row) return row.status();
+    const int now = *row ? static_cast<int>(current->int64(0)) : 0;
+    current->reset();
+    if (now > v) {
+      LOREKEEPER_RETURN_IF_ERROR(tx.commit());
+      schema_version_ = now;
+      v = now - 1;
+      continue;
+    }
     LOREKEEPER_RETURN_IF_ERROR(sqlite::exec(db_, all[static_cast<size_t>(v)]));
     const std::string set_version = "PRAGMA user_version = " + std::to_string(v + 1);
     LOREKEEPER_RETURN_IF_ERROR(sqlite::exec(db_, set_version.c_str()));

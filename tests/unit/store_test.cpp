@@ -1,7 +1,10 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <atomic>
 #include <filesystem>
+#include <thread>
+#include <vector>
 
 #include "lorekeeper/core/json_util.hpp"
 #include "lorekeeper/store/store.hpp"
@@ -161,6 +164,41 @@ TEST(Store, MigratesAnUnstemmedTextIndexKeepingItsRows) {
   hits = st->text_search(Query{}, {"troll"}, 10);
   ASSERT_TRUE(hits.is_ok());
   EXPECT_TRUE(hits->empty());
+}
+
+TEST(Store, StoresOpenedTogetherMigrateOnce) {
+  // A store at schema version 1, opened by several threads at once (as several processes would after an
+  // upgrade): the migrations are applied once, and every opener ends up at the current version.
+  for (int round = 0; round < 5; ++round) {
+    const std::string path = testing::temp_dir() + "/v1-" + std::to_string(round) + ".db";
+    { ASSERT_TRUE(open_rw(path)); }
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db,
+                           "DROP TABLE entity_vectors; DROP TRIGGER entities_fts_delete; DROP TABLE entities_fts;"
+                           "CREATE VIRTUAL TABLE entities_fts USING fts5 (name, text, tokenize = 'unicode61 "
+                           "remove_diacritics 2');"
+                           "CREATE TRIGGER entities_fts_delete AFTER DELETE ON entities BEGIN DELETE FROM "
+                           "entities_fts WHERE rowid = old.id; END; PRAGMA user_version = 1",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);
+    std::vector<std::thread> openers;
+    std::atomic<int> ok{0};
+    std::vector<std::string> errors(4);
+    for (int t = 0; t < 4; ++t) {
+      openers.emplace_back([&, t] {
+        auto st = Store::open(path, Store::Mode::kExistingOnly);
+        if (st.is_ok() && (*st)->schema_version() == kSchemaVersion) {
+          ++ok;
+        } else {
+          errors[static_cast<size_t>(t)] = st.is_ok() ? "old version" : st.status().to_string();
+        }
+      });
+    }
+    for (auto& t : openers) t.join();
+    EXPECT_EQ(ok, 4) << errors[0] << " | " << errors[1] << " | " << errors[2] << " | " << errors[3];
+  }
 }
 
 TEST(Store, UpsertReplacesByKindAndKey) {
