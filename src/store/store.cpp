@@ -591,6 +591,24 @@ Result<std::vector<NameEntry>> Store::match_names(const Query& q) {
   return out;
 }
 
+Result<std::vector<std::pair<Kind, std::string>>> Store::matching_keys(const Query& q) {
+  std::string where = " WHERE 1";
+  std::vector<BindValue> binds;
+  build_where(q, &where, &binds);
+  auto prepared = cached("SELECT e.kind, e.key FROM entities e JOIN documents d ON d.key = e.document_key" + where);
+  if (!prepared) return prepared.status();
+  Stmt& st = **prepared;
+  bind_all(st, binds);
+  std::vector<std::pair<Kind, std::string>> out;
+  while (true) {
+    auto row = st.step();
+    if (!row) return row.status();
+    if (!*row) break;
+    out.emplace_back(model::parse_kind(st.text(0)).value_or(Kind::kSpell), st.text(1));
+  }
+  return out;
+}
+
 namespace {
 
 // FTS5 queries of quoted terms; bound as parameters, so no input reaches the SQL text.

@@ -573,13 +573,10 @@ Result<std::vector<uint8_t>> allowed_mask(store::Store& st, const search::Vector
     }
     return mask;
   }
-  Query all = q;
-  all.limit = 1000000;
-  all.offset = 0;
-  auto names = st.match_names(all);
-  if (!names) return names.status();
-  for (const auto& n : *names) {
-    if (auto i = ix.find(n.kind, n.key)) mask[*i] = 1;
+  auto keys = st.matching_keys(q);
+  if (!keys) return keys.status();
+  for (const auto& [kind, key] : *keys) {
+    if (auto i = ix.find(kind, key)) mask[*i] = 1;
   }
   return mask;
 }

@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -333,6 +334,26 @@ TEST(Store, QueriesRealRecordsByFacets) {
   ASSERT_TRUE(r.is_ok());
   ASSERT_EQ(r->total, 1);
   EXPECT_EQ(r->entities[0].key, "srd_goblin");
+}
+
+TEST(Store, MatchingKeysAreExactlyTheFilteredEntities) {
+  auto st = fixture();
+  ASSERT_TRUE(st);
+  Query q;
+  q.kinds = {model::Kind::kCreature};
+  q.cr_max = 2;
+  q.limit = 1;  // not applied
+  auto keys = st->matching_keys(q);
+  ASSERT_TRUE(keys.is_ok()) << keys.status().to_string();
+  Query all = q;
+  all.limit = 100000;
+  auto page = st->query(all);
+  ASSERT_TRUE(page.is_ok());
+  ASSERT_GT(page->total, 1);
+  std::set<std::pair<model::Kind, std::string>> expected, got(keys->begin(), keys->end());
+  for (const auto& e : page->entities) expected.insert({e.kind, e.key});
+  EXPECT_EQ(got, expected);
+  EXPECT_EQ(keys->size(), got.size()) << "no duplicates";
 }
 
 TEST(Store, DocumentFilterEmptyListMatchesNothing) {

@@ -7,9 +7,10 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
+#include <functional>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -53,7 +54,12 @@ class VectorIndex {
  private:
   int dims_ = 0;
   std::vector<EntityRef> entities_;
-  std::map<std::pair<int, std::string>, uint32_t> by_key_;
+  struct KeyHash {
+    size_t operator()(const std::pair<int, std::string>& k) const {
+      return std::hash<std::string>()(k.second) * 31 + static_cast<size_t>(k.first);
+    }
+  };
+  std::unordered_map<std::pair<int, std::string>, uint32_t, KeyHash> by_key_;
   std::vector<uint32_t> owner_;  // passage -> entity
   std::vector<uint32_t> first_;  // entity -> its first passage (an entity's passages are adjacent); one past the end
   std::vector<float> data_;      // passage_count() x dims_

@@ -170,6 +170,9 @@ class Store {
 
   // Kinds, keys and names of the entities matching `q` (its limit applies; bodies are not read), by name.
   Result<std::vector<NameEntry>> match_names(const Query& q);
+  // Kinds and keys of every entity matching `q`'s filters, in no particular order (its limit, offset and
+  // search words do not apply): what a filter mask over another index needs, without sorting by name.
+  Result<std::vector<std::pair<Kind, std::string>>> matching_keys(const Query& q);
 
   struct TextHit {
     Kind kind;
