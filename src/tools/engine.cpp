@@ -696,27 +696,7 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
     if (nf.find(qf) != std::string::npos) score += 0.04;  // the words appear together, in order
     offer(e.kind, e.key, std::min(score, 0.99), "name");
   }
-  bool typo = false;
-  if (lexical && merged.empty() && exact_results.empty() && qf.size() >= 4 && words.size() <= 4) {
-    const int budget = std::max(1, static_cast<int>(qf.size()) / 3);
-    std::map<std::string, int> close;  // name -> edit distance
-    Status visited = st.for_each_name(q.kinds, [&](const store::NameEntry& n) {
-      const int d = text::edit_distance(qf, n.name_fold, budget);
-      if (d <= budget) close.emplace(n.name, d);
-      return close.size() < 10;
-    });
-    if (visited.is_ok()) {
-      for (const auto& [name, d] : close) {
-        Query by_name = q;
-        by_name.name_exact = name;
-        by_name.limit = 20;
-        auto hits = st.match_names(by_name);
-        if (!hits) return hits.status();
-        for (const auto& e : *hits) offer(e.kind, e.key, 0.85 - 0.25 * d / std::max(1, budget), "close name");
-        typo = typo || !hits->empty();
-      }
-    }
-  }
+  const bool names_matched = !merged.empty();
   // Text search over the words that carry meaning (they also place the snippets); a hit must contain at
   // least half of them, so a query of gibberish plus common words finds nothing rather than whatever mentions
   // "spell".
@@ -736,6 +716,34 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
     const double rel = best > 0 ? h.rank / best : 0;
     if (rel < 0.25) break;  // below the relevance floor: left out rather than padding the answer
     offer(h.kind, h.key, 0.1 + 0.5 * rel, "text");
+  }
+  bool typo = false;
+  // Close spellings of a name, when no name matched and the words do not all occur together in some entry's
+  // text (then the query describes something rather than misspells a name, and comparing it with every name
+  // would cost more than the rest of the search).
+  const bool described =
+      terms.size() >= 2 && std::any_of(text_hits->begin(), text_hits->end(), [&](const store::Store::TextHit& h) {
+        return h.matched_terms == static_cast<int>(terms.size());
+      });
+  if (lexical && !names_matched && !described && exact_results.empty() && qf.size() >= 4 && words.size() <= 4) {
+    const int budget = std::max(1, static_cast<int>(qf.size()) / 3);
+    std::map<std::string, int> close;  // name -> edit distance
+    Status visited = st.for_each_name(q.kinds, [&](const store::NameEntry& n) {
+      const int d = text::edit_distance(qf, n.name_fold, budget);
+      if (d <= budget) close.emplace(n.name, d);
+      return close.size() < 10;
+    });
+    if (visited.is_ok()) {
+      for (const auto& [name, d] : close) {
+        Query by_name = q;
+        by_name.name_exact = name;
+        by_name.limit = 20;
+        auto hits = st.match_names(by_name);
+        if (!hits) return hits.status();
+        for (const auto& e : *hits) offer(e.kind, e.key, 0.85 - 0.25 * d / std::max(1, budget), "close name");
+        typo = typo || !hits->empty();
+      }
+    }
   }
   // Meaning: the nearest passages to the query among the entities the filters allow.
   std::map<std::pair<int, std::string>, float> meaning;  // cosine, for candidates over the floor
