@@ -119,59 +119,6 @@ std::string descriptor(const model::Entity& e) {
   return out;
 }
 
-// What a class or subclass is known by: its description, then its features in the order they are gained,
-// each as its name and the start of its text. The stored text lists features alphabetically (it starts with
-// "Ability Score Improvement" for every class), which says nothing about the class; tables, equipment and
-// proficiency lists say little more.
-std::string class_text(const model::Entity& e) {
-  constexpr size_t kFeatureWords = 40;
-  const json& d = e.data;
-  std::string out = str(d, "desc");
-  const auto it = d.find("features");
-  if (it == d.end() || !it->is_array()) return out.empty() ? e.text : out;
-  struct Feature {
-    int level;
-    size_t order;
-    const json* f;
-  };
-  std::vector<Feature> features;
-  for (size_t i = 0; i < it->size(); ++i) {
-    const json& f = (*it)[i];
-    if (!f.is_object()) continue;
-    const std::string name = str(f, "name"), desc = str(f, "desc");
-    if (desc.empty() || desc[0] == '[' || desc[0] == '|' || name == "Equipment" || name == "Proficiencies" ||
-        name == "Ability Score Improvement" || name.find("Traits") != std::string::npos) {
-      continue;
-    }
-    int level = 99;
-    if (const auto lv = f.find("levels"); lv != f.end() && lv->is_array()) {
-      for (const auto& l : *lv) {
-        if (l.is_number_integer()) level = std::min(level, l.get<int>());
-      }
-    }
-    features.push_back({level, i, &f});
-  }
-  std::stable_sort(features.begin(), features.end(),
-                   [](const Feature& a, const Feature& b) { return a.level < b.level; });
-  for (const auto& feature : features) {
-    if (!out.empty()) out += ' ';
-    out += str(*feature.f, "name") + ".";
-    const std::string desc = str(*feature.f, "desc");
-    size_t words = 0, i = 0;
-    while (i < desc.size() && words < kFeatureWords) {
-      while (i < desc.size() && std::isspace(static_cast<unsigned char>(desc[i]))) ++i;
-      const size_t start = i;
-      while (i < desc.size() && !std::isspace(static_cast<unsigned char>(desc[i]))) ++i;
-      if (i > start) {
-        out += ' ';
-        out.append(desc, start, i - start);
-        ++words;
-      }
-    }
-  }
-  return out;
-}
-
 std::vector<std::string_view> words_of(std::string_view s) {
   std::vector<std::string_view> out;
   size_t i = 0;
@@ -184,6 +131,51 @@ std::vector<std::string_view> words_of(std::string_view s) {
   return out;
 }
 
+// What a class or subclass is known by: its description, then its features in the order they are gained,
+// each as its name and the start of its text. The stored text lists features alphabetically (it starts with
+// "Ability Score Improvement" for every class), which says nothing about the class; tables, equipment and
+// proficiency lists say little more.
+std::string class_text(const model::Entity& e) {
+  constexpr size_t kFeatureWords = 40;
+  const json& d = e.data;
+  std::string out = str(d, "desc");
+  const auto it = d.find("features");
+  if (it == d.end() || !it->is_array()) return out.empty() ? e.text : out;
+  struct Feature {
+    int level;
+    const json* f;
+  };
+  std::vector<Feature> features;
+  for (const json& f : *it) {
+    if (!f.is_object()) continue;
+    const std::string name = str(f, "name"), desc = str(f, "desc");
+    if (desc.empty() || desc[0] == '[' || desc[0] == '|' || name == "Equipment" || name == "Proficiencies" ||
+        name == "Ability Score Improvement" || name.find("Traits") != std::string::npos) {
+      continue;
+    }
+    int level = 99;
+    if (const auto lv = f.find("levels"); lv != f.end() && lv->is_array()) {
+      for (const auto& l : *lv) {
+        if (l.is_number_integer()) level = std::min(level, l.get<int>());
+      }
+    }
+    features.push_back({level, &f});
+  }
+  std::stable_sort(features.begin(), features.end(),
+                   [](const Feature& a, const Feature& b) { return a.level < b.level; });
+  for (const auto& feature : features) {
+    if (!out.empty()) out += ' ';
+    out += str(*feature.f, "name") + ".";
+    const std::string desc = str(*feature.f, "desc");
+    const auto words = words_of(desc);
+    for (size_t w = 0; w < std::min(words.size(), kFeatureWords); ++w) {
+      out += ' ';
+      out += words[w];
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<std::string> passages(const model::Entity& e, int max_passages) {
@@ -191,8 +183,8 @@ std::vector<std::string> passages(const model::Entity& e, int max_passages) {
   const std::string desc = descriptor(e);
   if (!desc.empty()) header += " (" + desc + ")";
   header += ".";
-  const std::string body = e.kind == Kind::kClass ? class_text(e) : std::string();
-  const auto words = words_of(e.kind == Kind::kClass ? std::string_view(body) : std::string_view(e.text));
+  const std::string body = e.kind == Kind::kClass ? class_text(e) : e.text;
+  const auto words = words_of(body);
   std::vector<std::string> out;
   for (size_t start = 0; out.empty() || (start < words.size() && static_cast<int>(out.size()) < max_passages);
        start += kWindowWords) {

@@ -25,6 +25,15 @@ long long now_unix() {
   return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
+// The schema version the file records (PRAGMA user_version; 0 for a new file).
+Result<int> user_version(sqlite3* db) {
+  auto st = Stmt::prepare(db, "PRAGMA user_version");
+  if (!st) return st.status();
+  auto row = st->step();
+  if (!row) return row.status();
+  return *row ? static_cast<int>(st->int64(0)) : 0;
+}
+
 // RAII transaction: rolls back unless committed.
 class Transaction {
  public:
@@ -257,11 +266,9 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& path, Mode mode) {
   std::unique_ptr<Store> store(new Store(guard.release(), path));
   // Reading the schema version is the first access to the file: a non-database fails here.
   {
-    auto st = Stmt::prepare(store->db_, "PRAGMA user_version");
-    if (!st) return Status::corruption(path + " is not a LoreKeeper store (" + st.status().message() + ")");
-    auto row = st->step();
-    if (!row) return Status::corruption(path + " is not a LoreKeeper store (" + row.status().message() + ")");
-    store->schema_version_ = *row ? static_cast<int>(st->int64(0)) : 0;
+    auto version = user_version(store->db_);
+    if (!version) return Status::corruption(path + " is not a LoreKeeper store (" + version.status().message() + ")");
+    store->schema_version_ = *version;
   }
   if (store->schema_version_ > kSchemaVersion) {
     return Status::corruption(path + " has schema version " + std::to_string(store->schema_version_) +
@@ -271,18 +278,15 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& path, Mode mode) {
   LOREKEEPER_RETURN_IF_ERROR(
       sqlite::exec(store->db_, "PRAGMA foreign_keys = ON; PRAGMA mmap_size = 268435456; PRAGMA cache_size = -16384"));
   // A database with a schema version but without our tables is someone else's: checked before any migration
-  // so it is never modified.
-  auto is_ours = [&]() -> Status {
+  // so it is never modified. (At version 0 the first migration creates the tables.)
+  if (store->schema_version_ > 0) {
     auto check = Stmt::prepare(store->db_, "SELECT count(*) FROM entities");
     if (!check) return Status::corruption(path + " is not a LoreKeeper store (" + check.status().message() + ")");
-    return Status::ok();
-  };
-  if (store->schema_version_ > 0) LOREKEEPER_RETURN_IF_ERROR(is_ours());
+  }
   if (store->schema_version_ < kSchemaVersion) {
     LOREKEEPER_RETURN_IF_ERROR(sqlite::exec(store->db_, "PRAGMA journal_mode = WAL"));
     LOREKEEPER_RETURN_IF_ERROR(store->migrate());
   }
-  LOREKEEPER_RETURN_IF_ERROR(is_ours());
   return store;
 }
 
@@ -292,16 +296,12 @@ Status Store::migrate() {
     Transaction tx(db_);
     LOREKEEPER_RETURN_IF_ERROR(tx.begin());
     // Another process opening the same store may have applied this migration while we waited for the lock.
-    auto current = Stmt::prepare(db_, "PRAGMA user_version");
-    if (!current) return current.status();
-    auto row = current->step();
-    if (!row) return row.status();
-    const int now = *row ? static_cast<int>(current->int64(0)) : 0;
-    current->reset();
-    if (now > v) {
+    auto now = user_version(db_);
+    if (!now) return now.status();
+    if (*now > v) {
       LOREKEEPER_RETURN_IF_ERROR(tx.commit());
-      schema_version_ = now;
-      v = now - 1;
+      schema_version_ = *now;
+      v = *now - 1;
       continue;
     }
     LOREKEEPER_RETURN_IF_ERROR(sqlite::exec(db_, all[static_cast<size_t>(v)]));

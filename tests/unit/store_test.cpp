@@ -42,6 +42,22 @@ model::Entity make(const std::string& key, const std::string& name, const std::s
   return e;
 }
 
+// Runs `sql` on the file directly, as an older lorekeeper or another program would have left it.
+void exec_raw(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr);
+  sqlite3_close(db);
+  ASSERT_EQ(rc, SQLITE_OK) << sql;
+}
+
+// The text index as schema versions 1 and 2 made it: no stemming, and empty.
+constexpr const char* kUnstemmedTextIndex =
+    "DROP TRIGGER entities_fts_delete; DROP TABLE entities_fts;"
+    "CREATE VIRTUAL TABLE entities_fts USING fts5 (name, text, tokenize = 'unicode61 remove_diacritics 2');"
+    "CREATE TRIGGER entities_fts_delete AFTER DELETE ON entities BEGIN DELETE FROM entities_fts WHERE rowid = "
+    "old.id; END;";
+
 TEST(Store, CreatesVersionedSchemaInWalMode) {
   const std::string path = testing::temp_dir() + "/sub/dir/store.db";
   auto st = open_rw(path);
@@ -83,10 +99,7 @@ TEST(Store, RejectsAFileThatIsNotADatabase) {
 TEST(Store, RejectsANewerSchema) {
   const std::string path = testing::temp_dir() + "/newer.db";
   { ASSERT_TRUE(open_rw(path)); }
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, "PRAGMA user_version = 99", nullptr, nullptr, nullptr), SQLITE_OK);
-  sqlite3_close(db);
+  ASSERT_NO_FATAL_FAILURE(exec_raw(path, "PRAGMA user_version = 99"));
   auto st = Store::open(path, Store::Mode::kExistingOnly);
   ASSERT_FALSE(st.is_ok());
   EXPECT_EQ(st.status().code(), StatusCode::kCorruption);
@@ -95,14 +108,12 @@ TEST(Store, RejectsANewerSchema) {
 
 TEST(Store, RejectsAForeignSqliteDatabase) {
   const std::string path = testing::temp_dir() + "/foreign.db";
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, "CREATE TABLE t(x); PRAGMA user_version = 1", nullptr, nullptr, nullptr), SQLITE_OK);
-  sqlite3_close(db);
+  ASSERT_NO_FATAL_FAILURE(exec_raw(path, "CREATE TABLE t(x); PRAGMA user_version = 1"));
   auto st = Store::open(path, Store::Mode::kExistingOnly);
   ASSERT_FALSE(st.is_ok());
   EXPECT_EQ(st.status().code(), StatusCode::kCorruption);
   // Nothing was added to it.
+  sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
   sqlite3_stmt* s = nullptr;
   ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master", -1, &s, nullptr), SQLITE_OK);
@@ -139,20 +150,11 @@ TEST(Store, MigratesAnUnstemmedTextIndexKeepingItsRows) {
     troll.text = "Regeneration: the troll regains hit points.";
     ASSERT_TRUE(st->upsert({troll.document}, {troll}).is_ok());
   }
-  // The text index as schema version 2 made it: no stemming.
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db,
-                         "DROP TRIGGER entities_fts_delete; DROP TABLE entities_fts;"
-                         "CREATE VIRTUAL TABLE entities_fts USING fts5 (name, text, tokenize = 'unicode61 "
-                         "remove_diacritics 2');"
-                         "INSERT INTO entities_fts (rowid, name, text) SELECT e.id, e.name, b.text FROM entities e "
-                         "JOIN entity_bodies b ON b.id = e.id;"
-                         "CREATE TRIGGER entities_fts_delete AFTER DELETE ON entities BEGIN DELETE FROM entities_fts "
-                         "WHERE rowid = old.id; END; PRAGMA user_version = 2",
-                         nullptr, nullptr, nullptr),
-            SQLITE_OK);
-  sqlite3_close(db);
+  // Back to schema version 2: the unstemmed text index, holding the stored names and texts.
+  ASSERT_NO_FATAL_FAILURE(exec_raw(path, std::string(kUnstemmedTextIndex) +
+                                             "INSERT INTO entities_fts (rowid, name, text) SELECT e.id, e.name, "
+                                             "b.text FROM entities e JOIN entity_bodies b ON b.id = e.id;"
+                                             "PRAGMA user_version = 2"));
   auto st = open_rw(path);
   ASSERT_TRUE(st);
   EXPECT_EQ(st->schema_version(), kSchemaVersion);
@@ -173,17 +175,8 @@ TEST(Store, StoresOpenedTogetherMigrateOnce) {
   for (int round = 0; round < 5; ++round) {
     const std::string path = testing::temp_dir() + "/v1-" + std::to_string(round) + ".db";
     { ASSERT_TRUE(open_rw(path)); }
-    sqlite3* db = nullptr;
-    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-    ASSERT_EQ(sqlite3_exec(db,
-                           "DROP TABLE entity_vectors; DROP TRIGGER entities_fts_delete; DROP TABLE entities_fts;"
-                           "CREATE VIRTUAL TABLE entities_fts USING fts5 (name, text, tokenize = 'unicode61 "
-                           "remove_diacritics 2');"
-                           "CREATE TRIGGER entities_fts_delete AFTER DELETE ON entities BEGIN DELETE FROM "
-                           "entities_fts WHERE rowid = old.id; END; PRAGMA user_version = 1",
-                           nullptr, nullptr, nullptr),
-              SQLITE_OK);
-    sqlite3_close(db);
+    ASSERT_NO_FATAL_FAILURE(
+        exec_raw(path, std::string("DROP TABLE entity_vectors;") + kUnstemmedTextIndex + "PRAGMA user_version = 1"));
     std::vector<std::thread> openers;
     std::atomic<int> ok{0};
     std::vector<std::string> errors(4);
