@@ -91,6 +91,17 @@ std::string descriptor(const model::Entity& e) {
     }
     case Kind::kCreature:
       add(lower(str(d, "size") + " " + str(d, "type")));
+      // How it moves beyond walking: the stat blocks say what a creature does, rarely what it looks like,
+      // and "flies" or "burrows" is often all they say of wings or digging.
+      if (const auto sp = d.find("speed"); sp != d.end() && sp->is_object()) {
+        for (const auto& [mode, word] : {std::pair<const char*, const char*>{"fly", "flies"},
+                                         {"swim", "swims"},
+                                         {"burrow", "burrows"},
+                                         {"climb", "climbs"}}) {
+          const auto m = sp->find(mode);
+          if (m != sp->end() && m->is_number() && m->get<double>() > 0) add(word);
+        }
+      }
       if (!str(d, "alignment").empty()) add(str(d, "alignment"));
       break;
     case Kind::kMagicItem:

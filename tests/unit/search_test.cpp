@@ -78,6 +78,22 @@ TEST(Passages, ClassesAreDescribedByTheirFeaturesInTheOrderTheyAreGained) {
   EXPECT_EQ(passages(e, 1)[0], "Path of the Berserker (Barbarian subclass). Rage as violence.");
 }
 
+TEST(Passages, CreaturesSayHowTheyMoveBeyondWalking) {
+  model::Entity e = spell("pegasus", "Pegasus", "Hooves. Melee Weapon Attack.");
+  e.kind = Kind::kCreature;
+  e.facets = {};
+  e.data = {{"size", "Large"},
+            {"type", "Celestial"},
+            {"alignment", "chaotic good"},
+            {"speed", {{"walk", 60}, {"fly", 90}, {"swim", 0}, {"hover", true}}}};
+  EXPECT_EQ(passages(e, 1)[0], "Pegasus (large celestial, flies, chaotic good). Hooves. Melee Weapon Attack.");
+  e.data["speed"] = {{"walk", 40}, {"burrow", 40}, {"climb", 20}, {"swim", 30}};
+  EXPECT_EQ(passages(e, 1)[0],
+            "Pegasus (large celestial, swims, burrows, climbs, chaotic good). Hooves. Melee Weapon Attack.");
+  e.data["speed"] = "30 ft.";  // not the mapped shape: nothing said
+  EXPECT_EQ(passages(e, 1)[0], "Pegasus (large celestial, chaotic good). Hooves. Melee Weapon Attack.");
+}
+
 TEST(Passages, SplitLongTextIntoWindowsUpToTheLimit) {
   std::string text;
   for (int i = 0; i < 500; ++i) text += "word" + std::to_string(i) + " ";
