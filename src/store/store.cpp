@@ -109,6 +109,11 @@ Entity read_entity(const Stmt& st) {
   return e;
 }
 
+bool has_document(const Query& q, const std::string& document_key) {
+  return !q.document_keys ||
+         std::find(q.document_keys->begin(), q.document_keys->end(), document_key) != q.document_keys->end();
+}
+
 // Builds the WHERE clause for a query from fixed fragments; every value is a bound parameter.
 void build_where(const Query& q, std::string* sql, std::vector<BindValue>* binds) {
   auto add = [&](const char* fragment) {
@@ -217,7 +222,8 @@ struct Store::StatementCache {
 struct Store::NameCache {
   int64_t data_version = -1;
   int64_t own_changes = -1;
-  std::vector<NameEntry> all;  // by folded name, then document key
+  std::vector<NameEntry> all;     // by folded name, then document key, then key
+  std::vector<std::string> keys;  // every key, sorted
 };
 
 Store::Store(sqlite3* db, std::string path)
@@ -529,6 +535,15 @@ Result<std::optional<std::string>> Store::meta(const std::string& key) {
   return std::optional<std::string>(st->text(0));
 }
 
+bool has_attribute_filters(const Query& q) {
+  return !q.game_system.empty() || q.level || q.level_min || q.level_max || !q.school.empty() || !q.class_key.empty() ||
+         !q.casting_time.empty() || !q.damage_type.empty() || q.concentration || q.ritual || q.cr || q.cr_min ||
+         q.cr_max || !q.type.empty() || !q.size.empty() || q.armor_class_min || q.hit_points_min || !q.rarity.empty() ||
+         q.requires_attunement || !q.damage_dice.empty() || q.is_simple || !q.properties.empty() || q.cost_min ||
+         q.cost_max || q.weight_max || !q.section.empty() || !q.parent_key.empty() || q.top_level ||
+         !q.exclude_keys.empty();
+}
+
 Result<QueryResult> Store::query(const Query& q) {
   std::string where = " WHERE 1";
   std::vector<BindValue> binds;
@@ -570,6 +585,20 @@ Result<QueryResult> Store::query(const Query& q) {
 }
 
 Result<std::vector<NameEntry>> Store::match_names(const Query& q) {
+  if (!has_attribute_filters(q) && q.name_exact.empty()) {
+    LOREKEEPER_RETURN_IF_ERROR(refresh_names());
+    std::vector<NameEntry> out;
+    for (const auto& n : names_->all) {
+      if (static_cast<int>(out.size()) >= q.limit) break;
+      if (!q.kinds.empty() && std::find(q.kinds.begin(), q.kinds.end(), n.kind) == q.kinds.end()) continue;
+      if (!has_document(q, n.document_key)) continue;
+      const bool named = std::all_of(q.name_contains.begin(), q.name_contains.end(), [&](const std::string& w) {
+        return w.empty() || n.name_fold.find(w) != std::string::npos;
+      });
+      if (named) out.push_back({n.kind, n.key, n.name, n.document_key, ""});
+    }
+    return out;
+  }
   std::string where = " WHERE 1";
   std::vector<BindValue> binds;
   build_where(q, &where, &binds);
@@ -741,7 +770,7 @@ Status Store::refresh_names() {
   const int64_t changes = sqlite3_total_changes64(db_);
   if (*version == names_->data_version && changes == names_->own_changes) return Status::ok();
   auto prepared =
-      cached("SELECT kind, key, name, document_key, name_fold FROM entities ORDER BY name_fold, document_key");
+      cached("SELECT kind, key, name, document_key, name_fold FROM entities ORDER BY name_fold, document_key, key");
   if (!prepared) return prepared.status();
   Stmt& st = **prepared;
   std::vector<NameEntry> all;
@@ -752,7 +781,12 @@ Status Store::refresh_names() {
     all.push_back(
         {model::parse_kind(st.text(0)).value_or(Kind::kSpell), st.text(1), st.text(2), st.text(3), st.text(4)});
   }
+  std::vector<std::string> keys;
+  keys.reserve(all.size());
+  for (const auto& n : all) keys.push_back(n.key);
+  std::sort(keys.begin(), keys.end());
   names_->all = std::move(all);
+  names_->keys = std::move(keys);
   names_->data_version = *version;
   names_->own_changes = changes;
   return Status::ok();
@@ -765,6 +799,16 @@ Status Store::for_each_name(const std::vector<Kind>& kinds, const std::function<
     if (!visit(n)) break;
   }
   return Status::ok();
+}
+
+Result<bool> Store::has_name_or_key(const std::string& name_or_key) {
+  LOREKEEPER_RETURN_IF_ERROR(refresh_names());
+  const std::string fold = text::fold(name_or_key);
+  const auto& all = names_->all;
+  const auto at = std::lower_bound(all.begin(), all.end(), fold,
+                                   [](const NameEntry& n, const std::string& f) { return n.name_fold < f; });
+  if (at != all.end() && at->name_fold == fold) return true;
+  return std::binary_search(names_->keys.begin(), names_->keys.end(), text::trim(name_or_key));
 }
 
 Result<std::vector<NameEntry>> Store::names(const std::vector<Kind>& kinds) {

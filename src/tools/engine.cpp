@@ -551,12 +551,7 @@ constexpr float kSimilarFloor = 0.40f;
 constexpr double kRrfK = 20.0;
 
 bool only_kind_and_document_filters(const Query& q) {
-  return q.game_system.empty() && q.name_exact.empty() && q.name_contains.empty() && !q.level && !q.level_min &&
-         !q.level_max && q.school.empty() && q.class_key.empty() && q.casting_time.empty() && q.damage_type.empty() &&
-         !q.concentration && !q.ritual && !q.cr && !q.cr_min && !q.cr_max && q.type.empty() && q.size.empty() &&
-         !q.armor_class_min && !q.hit_points_min && q.rarity.empty() && !q.requires_attunement &&
-         q.damage_dice.empty() && !q.is_simple && q.properties.empty() && !q.cost_min && !q.cost_max && !q.weight_max &&
-         q.section.empty() && q.parent_key.empty() && !q.top_level && q.exclude_keys.empty();
+  return !store::has_attribute_filters(q) && q.name_exact.empty() && q.name_contains.empty();
 }
 
 // One byte per index entity: may it be returned under `q`'s filters? Kinds and documents are checked in
@@ -620,10 +615,14 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
   const bool semantic = ctx.ranking != Ranking::kLexical && match == Match::kNamesAndText && ctx.semantic;
   std::shared_ptr<const search::VectorIndex> ix = semantic ? ctx.semantic->index() : nullptr;
   if (ix) ctx.prefetch(s);
+  // Whether the query is some entity's name or key at all, asked of the in-memory name list: most searches are
+  // not, and need no exact-name query under their filters.
+  auto is_name = lexical ? st.has_name_or_key(s) : Result<bool>(false);
+  if (!is_name) return is_name.status();
   Query exact = q;
   exact.name_exact = s;
   exact.limit = limit;
-  auto r = lexical ? st.query(exact) : Result<store::QueryResult>(store::QueryResult{});
+  auto r = *is_name ? st.query(exact) : Result<store::QueryResult>(store::QueryResult{});
   if (!r) return r.status();
   std::vector<json> exact_results;
   if (r->total > 0) {
@@ -667,7 +666,7 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
   if (words.empty()) return out;
   // The query is exactly the name of an entry the filters exclude ("Fireball" with level 1): say so, and
   // still offer what the filters allow (for "heal" with level 1, the healing spells are what was meant).
-  if (lexical && exact_results.empty() && !only_kind_and_document_filters(q)) {
+  if (*is_name && exact_results.empty() && !only_kind_and_document_filters(q)) {
     Query unfiltered;
     unfiltered.kinds = q.kinds;
     unfiltered.document_keys = q.document_keys;

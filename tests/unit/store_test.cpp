@@ -3,8 +3,10 @@
 
 #include <atomic>
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "lorekeeper/core/json_util.hpp"
@@ -347,6 +349,63 @@ TEST(Store, MatchingKeysAreExactlyTheFilteredEntities) {
   for (const auto& e : page->entities) expected.insert({e.kind, e.key});
   EXPECT_EQ(got, expected);
   EXPECT_EQ(keys->size(), got.size()) << "no duplicates";
+}
+
+// Name words under kind and document filters are answered from the in-memory name list; the answer must be
+// the one the entities table gives (an attribute filter that excludes nothing forces the SQL path).
+TEST(Store, NameMatchesFromMemoryEqualTheTable) {
+  auto st = fixture();
+  ASSERT_TRUE(st);
+  struct Case {
+    std::vector<model::Kind> kinds;
+    std::optional<std::vector<std::string>> documents;
+    std::vector<std::string> words;
+    int limit;
+  };
+  const std::vector<Case> cases = {
+      {{model::Kind::kSpell}, std::nullopt, {"fire"}, 500},
+      {{}, std::nullopt, {"dragon", "red"}, 500},
+      {{model::Kind::kCreature}, std::vector<std::string>{"srd-2014"}, {"dragon"}, 500},
+      {{model::Kind::kCreature, model::Kind::kSpell}, std::nullopt, {"a"}, 7},
+      {{}, std::vector<std::string>{}, {"fire"}, 500},
+      {{model::Kind::kMagicItem}, std::nullopt, {"zzzz"}, 500},
+  };
+  for (const auto& c : cases) {
+    Query q;
+    q.kinds = c.kinds;
+    q.document_keys = c.documents;
+    q.name_contains = c.words;
+    q.limit = c.limit;
+    auto memory = st->match_names(q);
+    ASSERT_TRUE(memory.is_ok()) << memory.status().to_string();
+    Query table = q;
+    table.exclude_keys = {"no-such-key"};
+    ASSERT_TRUE(has_attribute_filters(table));
+    auto sql = st->match_names(table);
+    ASSERT_TRUE(sql.is_ok()) << sql.status().to_string();
+    std::vector<std::tuple<model::Kind, std::string, std::string, std::string>> a, b;
+    for (const auto& n : *memory) a.emplace_back(n.kind, n.key, n.name, n.document_key);
+    for (const auto& n : *sql) b.emplace_back(n.kind, n.key, n.name, n.document_key);
+    EXPECT_EQ(a, b) << c.words[0];
+    if (c.words[0] == "fire") {
+      EXPECT_EQ(a.empty(), c.documents && c.documents->empty());
+    }
+  }
+}
+
+TEST(Store, KnowsWhetherAQueryIsSomeName) {
+  auto st = fixture();
+  ASSERT_TRUE(st);
+  for (const char* yes : {"Fireball", "fIrEbAlL", "  Goblin ", "srd_goblin"}) {
+    auto r = st->has_name_or_key(yes);
+    ASSERT_TRUE(r.is_ok());
+    EXPECT_TRUE(*r) << yes;
+  }
+  for (const char* no : {"Fireba", "fireball wizard", "srd_gob", ""}) {
+    auto r = st->has_name_or_key(no);
+    ASSERT_TRUE(r.is_ok());
+    EXPECT_FALSE(*r) << no;
+  }
 }
 
 TEST(Store, DocumentFilterEmptyListMatchesNothing) {

@@ -56,6 +56,10 @@ struct Query {
   int offset = 0;
 };
 
+// Whether `q` filters by anything besides kinds, documents and its name (name_exact, name_contains): such
+// queries need the entities table; the others can be answered from the in-memory name list.
+bool has_attribute_filters(const Query& q);
+
 struct QueryResult {
   std::vector<Entity> entities;  // sorted by name, then document key, then key; `raw` left empty
   int total = 0;                 // matches before limit/offset
@@ -168,8 +172,12 @@ class Store {
 
   Result<QueryResult> query(const Query& q);
 
-  // Kinds, keys and names of the entities matching `q` (its limit applies; bodies are not read), by name.
+  // Kinds, keys and names of the entities matching `q` (its limit applies; bodies are not read), by name. Served
+  // from the in-memory name list when `q` has no attribute filters.
   Result<std::vector<NameEntry>> match_names(const Query& q);
+  // Whether some entity, of any kind or document, has the name `name_or_key` (after text::fold) or exactly that
+  // key: a cheap test from memory before looking for an exact name under filters.
+  Result<bool> has_name_or_key(const std::string& name_or_key);
   // Kinds and keys of every entity matching `q`'s filters, in no particular order (its limit, offset and
   // search words do not apply): what a filter mask over another index needs, without sorting by name.
   Result<std::vector<std::pair<Kind, std::string>>> matching_keys(const Query& q);
