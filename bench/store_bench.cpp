@@ -150,18 +150,24 @@ void BM_Sgemm(benchmark::State& state) {
 BENCHMARK(BM_Sgemm)->Iterations(1);
 
 // Latency of a 12-token query on one thread, as p50 and p95 over 300 encodings, and its share of the
-// sgemm-bound time.
+// sgemm-bound time; arg 0 in float, arg 1 in the query precision (half-precision weights).
 void BM_EncodeQuery12Tokens(benchmark::State& state) {
   if (!encoder()) {
     state.SkipWithError("no model (run scripts/setup.sh)");
     return;
   }
   const auto ids = encoder()->tokenizer().encode("teleport a short distance as a bonus action");  // 12 ids
+  const auto precision =
+      state.range(0) ? lorekeeper::embed::Encoder::Precision::kQuery : lorekeeper::embed::Encoder::Precision::kFloat;
+  if (state.range(0) && !encoder()->has_half_weights()) {
+    state.SkipWithError("no F16C: queries are encoded in float");
+    return;
+  }
   std::vector<double> ms;
   for (auto _ : state) {
     for (int i = 0; i < 300; ++i) {
       const auto t0 = std::chrono::steady_clock::now();
-      benchmark::DoNotOptimize(encoder()->encode_ids(ids));
+      benchmark::DoNotOptimize(encoder()->encode_ids(ids, precision));
       ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     }
   }
@@ -175,7 +181,7 @@ void BM_EncodeQuery12Tokens(benchmark::State& state) {
   state.counters["sgemm_bound_ms"] = bound_ms;
   state.counters["pct_of_bound"] = 100.0 * bound_ms / p50;
 }
-BENCHMARK(BM_EncodeQuery12Tokens)->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_EncodeQuery12Tokens)->Arg(0)->Arg(1)->Iterations(1)->Unit(benchmark::kMillisecond);
 
 // Bulk throughput: 256 passages of 150-250 tokens in packed batches of about 2,048 tokens, on 1 or 2
 // threads, as tokens/s and as a share of the sgemm-bound rate (times the thread count).
@@ -315,7 +321,7 @@ void BM_TopKAfterEncode(benchmark::State& state) {
   std::vector<double> ms;
   for (auto _ : state) {
     const auto t0 = std::chrono::steady_clock::now();
-    const std::vector<float> q = encoder()->encode_ids(ids);
+    const std::vector<float> q = encoder()->encode_ids(ids, lorekeeper::embed::Encoder::Precision::kQuery);
     const auto t1 = std::chrono::steady_clock::now();
     benchmark::DoNotOptimize(ix->top_k(q.data(), nullptr, 100));
     const auto t2 = std::chrono::steady_clock::now();

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <tuple>
 
 #include "kernels.hpp"
 
@@ -27,8 +28,10 @@ constexpr float kLnEps = 1e-12f;
 // every call); measured by BM_Linear in bench/store_bench.cpp.
 constexpr int kFewRows = 48;
 
-// y[rows x out] = x[rows x in] * W^T + b, with W stored [out x in] as PyTorch's Linear does.
-void linear(const float* x, int rows, int in, const float* w, const float* b, int out, float* y) {
+// y[rows x out] = x[rows x in] * W^T + b, with W stored [out x in] as PyTorch's Linear does; `half` is W in
+// half precision, used when given and the rows are few.
+void linear(const float* x, int rows, int in, const float* w, const uint16_t* half, const float* b, int out, float* y) {
+  if (rows <= kFewRows && half && kernels::linear_few_rows_half(x, rows, in, half, b, out, y)) return;
   if (rows <= kFewRows && kernels::linear_few_rows(x, rows, in, w, b, out, y)) return;
   for (int r = 0; r < rows; ++r) std::copy(b, b + out, y + static_cast<size_t>(r) * out);
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, out, in, 1.0f, x, in, w, in, 1.0f, y, out);
@@ -107,11 +110,43 @@ Result<std::unique_ptr<Encoder>> Encoder::load(const std::string& model_dir) {
   return e;
 }
 
-std::vector<float> Encoder::encode_ids(const std::vector<int32_t>& ids) const {
-  return std::move(encode_batch({ids}).front());
+bool Encoder::has_half_weights() const {
+  std::call_once(half_once_, [this] {
+    const size_t per_layer = static_cast<size_t>(4) * kHidden * kHidden + static_cast<size_t>(2) * kFfn * kHidden;
+    std::vector<uint16_t> half(per_layer * layers_.size());
+    std::vector<HalfLayer> half_layers;
+    for (size_t l = 0; l < layers_.size(); ++l) {
+      const Layer& L = layers_[l];
+      uint16_t* at = half.data() + per_layer * l;
+      HalfLayer H{};
+      for (auto [src, dst, n] : {std::tuple{L.q_w, &H.q_w, kHidden * kHidden},
+                                 {L.k_w, &H.k_w, kHidden * kHidden},
+                                 {L.v_w, &H.v_w, kHidden * kHidden},
+                                 {L.o_w, &H.o_w, kHidden * kHidden},
+                                 {L.i_w, &H.i_w, kFfn * kHidden},
+                                 {L.out_w, &H.out_w, kHidden * kFfn}}) {
+        if (!kernels::to_half(src, static_cast<size_t>(n), at)) return;  // no F16C: queries stay in float
+        *dst = at;
+        at += n;
+      }
+      half_layers.push_back(H);
+    }
+    half_ = std::move(half);
+    half_layers_ = std::move(half_layers);
+  });
+  return !half_layers_.empty();
+}
+
+std::vector<float> Encoder::encode_ids(const std::vector<int32_t>& ids, Precision precision) const {
+  return std::move(run({ids}, precision).front());
 }
 
 std::vector<std::vector<float>> Encoder::encode_batch(const std::vector<std::vector<int32_t>>& batch) const {
+  return run(batch, Precision::kFloat);
+}
+
+std::vector<std::vector<float>> Encoder::run(const std::vector<std::vector<int32_t>>& batch,
+                                             Precision precision) const {
   // The sequences are packed row after row with no padding: every step but attention works per token, and
   // attention runs per sequence on its own rows.
   std::vector<std::vector<float>> out(batch.size(), std::vector<float>(kDimensions, 0.0f));
@@ -140,10 +175,13 @@ std::vector<std::vector<float>> Encoder::encode_batch(const std::vector<std::vec
   }
   kernels::layer_norm(x.data(), R, kHidden, emb_ln_g_, emb_ln_b_, kLnEps);
   const float scale = 1.0f / std::sqrt(static_cast<float>(kHeadDim));
-  for (const Layer& L : layers_) {
-    linear(x.data(), R, kHidden, L.q_w, L.q_b, kHidden, q.data());
-    linear(x.data(), R, kHidden, L.k_w, L.k_b, kHidden, k.data());
-    linear(x.data(), R, kHidden, L.v_w, L.v_b, kHidden, v.data());
+  const bool half = precision == Precision::kQuery && R <= kFewRows && has_half_weights();
+  for (size_t l = 0; l < layers_.size(); ++l) {
+    const Layer& L = layers_[l];
+    const HalfLayer H = half ? half_layers_[l] : HalfLayer{};
+    linear(x.data(), R, kHidden, L.q_w, H.q_w, L.q_b, kHidden, q.data());
+    linear(x.data(), R, kHidden, L.k_w, H.k_w, L.k_b, kHidden, k.data());
+    linear(x.data(), R, kHidden, L.v_w, H.v_w, L.v_b, kHidden, v.data());
     for (size_t s = 0; s < batch.size(); ++s) {
       const int T = offset[s + 1] - offset[s];
       if (T == 0) continue;
@@ -160,13 +198,13 @@ std::vector<std::vector<float>> Encoder::encode_batch(const std::vector<std::vec
                     0.0f, ctx.data() + base + h * kHeadDim, kHidden);
       }
     }
-    linear(ctx.data(), R, kHidden, L.o_w, L.o_b, kHidden, tmp.data());
+    linear(ctx.data(), R, kHidden, L.o_w, H.o_w, L.o_b, kHidden, tmp.data());
     kernels::add(tmp.data(), x.data(), rh);
     kernels::layer_norm(tmp.data(), R, kHidden, L.ln1_g, L.ln1_b, kLnEps);
     x.swap(tmp);
-    linear(x.data(), R, kHidden, L.i_w, L.i_b, kFfn, ffn.data());
+    linear(x.data(), R, kHidden, L.i_w, H.i_w, L.i_b, kFfn, ffn.data());
     kernels::gelu(ffn.data(), ffn.size());
-    linear(ffn.data(), R, kFfn, L.out_w, L.out_b, kHidden, tmp.data());
+    linear(ffn.data(), R, kFfn, L.out_w, H.out_w, L.out_b, kHidden, tmp.data());
     kernels::add(tmp.data(), x.data(), rh);
     kernels::layer_norm(tmp.data(), R, kHidden, L.ln2_g, L.ln2_b, kLnEps);
     x.swap(tmp);

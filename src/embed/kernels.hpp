@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace lorekeeper::embed::kernels {
 
@@ -29,5 +30,17 @@ void add(float* y, const float* x, size_t n);
 // kernel when the CPU has AVX2 and FMA and `in` is a multiple of 8 and `out` of 4; returns false (y untouched)
 // otherwise, for the caller to use a general sgemm.
 bool linear_few_rows(const float* x, int rows, int in, const float* w, const float* b, int out, float* y);
+
+// The longest input row linear_few_rows_half takes (MiniLM's FFN width).
+inline constexpr int kMaxHalfIn = 1536;
+
+// out[i] = x[i] in IEEE half precision, rounded to nearest. Returns false (out untouched) when the CPU has no
+// F16C conversion instructions.
+bool to_half(const float* x, size_t n, uint16_t* out);
+
+// linear_few_rows with W in half precision (as to_half made it); the products and sums are in float. Returns
+// false (y untouched) without AVX2, FMA and F16C, or when `in` is not a multiple of 8 up to kMaxHalfIn or `out`
+// not a multiple of 4.
+bool linear_few_rows_half(const float* x, int rows, int in, const uint16_t* w, const float* b, int out, float* y);
 
 }  // namespace lorekeeper::embed::kernels

@@ -75,7 +75,7 @@ std::string Semantic::notice() const {
 
 std::vector<float> Semantic::embed(const std::string& text) const {
   if (!encoder_) return {};
-  return encoder_->encode(text);
+  return encoder_->encode_query(text);
 }
 
 }  // namespace lorekeeper::search

@@ -41,7 +41,7 @@ class Semantic {
   // Empty when meaning-based search is ready; otherwise one sentence on why answers are lexical-only.
   std::string notice() const;
 
-  // The unit-length embedding of a query (empty without a model).
+  // The unit-length embedding of a query, in the encoder's query precision (empty without a model).
   std::vector<float> embed(const std::string& text) const;
 
  private:
