@@ -24,6 +24,19 @@ LK_VECTOR_CLONES float dot(const float* a, const float* b, size_t n) {
   return s;
 }
 
+namespace {
+constexpr uint32_t kEmptySlot = 0xffffffffu;
+}
+
+uint64_t VectorIndex::key_hash(model::Kind kind, std::string_view key) {
+  uint64_t h = 1469598103934665603ull ^ static_cast<uint64_t>(kind);
+  for (unsigned char c : key) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h ^ (h >> 29);
+}
+
 VectorIndex VectorIndex::build(std::vector<store::Store::VectorRow> rows, int dims) {
   VectorIndex ix;
   ix.dims_ = dims;
@@ -31,26 +44,38 @@ VectorIndex VectorIndex::build(std::vector<store::Store::VectorRow> rows, int di
   for (const auto& r : rows) usable += static_cast<int>(r.vector.size()) == dims ? 1 : 0;
   ix.data_.reserve(usable * static_cast<size_t>(dims));
   ix.owner_.reserve(usable);
+  size_t capacity = 16;
+  while (capacity < 2 * usable) capacity *= 2;  // at most half full: short probe runs
+  ix.slots_.assign(capacity, kEmptySlot);
   for (auto& r : rows) {
     if (static_cast<int>(r.vector.size()) != dims) continue;
-    const auto id = std::make_pair(static_cast<int>(r.kind), r.key);
-    auto it = ix.by_key_.find(id);
-    if (it == ix.by_key_.end()) {
-      it = ix.by_key_.emplace(id, static_cast<uint32_t>(ix.entities_.size())).first;
+    std::optional<uint32_t> at = ix.find(r.kind, r.key);
+    if (!at) {
+      at = static_cast<uint32_t>(ix.entities_.size());
+      const uint64_t h = key_hash(r.kind, r.key);
+      size_t slot = h & (capacity - 1);
+      while (ix.slots_[slot] != kEmptySlot) slot = (slot + 1) & (capacity - 1);
+      ix.slots_[slot] = *at;
+      ix.hashes_.push_back(h);
       ix.entities_.push_back({r.kind, std::move(r.key), std::move(r.document_key)});
       ix.first_.push_back(static_cast<uint32_t>(ix.owner_.size()));
     }
-    ix.owner_.push_back(it->second);
+    ix.owner_.push_back(*at);
     ix.data_.insert(ix.data_.end(), r.vector.begin(), r.vector.end());
   }
   ix.first_.push_back(static_cast<uint32_t>(ix.owner_.size()));
   return ix;
 }
 
-std::optional<uint32_t> VectorIndex::find(model::Kind kind, const std::string& key) const {
-  const auto it = by_key_.find({static_cast<int>(kind), key});
-  if (it == by_key_.end()) return std::nullopt;
-  return it->second;
+std::optional<uint32_t> VectorIndex::find(model::Kind kind, std::string_view key) const {
+  if (slots_.empty()) return std::nullopt;
+  const uint64_t h = key_hash(kind, key);
+  const size_t mask = slots_.size() - 1;
+  for (size_t slot = h & mask;; slot = (slot + 1) & mask) {
+    const uint32_t e = slots_[slot];
+    if (e == kEmptySlot) return std::nullopt;
+    if (hashes_[e] == h && entities_[e].kind == kind && entities_[e].key == key) return e;
+  }
 }
 
 std::vector<VectorIndex::Hit> VectorIndex::top_k(const float* query, const std::vector<uint8_t>* allowed,

@@ -103,6 +103,14 @@ CREATE TRIGGER entities_fts_delete AFTER DELETE ON entities BEGIN
   DELETE FROM entities_fts WHERE rowid = old.id;
 END;
 )sql",
+      // 4: the indexes of the two commonest range filters (spell level, creature CR) carry the key, so the keys
+      // of every entity a filter allows (the mask of a meaning-based search) come from the index alone.
+      R"sql(
+DROP INDEX IF EXISTS entities_kind_level;
+DROP INDEX IF EXISTS entities_kind_cr;
+CREATE INDEX IF NOT EXISTS entities_kind_level_key ON entities (kind, level, key);
+CREATE INDEX IF NOT EXISTS entities_kind_cr_key ON entities (kind, cr, key);
+)sql",
   };
   return kMigrations;
 }

@@ -79,6 +79,12 @@ class Stmt {
     if (p == nullptr) return {};
     return {static_cast<const char*>(p), static_cast<size_t>(sqlite3_column_bytes(stmt_.get(), col))};
   }
+  // The text of a column without copying it (valid until the next step or reset).
+  std::string_view text_view(int col) const {
+    const unsigned char* p = sqlite3_column_text(stmt_.get(), col);
+    if (p == nullptr) return {};
+    return {reinterpret_cast<const char*>(p), static_cast<size_t>(sqlite3_column_bytes(stmt_.get(), col))};
+  }
   std::string text(int col) const {
     const unsigned char* p = sqlite3_column_text(stmt_.get(), col);
     if (p == nullptr) return {};

@@ -114,6 +114,12 @@ bool has_document(const Query& q, const std::string& document_key) {
          std::find(q.document_keys->begin(), q.document_keys->end(), document_key) != q.document_keys->end();
 }
 
+// The join that build_where's conditions on the document need (only game_system reads it); the read paths
+// that return document fields join it themselves.
+std::string document_join(const Query& q) {
+  return q.game_system.empty() ? std::string() : std::string(" JOIN documents d ON d.key = e.document_key");
+}
+
 // Builds the WHERE clause for a query from fixed fragments; every value is a bound parameter.
 void build_where(const Query& q, std::string* sql, std::vector<BindValue>* binds) {
   auto add = [&](const char* fragment) {
@@ -585,11 +591,14 @@ Result<QueryResult> Store::query(const Query& q) {
 }
 
 Result<std::vector<NameEntry>> Store::match_names(const Query& q) {
-  if (!has_attribute_filters(q) && q.name_exact.empty()) {
+  if (q.name_exact.empty()) {
+    // From memory when kinds and documents are the only filters; with others, the table is asked only when
+    // some name has the words at all (most searches' words are in no name).
+    const bool complete = !has_attribute_filters(q);
     LOREKEEPER_RETURN_IF_ERROR(refresh_names());
     std::vector<NameEntry> out;
     for (const auto& n : names_->all) {
-      if (static_cast<int>(out.size()) >= q.limit) break;
+      if (static_cast<int>(out.size()) >= (complete ? q.limit : 1)) break;
       if (!q.kinds.empty() && std::find(q.kinds.begin(), q.kinds.end(), n.kind) == q.kinds.end()) continue;
       if (!has_document(q, n.document_key)) continue;
       const bool named = std::all_of(q.name_contains.begin(), q.name_contains.end(), [&](const std::string& w) {
@@ -597,15 +606,13 @@ Result<std::vector<NameEntry>> Store::match_names(const Query& q) {
       });
       if (named) out.push_back({n.kind, n.key, n.name, n.document_key, ""});
     }
-    return out;
+    if (complete || out.empty()) return out;
   }
   std::string where = " WHERE 1";
   std::vector<BindValue> binds;
   build_where(q, &where, &binds);
-  auto prepared = cached(
-      "SELECT e.kind, e.key, e.name, e.document_key FROM entities e"
-      " JOIN documents d ON d.key = e.document_key" +
-      where + " ORDER BY e.name_fold, e.document_key, e.key LIMIT ?");
+  auto prepared = cached("SELECT e.kind, e.key, e.name, e.document_key FROM entities e" + document_join(q) + where +
+                         " ORDER BY e.name_fold, e.document_key, e.key LIMIT ?");
   if (!prepared) return prepared.status();
   Stmt& st = **prepared;
   bind_all(st, binds);
@@ -621,21 +628,27 @@ Result<std::vector<NameEntry>> Store::match_names(const Query& q) {
 }
 
 Result<std::vector<std::pair<Kind, std::string>>> Store::matching_keys(const Query& q) {
+  std::vector<std::pair<Kind, std::string>> out;
+  LOREKEEPER_RETURN_IF_ERROR(
+      for_each_matching_key(q, [&](Kind kind, std::string_view key) { out.emplace_back(kind, std::string(key)); }));
+  return out;
+}
+
+Status Store::for_each_matching_key(const Query& q, const std::function<void(Kind, std::string_view)>& visit) {
   std::string where = " WHERE 1";
   std::vector<BindValue> binds;
   build_where(q, &where, &binds);
-  auto prepared = cached("SELECT e.kind, e.key FROM entities e JOIN documents d ON d.key = e.document_key" + where);
+  auto prepared = cached("SELECT e.kind, e.key FROM entities e" + document_join(q) + where);
   if (!prepared) return prepared.status();
   Stmt& st = **prepared;
   bind_all(st, binds);
-  std::vector<std::pair<Kind, std::string>> out;
   while (true) {
     auto row = st.step();
     if (!row) return row.status();
     if (!*row) break;
-    out.emplace_back(model::parse_kind(st.text(0)).value_or(Kind::kSpell), st.text(1));
+    visit(model::parse_kind(st.text_view(0)).value_or(Kind::kSpell), st.text_view(1));
   }
-  return out;
+  return Status::ok();
 }
 
 namespace {
@@ -700,8 +713,8 @@ Result<std::vector<Store::TextHit>> Store::text_search(const Query& q, const std
   build_where(q, &where, &binds);
   auto prepared = cached(
       "SELECT e.kind, e.key, e.id, -bm25(entities_fts, 10.0, 1.0) AS rank FROM entities_fts"
-      " JOIN entities e ON e.id = entities_fts.rowid JOIN documents d ON d.key = e.document_key" +
-      where + " ORDER BY rank DESC LIMIT ?");
+      " JOIN entities e ON e.id = entities_fts.rowid" +
+      document_join(q) + where + " ORDER BY rank DESC LIMIT ?");
   if (!prepared) return prepared.status();
   Stmt& st = **prepared;
   bind_all(st, binds);

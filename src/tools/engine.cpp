@@ -1,6 +1,7 @@
 #include "lorekeeper/tools/engine.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <functional>
@@ -521,6 +522,13 @@ struct SearchContext {
     pending.emplace(text, std::async(std::launch::async, [s, text] { return s->embed(text); }));
   }
 
+  // Whether the embedding of `text` can be had without waiting.
+  bool ready(const std::string& text) const {
+    if (embedded.count(text)) return true;
+    const auto p = pending.find(text);
+    return p == pending.end() || p->second.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+  }
+
   const std::vector<float>& embed(const std::string& text) const {
     auto it = embedded.find(text);
     if (it != embedded.end()) return it->second;
@@ -568,11 +576,9 @@ Result<std::vector<uint8_t>> allowed_mask(store::Store& st, const search::Vector
     }
     return mask;
   }
-  auto keys = st.matching_keys(q);
-  if (!keys) return keys.status();
-  for (const auto& [kind, key] : *keys) {
+  LOREKEEPER_RETURN_IF_ERROR(st.for_each_matching_key(q, [&](Kind kind, std::string_view key) {
     if (auto i = ix.find(kind, key)) mask[*i] = 1;
-  }
+  }));
   return mask;
 }
 
@@ -754,10 +760,36 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
     if (!known) return known.status();
     if (!*known) ix = nullptr;
   }
+  // The entities loaded for showing, by (kind, key): the best lexical candidates are read while the encoder
+  // still works, as most of them are shown in the end.
+  std::map<std::pair<int, std::string>, Entity> loaded;
+  auto load = [&](const std::pair<int, std::string>& id) -> Result<const Entity*> {
+    auto at = loaded.find(id);
+    if (at == loaded.end()) {
+      auto got = st.get(id.second, static_cast<Kind>(id.first), false);
+      if (!got) return got.status();
+      if (got->empty()) return static_cast<const Entity*>(nullptr);
+      at = loaded.emplace(id, std::move(got->front())).first;
+    }
+    return &at->second;
+  };
   if (ix) {
-    const std::vector<float>& qv = ctx.embed(s);
+    // The filter mask is made while the encoder works, then the likeliest results are read.
     auto mask = allowed_mask(st, *ix, q);
     if (!mask) return mask.status();
+    if (!ctx.ready(s)) {
+      std::vector<std::pair<double, std::pair<int, std::string>>> likeliest;
+      for (const auto& [id, c] : merged) likeliest.push_back({c.score, id});
+      const size_t n =
+          std::min(likeliest.size(), static_cast<size_t>(std::max(0, limit - static_cast<int>(exact_results.size()))));
+      std::partial_sort(likeliest.begin(), likeliest.begin() + static_cast<std::ptrdiff_t>(n), likeliest.end(),
+                        [](const auto& a, const auto& b) { return a.first > b.first; });
+      for (size_t i = 0; i < n && !ctx.ready(s); ++i) {
+        auto e = load(likeliest[i].second);
+        if (!e) return e.status();
+      }
+    }
+    const std::vector<float>& qv = ctx.embed(s);
     const float floor = out.note.empty() ? kSemanticFloor : kExcludedNameFloor;
     // Text-only lexical hits far from the query's meaning are dropped.
     for (auto it = merged.begin(); it != merged.end();) {
@@ -825,16 +857,16 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
   out.results = std::move(exact_results);
   for (auto& c : scored) {
     if (static_cast<int>(out.results.size()) >= limit) break;
-    auto loaded = st.get(c.id.second, static_cast<Kind>(c.id.first), false);
-    if (!loaded) return loaded.status();
-    if (loaded->empty()) continue;
-    json result = to_result(loaded->front());
+    auto e = load(c.id);
+    if (!e) return e.status();
+    if (*e == nullptr) continue;
+    const Entity& entity = **e;
+    json result = to_result(entity);
     result["_score"] = round3(c.score);
     result["_matched"] = c.how;
     const bool text_or_meaning = std::find(c.how.begin(), c.how.end(), "text") != c.how.end() ||
                                  std::find(c.how.begin(), c.how.end(), "meaning") != c.how.end();
-    if (text_or_meaning && !loaded->front().text.empty())
-      result["_snippet"] = snippet(loaded->front().text, meaningful);
+    if (text_or_meaning && !entity.text.empty()) result["_snippet"] = snippet(entity.text, meaningful);
     out.results.push_back(std::move(result));
   }
   out.total = static_cast<int>(exact_ids.size() + scored.size());

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
 
 #include "lorekeeper/search/passages.hpp"
 #include "lorekeeper/search/vector_index.hpp"
@@ -152,6 +153,34 @@ TEST(VectorIndex, ScoresAnEntityByItsBestPassageAndSkipsBadRows) {
   EXPECT_EQ(ix.entity(hits[2].entity).key, "c");
   EXPECT_EQ(ix.entity(hits[2].entity).document_key, "doc2");
   EXPECT_FALSE(ix.find(Kind::kCreature, "bad"));
+}
+
+TEST(VectorIndex, FindsEveryEntityByKindAndKey) {
+  // The same keys in two kinds, with two passages each: every (kind, key) is one entity, others are absent.
+  std::vector<store::Store::VectorRow> many;
+  for (Kind kind : {Kind::kCreature, Kind::kSpell}) {
+    for (int i = 0; i < 3000; ++i) {
+      for (int p = 0; p < 2; ++p) many.push_back({kind, "key-" + std::to_string(i), p, "h", unit({1, 0, 0, 0}), "d"});
+    }
+  }
+  const VectorIndex ix = VectorIndex::build(std::move(many), 4);
+  ASSERT_EQ(ix.size(), 6000u);
+  std::set<uint32_t> seen;
+  for (Kind kind : {Kind::kCreature, Kind::kSpell}) {
+    for (int i = 0; i < 3000; ++i) {
+      const std::string key = "key-" + std::to_string(i);
+      const auto at = ix.find(kind, key);
+      ASSERT_TRUE(at) << key;
+      EXPECT_EQ(ix.entity(*at).kind, kind);
+      EXPECT_EQ(ix.entity(*at).key, key);
+      seen.insert(*at);
+    }
+  }
+  EXPECT_EQ(seen.size(), 6000u);
+  EXPECT_FALSE(ix.find(Kind::kMagicItem, "key-1"));
+  EXPECT_FALSE(ix.find(Kind::kSpell, "key-3000"));
+  EXPECT_FALSE(ix.find(Kind::kSpell, ""));
+  EXPECT_FALSE(VectorIndex::build({}, 4).find(Kind::kSpell, "key-1"));
 }
 
 TEST(VectorIndex, FiltersBeforeScoringAndCutsAtK) {

@@ -171,6 +171,34 @@ TEST(Store, MigratesAnUnstemmedTextIndexKeepingItsRows) {
   EXPECT_TRUE(hits->empty());
 }
 
+TEST(Store, MigratesRangeFilterIndexesToCoverTheKey) {
+  const std::string path = testing::temp_dir() + "/v3.db";
+  { ASSERT_TRUE(open_rw(path)); }
+  ASSERT_NO_FATAL_FAILURE(exec_raw(path,
+                                   "DROP INDEX entities_kind_level_key; DROP INDEX entities_kind_cr_key;"
+                                   "CREATE INDEX entities_kind_level ON entities (kind, level);"
+                                   "CREATE INDEX entities_kind_cr ON entities (kind, cr); PRAGMA user_version = 3"));
+  auto st = open_rw(path);
+  ASSERT_TRUE(st);
+  EXPECT_EQ(st->schema_version(), kSchemaVersion);
+  st.reset();
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  std::set<std::string> indexes;
+  sqlite3_exec(
+      db, "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'entities'",
+      [](void* out, int, char** values, char**) {
+        static_cast<std::set<std::string>*>(out)->insert(values[0]);
+        return 0;
+      },
+      &indexes, nullptr);
+  sqlite3_close(db);
+  EXPECT_TRUE(indexes.count("entities_kind_level_key"));
+  EXPECT_TRUE(indexes.count("entities_kind_cr_key"));
+  EXPECT_FALSE(indexes.count("entities_kind_level"));
+  EXPECT_FALSE(indexes.count("entities_kind_cr"));
+}
+
 TEST(Store, StoresOpenedTogetherMigrateOnce) {
   // A store at schema version 1, opened by several threads at once (as several processes would after an
   // upgrade): the migrations are applied once, and every opener ends up at the current version.

@@ -26,7 +26,7 @@ using model::Entity;
 using model::Kind;
 
 // The schema version this build reads and writes.
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 // Structured constraints; every field is optional and fields combine with AND. String facet values must be
 // given in their stored, normalised form (lower-case keys; see model::Facets).
@@ -173,7 +173,7 @@ class Store {
   Result<QueryResult> query(const Query& q);
 
   // Kinds, keys and names of the entities matching `q` (its limit applies; bodies are not read), by name. Served
-  // from the in-memory name list when `q` has no attribute filters.
+  // from the in-memory name list when `q` has no attribute filters, or when no name has its words at all.
   Result<std::vector<NameEntry>> match_names(const Query& q);
   // Whether some entity, of any kind or document, has the name `name_or_key` (after text::fold) or exactly that
   // key: a cheap test from memory before looking for an exact name under filters.
@@ -181,6 +181,8 @@ class Store {
   // Kinds and keys of every entity matching `q`'s filters, in no particular order (its limit, offset and
   // search words do not apply): what a filter mask over another index needs, without sorting by name.
   Result<std::vector<std::pair<Kind, std::string>>> matching_keys(const Query& q);
+  // The same, streamed without copies: `visit` sees each kind and key (the key valid during the call only).
+  Status for_each_matching_key(const Query& q, const std::function<void(Kind, std::string_view)>& visit);
 
   struct TextHit {
     Kind kind;
