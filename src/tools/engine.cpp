@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <thread>
 
 #include "lorekeeper/core/json_util.hpp"
 #include "lorekeeper/core/log.hpp"
@@ -534,6 +535,13 @@ struct SearchContext {
     if (it != embedded.end()) return it->second;
     auto p = pending.find(text);
     if (p != pending.end()) {
+      // The encoder has a few milliseconds left at most: wait for it awake. Sleeping on the future would let
+      // an idle virtual CPU halt, and waking it again costs more than the wait (seen as a bimodal latency).
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
+      while (p->second.wait_for(std::chrono::seconds(0)) != std::future_status::ready &&
+             std::chrono::steady_clock::now() < give_up) {
+        std::this_thread::yield();
+      }
       it = embedded.emplace(text, p->second.get()).first;
       pending.erase(p);
     } else {
