@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "kernels.hpp"
+#include "lorekeeper/core/half.hpp"
 
 namespace lorekeeper::embed {
 
@@ -112,6 +113,7 @@ Result<std::unique_ptr<Encoder>> Encoder::load(const std::string& model_dir) {
 
 bool Encoder::has_half_weights() const {
   std::call_once(half_once_, [this] {
+    if (!half::hardware()) return;  // no F16C: queries stay in float
     const size_t per_layer = static_cast<size_t>(4) * kHidden * kHidden + static_cast<size_t>(2) * kFfn * kHidden;
     std::vector<uint16_t> half(per_layer * layers_.size());
     std::vector<HalfLayer> half_layers;
@@ -125,7 +127,7 @@ bool Encoder::has_half_weights() const {
                                  {L.o_w, &H.o_w, kHidden * kHidden},
                                  {L.i_w, &H.i_w, kFfn * kHidden},
                                  {L.out_w, &H.out_w, kHidden * kFfn}}) {
-        if (!kernels::to_half(src, static_cast<size_t>(n), at)) return;  // no F16C: queries stay in float
+        half::from_floats(src, static_cast<size_t>(n), at);
         *dst = at;
         at += n;
       }

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "lorekeeper/core/half.hpp"
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 #define LK_VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
@@ -191,21 +193,6 @@ __attribute__((target("avx2,fma,f16c"))) void linear_few_rows_half_avx2(const fl
   }
 }
 
-__attribute__((target("avx2,fma,f16c"))) void to_half_f16c(const float* x, size_t n, uint16_t* out) {
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    const __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(x + i), _MM_FROUND_TO_NEAREST_INT);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), h);
-  }
-  for (; i < n; ++i) out[i] = _cvtss_sh(x[i], _MM_FROUND_TO_NEAREST_INT);
-}
-
-bool cpu_has_f16c() {
-  static const bool has =
-      __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
-  return has;
-}
-
 bool cpu_has_avx2_fma() {
   static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
   return has;
@@ -214,20 +201,9 @@ bool cpu_has_avx2_fma() {
 }  // namespace
 #endif
 
-bool to_half(const float* x, size_t n, uint16_t* out) {
-#if defined(__x86_64__)
-  if (!cpu_has_f16c()) return false;
-  to_half_f16c(x, n, out);
-  return true;
-#else
-  (void)x, (void)n, (void)out;
-  return false;
-#endif
-}
-
 bool linear_few_rows_half(const float* x, int rows, int in, const uint16_t* w, const float* b, int out, float* y) {
 #if defined(__x86_64__)
-  if (in % 8 != 0 || out % 4 != 0 || in > kMaxHalfIn || !cpu_has_f16c()) return false;
+  if (in % 8 != 0 || out % 4 != 0 || in > kMaxHalfIn || !half::hardware()) return false;
   linear_few_rows_half_avx2(x, rows, in, w, b, out, y);
   return true;
 #else

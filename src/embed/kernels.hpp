@@ -34,11 +34,7 @@ bool linear_few_rows(const float* x, int rows, int in, const float* w, const flo
 // The longest input row linear_few_rows_half takes (MiniLM's FFN width).
 inline constexpr int kMaxHalfIn = 1536;
 
-// out[i] = x[i] in IEEE half precision, rounded to nearest. Returns false (out untouched) when the CPU has no
-// F16C conversion instructions.
-bool to_half(const float* x, size_t n, uint16_t* out);
-
-// linear_few_rows with W in half precision (as to_half made it); the products and sums are in float. Returns
+// linear_few_rows with W in half precision (as half::from_floats makes it); the products and sums are in float. Returns
 // false (y untouched) without AVX2, FMA and F16C, or when `in` is not a multiple of 8 up to kMaxHalfIn or `out`
 // not a multiple of 4.
 bool linear_few_rows_half(const float* x, int rows, int in, const uint16_t* w, const float* b, int out, float* y);

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+
+#include "lorekeeper/core/half.hpp"
 
 #if defined(__x86_64__)
 #define LK_VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
@@ -64,6 +67,19 @@ VectorIndex VectorIndex::build(std::vector<store::Store::VectorRow> rows, int di
     ix.data_.insert(ix.data_.end(), r.vector.begin(), r.vector.end());
   }
   ix.first_.push_back(static_cast<uint32_t>(ix.owner_.size()));
+  if (half::hardware() && !ix.data_.empty()) {
+    ix.half_.resize(ix.data_.size());
+    half::from_floats(ix.data_.data(), ix.data_.size(), ix.half_.data());
+    const size_t d = static_cast<size_t>(dims);
+    for (size_t p = 0; p < ix.owner_.size(); ++p) {
+      double err = 0;
+      for (size_t i = p * d; i < (p + 1) * d; ++i) {
+        const double diff = static_cast<double>(ix.data_[i]) - half::to_float(ix.half_[i]);
+        err += diff * diff;
+      }
+      ix.half_error_ = std::max(ix.half_error_, static_cast<float>(std::sqrt(err)));
+    }
+  }
   return ix;
 }
 
@@ -80,16 +96,43 @@ std::optional<uint32_t> VectorIndex::find(model::Kind kind, std::string_view key
 
 std::vector<VectorIndex::Hit> VectorIndex::top_k(const float* query, const std::vector<uint8_t>* allowed,
                                                  size_t k) const {
-  std::vector<float> best(entities_.size(), -2.0f);
   const size_t d = static_cast<size_t>(dims_);
-  for (size_t p = 0; p < owner_.size(); ++p) {
-    const uint32_t e = owner_[p];
-    if (allowed && (*allowed)[e] == 0) continue;
-    best[e] = std::max(best[e], dot(query, data_.data() + p * d, d));
-  }
+  std::vector<float> best(entities_.size(), -2.0f);
+  auto scan = [&](auto&& score) {
+    for (size_t p = 0; p < owner_.size(); ++p) {
+      const uint32_t e = owner_[p];
+      if (allowed && (*allowed)[e] == 0) continue;
+      best[e] = std::max(best[e], score(p));
+    }
+  };
+  const auto exact = [&](size_t p) { return dot(query, data_.data() + p * d, d); };
   std::vector<Hit> hits;
-  for (uint32_t e = 0; e < best.size(); ++e) {
-    if (best[e] > -2.0f) hits.push_back({e, best[e]});
+  if (half_.empty() || k == 0) {
+    scan(exact);
+    for (uint32_t e = 0; e < best.size(); ++e) {
+      if (best[e] > -2.0f) hits.push_back({e, best[e]});
+    }
+  } else {
+    // A half-precision score is within half_error_ of the float one (|q . (v - half(v))| <= |v - half(v)| for
+    // a unit q). The k-th best half score, less that error, is a floor the float k-th best reaches; an entity
+    // whose half score plus the error stays under that floor cannot be in the answer.
+    scan([&](size_t p) { return half::dot(query, half_.data() + p * d, d); });
+    std::vector<float> approx;
+    for (float b : best) {
+      if (b > -2.0f) approx.push_back(b);
+    }
+    float cut = -2.0f;
+    if (approx.size() > k) {
+      std::nth_element(approx.begin(), approx.begin() + static_cast<std::ptrdiff_t>(k - 1), approx.end(),
+                       std::greater<float>());
+      cut = approx[k - 1] - 2 * half_error_;
+    }
+    for (uint32_t e = 0; e < best.size(); ++e) {
+      if (best[e] <= -2.0f || best[e] < cut) continue;
+      float score = -2.0f;
+      for (size_t p = first_[e]; p < first_[e + 1]; ++p) score = std::max(score, exact(p));
+      hits.push_back({e, score});
+    }
   }
   const size_t n = std::min(k, hits.size());
   std::partial_sort(

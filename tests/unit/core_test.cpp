@@ -1,10 +1,16 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
+#include <limits>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "lorekeeper/core/config.hpp"
+#include "lorekeeper/core/half.hpp"
 #include "lorekeeper/core/sha256.hpp"
 #include "lorekeeper/core/status.hpp"
 #include "lorekeeper/core/text.hpp"
@@ -13,6 +19,62 @@
 
 namespace lorekeeper {
 namespace {
+
+float float_bits(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+}
+
+TEST(Half, RoundsToNearestEvenAtTheEdges) {
+  EXPECT_EQ(half::from_float(0.0f), 0x0000);
+  EXPECT_EQ(half::from_float(-0.0f), 0x8000);
+  EXPECT_EQ(half::from_float(1.0f), 0x3c00);
+  EXPECT_EQ(half::from_float(-2.0f), 0xc000);
+  EXPECT_EQ(half::from_float(65504.0f), 0x7bff);                      // the largest half
+  EXPECT_EQ(half::from_float(65519.0f), 0x7bff);                      // under the halfway point to 65536
+  EXPECT_EQ(half::from_float(65520.0f), 0x7c00);                      // halfway, ties to even: infinity
+  EXPECT_EQ(half::from_float(std::ldexp(1.0f, -24)), 0x0001);         // the smallest subnormal
+  EXPECT_EQ(half::from_float(std::ldexp(1.0f, -25)), 0x0000);         // halfway to it, ties to even: zero
+  EXPECT_EQ(half::from_float(std::ldexp(3.0f, -26)), 0x0001);         // past halfway
+  EXPECT_EQ(half::from_float(1.0f + std::ldexp(1.0f, -11)), 0x3c00);  // halfway between 1 and the next: even
+  EXPECT_EQ(half::from_float(1.0f + std::ldexp(3.0f, -11)), 0x3c02);  // halfway, odd below: up
+  EXPECT_EQ(half::from_float(std::numeric_limits<float>::infinity()), 0x7c00);
+  EXPECT_EQ(half::from_float(std::numeric_limits<float>::quiet_NaN()) & 0x7c00, 0x7c00);
+  EXPECT_NE(half::from_float(std::numeric_limits<float>::quiet_NaN()) & 0x03ff, 0);
+  for (uint32_t h = 0; h < 0x7c00; ++h) {  // every finite half survives the round trip
+    ASSERT_EQ(half::from_float(half::to_float(static_cast<uint16_t>(h))), h);
+    ASSERT_EQ(half::from_float(-half::to_float(static_cast<uint16_t>(h))), h | 0x8000);
+  }
+}
+
+TEST(Half, HardwareAndPortableConversionsAgree) {
+  if (!half::hardware()) GTEST_SKIP() << "no F16C on this CPU";
+  // Blocks of 8 take the F16C path; from_float is the portable one.
+  std::vector<float> x;
+  uint32_t seed = 7;
+  for (int i = 0; i < 1 << 18; ++i) {
+    seed = seed * 1664525u + 1013904223u;
+    const uint32_t bits = (seed & 0x807fffffu) | (static_cast<uint32_t>(96 + (seed >> 23) % 48) << 23);
+    x.push_back(float_bits(bits));  // exponents from subnormal half to past the half range
+  }
+  std::vector<uint16_t> out(x.size());
+  half::from_floats(x.data(), x.size(), out.data());
+  for (size_t i = 0; i < x.size(); ++i) ASSERT_EQ(out[i], half::from_float(x[i])) << x[i];
+}
+
+TEST(Half, DotProductOfFloatAndHalf) {
+  std::vector<float> q, v;
+  for (int i = 0; i < 385; ++i) {  // not a multiple of the vector width
+    q.push_back(std::sin(0.1f * static_cast<float>(i)));
+    v.push_back(std::cos(0.07f * static_cast<float>(i)));
+  }
+  std::vector<uint16_t> h(v.size());
+  half::from_floats(v.data(), v.size(), h.data());
+  double expected = 0;
+  for (size_t i = 0; i < q.size(); ++i) expected += static_cast<double>(q[i]) * half::to_float(h[i]);
+  EXPECT_NEAR(half::dot(q.data(), h.data(), q.size()), expected, 1e-4);
+}
 
 TEST(Text, FoldIgnoresCaseAccentsAndPunctuation) {
   EXPECT_EQ(text::fold("Fireball"), "fireball");

@@ -183,6 +183,56 @@ TEST(VectorIndex, FindsEveryEntityByKindAndKey) {
   EXPECT_FALSE(VectorIndex::build({}, 4).find(Kind::kSpell, "key-1"));
 }
 
+// The half-precision scan must not change the answer: the top k equal a float brute force, on vectors crowded
+// together (near-ties within the half rounding error), with several passages per entity and a filter.
+TEST(VectorIndex, TopKEqualsTheFloatAnswer) {
+  uint32_t seed = 11;
+  auto rnd = [&] {
+    seed = seed * 1664525u + 1013904223u;
+    return static_cast<float>(seed >> 8) / 16777216.0f - 0.5f;
+  };
+  const std::vector<float> centre = unit({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16});
+  std::vector<store::Store::VectorRow> rows;
+  std::vector<std::vector<std::vector<float>>> vectors(2000);  // entity -> passages
+  for (int e = 0; e < 2000; ++e) {
+    for (int p = 0; p < 1 + e % 3; ++p) {
+      std::vector<float> v = centre;
+      for (auto& x : v) x += 0.002f * rnd();
+      v = unit(v);
+      vectors[static_cast<size_t>(e)].push_back(v);
+      rows.push_back({Kind::kSpell, "e" + std::to_string(10000 + e), p, "h", v, "d"});
+    }
+  }
+  const VectorIndex ix = VectorIndex::build(std::move(rows), 16);
+  std::vector<uint8_t> allowed(ix.size());
+  for (size_t i = 0; i < allowed.size(); ++i) allowed[i] = i % 4 != 1;
+  for (int trial = 0; trial < 20; ++trial) {
+    std::vector<float> q = centre;
+    for (auto& x : q) x += 0.01f * rnd();
+    q = unit(q);
+    const std::vector<uint8_t>* masks[] = {nullptr, &allowed};
+    for (const auto* mask : masks) {
+      std::vector<std::pair<float, uint32_t>> brute;
+      for (uint32_t i = 0; i < ix.size(); ++i) {
+        if (mask && !(*mask)[i]) continue;
+        const size_t e = static_cast<size_t>(std::stoi(ix.entity(i).key.substr(1)) - 10000);
+        float best = -2;
+        for (const auto& v : vectors[e]) best = std::max(best, dot(q.data(), v.data(), v.size()));
+        brute.push_back({best, i});
+      }
+      std::sort(brute.begin(), brute.end(), [](const auto& a, const auto& b) {
+        return a.first > b.first || (a.first == b.first && a.second < b.second);
+      });
+      const auto hits = ix.top_k(q.data(), mask, 25);
+      ASSERT_EQ(hits.size(), 25u);
+      for (size_t r = 0; r < hits.size(); ++r) {
+        ASSERT_EQ(hits[r].entity, brute[r].second) << "trial " << trial << " rank " << r;
+        ASSERT_EQ(hits[r].score, brute[r].first);
+      }
+    }
+  }
+}
+
 TEST(VectorIndex, FiltersBeforeScoringAndCutsAtK) {
   const VectorIndex ix = VectorIndex::build(rows(), 4);
   std::vector<uint8_t> allowed(ix.size(), 0);
