@@ -31,6 +31,8 @@ constexpr const char* kVersionWithoutHeader = "2025-03-26";
 constexpr int kHeaderMismatch = -32020;
 constexpr int kMissingClientCapability = -32021;
 constexpr int kServerError = -32000;
+// How much of an oversized body is read and dropped before the connection is closed anyway.
+constexpr size_t kDrainBytes = 1 << 20;
 
 std::string trim_ows(const std::string& s) {
   const size_t b = s.find_first_not_of(" \t");
@@ -356,14 +358,18 @@ struct HttpTransport::Impl {
     const size_t max = server_options.max_message_bytes;
     std::string body;
     bool too_big = false;
+    size_t dropped = 0;
     auto read_body = [&] {
       return reader([&](const char* data, size_t n) {
-        if (body.size() + n > max) {
-          too_big = true;
-          return false;
+        if (!too_big && body.size() + n <= max) {
+          body.append(data, n);
+          return true;
         }
-        body.append(data, n);
-        return true;
+        // Past the limit the rest is read and dropped (up to kDrainBytes), as the library does for a declared
+        // length: closing with unread data would reset the connection before the client reads the 413.
+        too_big = true;
+        dropped += n;
+        return dropped <= kDrainBytes;
       });
     };
     if (!admit(req, res)) {

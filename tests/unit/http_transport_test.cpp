@@ -315,6 +315,23 @@ TEST(HttpTransportTest, OversizedBodiesGet413) {
       kJson);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 413);
+  // Far over the limit (more than the sockets buffer): the server reads on and drops the rest, so the client
+  // finishes sending and reads the 413 instead of having its connection reset.
+  const std::string huge = json_util::dump(
+      req(2, "tools/call", {{"name", "search_spell"}, {"arguments", {{"search", std::string(400000, 'a')}}}}));
+  r = c.Post(
+      "/mcp", {{"Accept", kJson}},
+      [&](size_t offset, httplib::DataSink& sink) {
+        if (offset < huge.size()) {
+          sink.write(huge.data() + offset, std::min<size_t>(16384, huge.size() - offset));
+        } else {
+          sink.done();
+        }
+        return true;
+      },
+      kJson);
+  ASSERT_TRUE(r) << httplib::to_string(r.error());
+  EXPECT_EQ(r->status, 413);
   // The server still answers normal requests.
   EXPECT_EQ(s.post(req(1, "ping"))->status, 200);
 }
