@@ -54,7 +54,9 @@ float portable_to_float(uint16_t h) {
   const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
   const uint32_t exponent = (h >> 10) & 0x1fu;
   const uint32_t mantissa = h & 0x03ffu;
-  if (exponent == 0x1fu) return float_of(sign | 0x7f800000u | (mantissa << 13));
+  if (exponent == 0x1fu) {  // inf, or nan made quiet as F16C does
+    return float_of(sign | 0x7f800000u | (mantissa ? (mantissa | 0x0200u) << 13 : 0u));
+  }
   if (exponent != 0) return float_of(sign | ((exponent + 127u - 15u) << 23) | (mantissa << 13));
   // Zero or subnormal: mantissa * 2^-24, exact in float.
   const float v = static_cast<float>(mantissa) * float_of(0x33800000u);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
+#include <tuple>
 
 #include "lorekeeper/core/half.hpp"
 
@@ -43,6 +45,10 @@ uint64_t VectorIndex::key_hash(model::Kind kind, std::string_view key) {
 VectorIndex VectorIndex::build(std::vector<store::Store::VectorRow> rows, int dims) {
   VectorIndex ix;
   ix.dims_ = dims;
+  // An entity's passages must be adjacent (first_ relies on it); Store::vectors returns them so, others may not.
+  std::stable_sort(rows.begin(), rows.end(), [](const store::Store::VectorRow& a, const store::Store::VectorRow& b) {
+    return std::tie(a.kind, a.key, a.passage) < std::tie(b.kind, b.key, b.passage);
+  });
   size_t usable = 0;
   for (const auto& r : rows) usable += static_cast<int>(r.vector.size()) == dims ? 1 : 0;
   ix.data_.reserve(usable * static_cast<size_t>(dims));
@@ -77,7 +83,7 @@ VectorIndex VectorIndex::build(std::vector<store::Store::VectorRow> rows, int di
         const double diff = static_cast<double>(ix.data_[i]) - half::to_float(ix.half_[i]);
         err += diff * diff;
       }
-      ix.half_error_ = std::max(ix.half_error_, static_cast<float>(std::sqrt(err)));
+      ix.half_error_ = std::max(ix.half_error_, std::nextafter(static_cast<float>(std::sqrt(err)), 1.0f));
     }
   }
   return ix;
@@ -94,8 +100,9 @@ std::optional<uint32_t> VectorIndex::find(model::Kind kind, std::string_view key
   }
 }
 
-std::vector<VectorIndex::Hit> VectorIndex::top_k(const float* query, const std::vector<uint8_t>* allowed,
-                                                 size_t k) const {
+std::vector<VectorIndex::Hit> VectorIndex::top_k(const float* query, const std::vector<uint8_t>* allowed, size_t k,
+                                                 size_t* rescored) const {
+  if (rescored) *rescored = 0;
   const size_t d = static_cast<size_t>(dims_);
   std::vector<float> best(entities_.size(), -2.0f);
   auto scan = [&](auto&& score) {
@@ -125,13 +132,16 @@ std::vector<VectorIndex::Hit> VectorIndex::top_k(const float* query, const std::
     if (approx.size() > k) {
       std::nth_element(approx.begin(), approx.begin() + static_cast<std::ptrdiff_t>(k - 1), approx.end(),
                        std::greater<float>());
-      cut = approx[k - 1] - 2 * half_error_;
+      // Besides the vectors' rounding, the two dot products round differently (float sums of d terms of unit
+      // vectors, each off by at most d * epsilon).
+      cut = approx[k - 1] - 2 * half_error_ - 4 * static_cast<float>(d) * std::numeric_limits<float>::epsilon();
     }
     for (uint32_t e = 0; e < best.size(); ++e) {
       if (best[e] <= -2.0f || best[e] < cut) continue;
       float score = -2.0f;
       for (size_t p = first_[e]; p < first_[e + 1]; ++p) score = std::max(score, exact(p));
       hits.push_back({e, score});
+      if (rescored) ++*rescored;
     }
   }
   const size_t n = std::min(k, hits.size());

@@ -110,6 +110,7 @@ DROP INDEX IF EXISTS entities_kind_level;
 DROP INDEX IF EXISTS entities_kind_cr;
 CREATE INDEX IF NOT EXISTS entities_kind_level_key ON entities (kind, level, key);
 CREATE INDEX IF NOT EXISTS entities_kind_cr_key ON entities (kind, cr, key);
+ANALYZE entities;
 )sql",
   };
   return kMigrations;

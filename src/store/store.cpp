@@ -228,7 +228,7 @@ struct Store::StatementCache {
 struct Store::NameCache {
   int64_t data_version = -1;
   int64_t own_changes = -1;
-  std::vector<NameEntry> all;     // by folded name, then document key, then key
+  std::vector<NameEntry> all;     // by folded name, then document key, key and kind
   std::vector<std::string> keys;  // every key, sorted
 };
 
@@ -346,6 +346,23 @@ Status Store::write_entities(const std::vector<Document>& documents, const std::
     doc_st->bind_text_or_null(8, d.url);
     doc_st->bind_text_or_null(9, d.description);
     LOREKEEPER_RETURN_IF_ERROR(doc_st->run());
+  }
+  // Every entity's document must be stored: the read paths that filter without joining documents rely on it.
+  std::set<std::string> documented;
+  for (const auto& d : documents) documented.insert(d.key);
+  auto doc_exists = Stmt::prepare(db_, "SELECT 1 FROM documents WHERE key = ?");
+  if (!doc_exists) return doc_exists.status();
+  for (const auto& e : entities) {
+    if (documented.count(e.document.key)) continue;
+    doc_exists->reset();
+    doc_exists->bind(1, std::string_view(e.document.key));
+    auto row = doc_exists->step();
+    if (!row) return row.status();
+    if (!*row) {
+      return Status::invalid_argument("entity '" + e.key + "' names document '" + e.document.key +
+                                      "', which is neither stored nor being written");
+    }
+    documented.insert(e.document.key);
   }
   auto del_st = Stmt::prepare(db_, "DELETE FROM entities WHERE kind = ? AND key = ?");
   if (!del_st) return del_st.status();
@@ -560,10 +577,10 @@ Result<QueryResult> Store::query(const Query& q) {
     // One pass: the window count sees every match before LIMIT; bodies are read for the page's rows only.
     auto prepared = cached(std::string("SELECT ") + kEntityColumns +
                            ", page.total FROM (SELECT e.id AS id, count(*) OVER () AS total" + from + where +
-                           " ORDER BY e.name_fold, e.document_key, e.key LIMIT ? OFFSET ?) page"
+                           " ORDER BY e.name_fold, e.document_key, e.key, e.kind LIMIT ? OFFSET ?) page"
                            " JOIN entities e ON e.id = page.id JOIN documents d ON d.key = e.document_key"
                            " JOIN entity_bodies b ON b.id = e.id"
-                           " ORDER BY e.name_fold, e.document_key, e.key");
+                           " ORDER BY e.name_fold, e.document_key, e.key, e.kind");
     if (!prepared) return prepared.status();
     Stmt& st = **prepared;
     bind_all(st, binds);
@@ -612,7 +629,7 @@ Result<std::vector<NameEntry>> Store::match_names(const Query& q) {
   std::vector<BindValue> binds;
   build_where(q, &where, &binds);
   auto prepared = cached("SELECT e.kind, e.key, e.name, e.document_key FROM entities e" + document_join(q) + where +
-                         " ORDER BY e.name_fold, e.document_key, e.key LIMIT ?");
+                         " ORDER BY e.name_fold, e.document_key, e.key, e.kind LIMIT ?");
   if (!prepared) return prepared.status();
   Stmt& st = **prepared;
   bind_all(st, binds);
@@ -782,8 +799,8 @@ Status Store::refresh_names() {
   if (!version) return version.status();
   const int64_t changes = sqlite3_total_changes64(db_);
   if (*version == names_->data_version && changes == names_->own_changes) return Status::ok();
-  auto prepared =
-      cached("SELECT kind, key, name, document_key, name_fold FROM entities ORDER BY name_fold, document_key, key");
+  auto prepared = cached(
+      "SELECT kind, key, name, document_key, name_fold FROM entities ORDER BY name_fold, document_key, key, kind");
   if (!prepared) return prepared.status();
   Stmt& st = **prepared;
   std::vector<NameEntry> all;

@@ -523,7 +523,8 @@ struct SearchContext {
     pending.emplace(text, std::async(std::launch::async, [s, text] { return s->embed(text); }));
   }
 
-  // Whether the embedding of `text` can be had without waiting.
+  // Whether the embedding of `text` can be had without waiting (true, too, when none was started: embed() then
+  // encodes on the calling thread).
   bool ready(const std::string& text) const {
     if (embedded.count(text)) return true;
     const auto p = pending.find(text);
@@ -535,9 +536,10 @@ struct SearchContext {
     if (it != embedded.end()) return it->second;
     auto p = pending.find(text);
     if (p != pending.end()) {
-      // The encoder has a few milliseconds left at most: wait for it awake. Sleeping on the future would let
-      // an idle virtual CPU halt, and waking it again costs more than the wait (seen as a bimodal latency).
-      const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
+      // The encoder usually has a millisecond or two left: wait for it awake (yielding to any other runnable
+      // thread), then asleep. Sleeping at once would let an idle virtual CPU halt, and waking it again costs
+      // more than the wait (seen as a bimodal latency).
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(5);
       while (p->second.wait_for(std::chrono::seconds(0)) != std::future_status::ready &&
              std::chrono::steady_clock::now() < give_up) {
         std::this_thread::yield();

@@ -278,6 +278,23 @@ TEST(Store, NameListFollowsWritesFromThisAndOtherConnections) {
   EXPECT_TRUE(spells->empty());
 }
 
+TEST(Store, RefusesAnEntityWhoseDocumentIsUnknown) {
+  auto st = open_rw(testing::temp_dir() + "/orphan.db");
+  ASSERT_TRUE(st);
+  auto fireball = make("fireball", "Fireball");
+  ASSERT_TRUE(st->upsert({fireball.document}, {fireball}).is_ok());
+  auto again = make("fireball", "Fireball");  // its document is stored already: fine without it
+  EXPECT_TRUE(st->upsert({}, {again}).is_ok());
+  auto orphan = make("bolt", "Bolt", "elsewhere");
+  const Status s = st->upsert({}, {make("bolt2", "Bolt Two"), orphan});
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.to_string();
+  Query q;
+  q.name_contains = {"bolt"};
+  auto r = st->match_names(q);
+  ASSERT_TRUE(r.is_ok());
+  EXPECT_TRUE(r->empty()) << "nothing of the refused write is kept";
+}
+
 TEST(Store, ReplaceSourcesIsAllOrNothing) {
   auto st = open_rw(testing::temp_dir() + "/s.db");
   ASSERT_TRUE(st);

@@ -34,8 +34,8 @@ class VectorIndex {
     float score;      // cosine similarity of the best passage, -1..1
   };
 
-  // Builds from stored rows (sorted by kind, key, passage, as Store::vectors returns them). Rows whose vector
-  // does not have `dims` components are skipped.
+  // Builds from stored rows (any order; an entity's passages are ordered by number). Rows whose vector does not
+  // have `dims` components are skipped.
   static VectorIndex build(std::vector<store::Store::VectorRow> rows, int dims);
 
   int dims() const { return dims_; }
@@ -45,8 +45,10 @@ class VectorIndex {
   std::optional<uint32_t> find(model::Kind kind, std::string_view key) const;
 
   // The `k` best entities for unit-length `query` (dims() floats), best first; with `allowed` (one byte per
-  // entity, non-zero = allowed), only those.
-  std::vector<Hit> top_k(const float* query, const std::vector<uint8_t>* allowed, size_t k) const;
+  // entity, non-zero = allowed), only those. `rescored`, when given, receives how many entities the
+  // half-precision scan left to score in float.
+  std::vector<Hit> top_k(const float* query, const std::vector<uint8_t>* allowed, size_t k,
+                         size_t* rescored = nullptr) const;
 
   // The cosine similarity of `entity`'s best passage to unit-length `query`.
   float similarity(uint32_t entity, const float* query) const;
