@@ -301,35 +301,28 @@ TEST(HttpTransportTest, OversizedBodiesGet413) {
   EXPECT_EQ(error_code(r), kInvalidRequest);
   // Chunked, so no Content-Length announces the size.
   auto c = s.client();
-  const std::string text = json_util::dump(big);
-  r = c.Post(
-      "/mcp", {{"Accept", kJson}},
-      [&](size_t offset, httplib::DataSink& sink) {
-        if (offset < text.size()) {
-          sink.write(text.data() + offset, std::min<size_t>(1000, text.size() - offset));
-        } else {
-          sink.done();
-        }
-        return true;
-      },
-      kJson);
-  ASSERT_TRUE(r);
+  auto post_chunked = [&](const std::string& text, size_t chunk) {
+    return c.Post(
+        "/mcp", {{"Accept", kJson}},
+        [&text, chunk](size_t offset, httplib::DataSink& sink) {
+          if (offset < text.size()) {
+            sink.write(text.data() + offset, std::min(chunk, text.size() - offset));
+          } else {
+            sink.done();
+          }
+          return true;
+        },
+        kJson);
+  };
+  r = post_chunked(json_util::dump(big), 1000);
+  ASSERT_TRUE(r) << httplib::to_string(r.error());
   EXPECT_EQ(r->status, 413);
   // Far over the limit (more than the sockets buffer): the server reads on and drops the rest, so the client
   // finishes sending and reads the 413 instead of having its connection reset.
-  const std::string huge = json_util::dump(
-      req(2, "tools/call", {{"name", "search_spell"}, {"arguments", {{"search", std::string(400000, 'a')}}}}));
-  r = c.Post(
-      "/mcp", {{"Accept", kJson}},
-      [&](size_t offset, httplib::DataSink& sink) {
-        if (offset < huge.size()) {
-          sink.write(huge.data() + offset, std::min<size_t>(16384, huge.size() - offset));
-        } else {
-          sink.done();
-        }
-        return true;
-      },
-      kJson);
+  r = post_chunked(
+      json_util::dump(
+          req(2, "tools/call", {{"name", "search_spell"}, {"arguments", {{"search", std::string(400000, 'a')}}}})),
+      16384);
   ASSERT_TRUE(r) << httplib::to_string(r.error());
   EXPECT_EQ(r->status, 413);
   // The server still answers normal requests.
