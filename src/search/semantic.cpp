@@ -29,6 +29,7 @@ Status Semantic::reload(store::Store& st, bool partial) {
   auto rows = st.vectors(kModelId, true);
   if (!rows) return rows.status();
   auto ix = std::make_shared<VectorIndex>(VectorIndex::build(std::move(*rows), embed::kDimensions));
+  encoder_->has_half_weights();  // makes the queries' weight copy now (once), not during the first search
   std::lock_guard<std::mutex> lock(mu_);
   index_ = partial && ix->size() == 0 ? nullptr : std::move(ix);
   updating_ = false;
