@@ -612,16 +612,17 @@ Result<std::vector<NameEntry>> Store::match_names(const Query& q) {
     // From memory when kinds and documents are the only filters; with others, the table is asked only when
     // some name has the words at all (most searches' words are in no name).
     const bool complete = !has_attribute_filters(q);
-    LOREKEEPER_RETURN_IF_ERROR(refresh_names());
+    const size_t wanted = complete ? static_cast<size_t>(std::max(0, q.limit)) : 1;
     std::vector<NameEntry> out;
-    for (const auto& n : names_->all) {
-      if (static_cast<int>(out.size()) >= (complete ? q.limit : 1)) break;
-      if (!q.kinds.empty() && std::find(q.kinds.begin(), q.kinds.end(), n.kind) == q.kinds.end()) continue;
-      if (!has_document(q, n.document_key)) continue;
-      const bool named = std::all_of(q.name_contains.begin(), q.name_contains.end(), [&](const std::string& w) {
-        return w.empty() || n.name_fold.find(w) != std::string::npos;
-      });
-      if (named) out.push_back({n.kind, n.key, n.name, n.document_key, ""});
+    if (wanted > 0) {
+      LOREKEEPER_RETURN_IF_ERROR(for_each_name(q.kinds, [&](const NameEntry& n) {
+        const bool named = has_document(q, n.document_key) &&
+                           std::all_of(q.name_contains.begin(), q.name_contains.end(), [&](const std::string& w) {
+                             return w.empty() || n.name_fold.find(w) != std::string::npos;
+                           });
+        if (named) out.push_back({n.kind, n.key, n.name, n.document_key, ""});
+        return out.size() < wanted;
+      }));
     }
     if (complete || out.empty()) return out;
   }
@@ -641,13 +642,6 @@ Result<std::vector<NameEntry>> Store::match_names(const Query& q) {
     if (!*row) break;
     out.push_back({model::parse_kind(st.text(0)).value_or(Kind::kSpell), st.text(1), st.text(2), st.text(3), ""});
   }
-  return out;
-}
-
-Result<std::vector<std::pair<Kind, std::string>>> Store::matching_keys(const Query& q) {
-  std::vector<std::pair<Kind, std::string>> out;
-  LOREKEEPER_RETURN_IF_ERROR(
-      for_each_matching_key(q, [&](Kind kind, std::string_view key) { out.emplace_back(kind, std::string(key)); }));
   return out;
 }
 

@@ -383,17 +383,19 @@ TEST(Store, MatchingKeysAreExactlyTheFilteredEntities) {
   q.kinds = {model::Kind::kCreature};
   q.cr_max = 2;
   q.limit = 1;  // not applied
-  auto keys = st->matching_keys(q);
-  ASSERT_TRUE(keys.is_ok()) << keys.status().to_string();
+  std::vector<std::pair<model::Kind, std::string>> keys;
+  const Status visited =
+      st->for_each_matching_key(q, [&](model::Kind kind, std::string_view key) { keys.emplace_back(kind, key); });
+  ASSERT_TRUE(visited.is_ok()) << visited.to_string();
   Query all = q;
   all.limit = 100000;
   auto page = st->query(all);
   ASSERT_TRUE(page.is_ok());
   ASSERT_GT(page->total, 1);
-  std::set<std::pair<model::Kind, std::string>> expected, got(keys->begin(), keys->end());
+  std::set<std::pair<model::Kind, std::string>> expected, got(keys.begin(), keys.end());
   for (const auto& e : page->entities) expected.insert({e.kind, e.key});
   EXPECT_EQ(got, expected);
-  EXPECT_EQ(keys->size(), got.size()) << "no duplicates";
+  EXPECT_EQ(keys.size(), got.size()) << "no duplicates";
 }
 
 // Name words under kind and document filters are answered from the in-memory name list; the answer must be

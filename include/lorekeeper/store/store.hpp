@@ -179,9 +179,8 @@ class Store {
   // key: a cheap test from memory before looking for an exact name under filters.
   Result<bool> has_name_or_key(const std::string& name_or_key);
   // Kinds and keys of every entity matching `q`'s filters, in no particular order (its limit, offset and
-  // search words do not apply): what a filter mask over another index needs, without sorting by name.
-  Result<std::vector<std::pair<Kind, std::string>>> matching_keys(const Query& q);
-  // The same, streamed without copies: `visit` sees each kind and key (the key valid during the call only).
+  // search words do not apply): what a filter mask over another index needs, without sorting by name. `visit`
+  // sees each kind and key, the key valid during the call only.
   Status for_each_matching_key(const Query& q, const std::function<void(Kind, std::string_view)>& visit);
 
   struct TextHit {
