@@ -83,6 +83,43 @@ void BM_StoreExactName(benchmark::State& state) {
 }
 BENCHMARK(BM_StoreExactName)->Unit(benchmark::kMicrosecond);
 
+// Full-text ranking of a natural-language query's words among the creatures, top 100: arg 0 by the FTS5 query,
+// arg 1 from the in-memory copy of the index (what serve uses); arg 1 also reports how long the copy took to load
+// (the first time in the process) and its size.
+void BM_StoreTextSearch(benchmark::State& state) {
+  static std::unique_ptr<lorekeeper::store::Store> memory;
+  static double load_ms = 0;
+  const bool in_memory = state.range(0) != 0;
+  if (in_memory && !memory) {
+    auto opened = lorekeeper::store::Store::open(bench_db(), lorekeeper::store::Store::Mode::kExistingOnly);
+    if (!opened) {
+      state.SkipWithError(opened.status().to_string().c_str());
+      return;
+    }
+    memory = std::move(*opened);
+    memory->set_text_index_in_memory(true);
+    const auto t0 = std::chrono::steady_clock::now();
+    if (!memory->warm_text_index().is_ok()) {
+      state.SkipWithError("cannot load the text index");
+      return;
+    }
+    load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  }
+  lorekeeper::store::Store& st = in_memory ? *memory : store();
+  Query q;
+  q.kinds = {lorekeeper::model::Kind::kCreature};
+  const std::vector<std::string> words = {"undead", "drains", "life"};
+  size_t hits = 0;
+  for (auto _ : state) {
+    auto r = st.text_search(q, words, 100);
+    hits = r ? r->size() : 0;
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["hits"] = static_cast<double>(hits);
+  if (in_memory) state.counters["load_ms"] = load_ms;
+}
+BENCHMARK(BM_StoreTextSearch)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
 void BM_ToolSearchSpellFiltered(benchmark::State& state) {
   lorekeeper::tools::Engine engine(bench_db());
   const nlohmann::json args = {{"level", 3}, {"class_key", "wizard"}, {"limit", 5}};
@@ -275,6 +312,7 @@ void tool_with_ranking(benchmark::State& state, lorekeeper::tools::Ranking ranki
   lorekeeper::tools::Engine engine(bench_db());
   engine.set_semantic(semantic);
   engine.set_ranking(ranking);
+  engine.set_text_index_in_memory(true);  // as serve runs it
   std::vector<double> ms;
   for (auto _ : state) {
     const auto t0 = std::chrono::steady_clock::now();

@@ -375,6 +375,13 @@ tools::Engine make_engine(const Config& cfg, std::shared_ptr<search::Semantic> s
   return engine;
 }
 
+// For engines that answer many calls (serve, eval): full-text ranking from the in-memory text index.
+tools::Engine make_long_lived_engine(const Config& cfg, std::shared_ptr<search::Semantic> semantic = nullptr) {
+  tools::Engine engine = make_engine(cfg, std::move(semantic));
+  engine.set_text_index_in_memory(true);
+  return engine;
+}
+
 // For one-shot commands: the semantic service with whatever vectors the store has (`lorekeeper index` makes
 // them complete); none when there are none.
 std::shared_ptr<search::Semantic> one_shot_semantic(const Config& cfg, tools::Engine& engine) {
@@ -437,6 +444,11 @@ class BackgroundEmbedder {
         st = std::move(*opened);
       }
       if (auto version = st->data_version()) seen_version = *version;
+      // After a sync or import the in-memory text index is reloaded here rather than by the next search.
+      st->set_text_index_in_memory(true);
+      if (Status warmed = st->warm_text_index(); !warmed.is_ok()) {
+        log::warning("loading the text index failed: " + warmed.to_string());
+      }
       search::IndexOptions options;
       options.threads = cfg_.embed_threads;
       options.max_passages = cfg_.embed_passages;
@@ -722,7 +734,7 @@ int cmd_eval(const Config& cfg, const std::string& file, const std::string& rank
   engines.reserve(modes.size());
   std::vector<std::pair<std::string, tools::Engine*>> runs;
   for (const auto& [label, mode] : modes) {
-    engines.push_back(make_engine(cfg, semantic));
+    engines.push_back(make_long_lived_engine(cfg, semantic));
     engines.back().set_ranking(mode);
     runs.push_back({label, &engines.back()});
   }
@@ -755,7 +767,7 @@ int serve_http(const Config& cfg, std::shared_ptr<search::Semantic> semantic, st
   mcp::ServerOptions options;
   options.version = kVersion;
   auto transport = mcp::HttpTransport::create(http, options, [&cfg, semantic, notice] {
-    auto engine = std::make_unique<tools::Engine>(make_engine(cfg, semantic));
+    auto engine = std::make_unique<tools::Engine>(make_long_lived_engine(cfg, semantic));
     engine->set_notice(notice);
     return engine;
   });
@@ -778,6 +790,15 @@ int serve_http(const Config& cfg, std::shared_ptr<search::Semantic> semantic, st
 }
 
 int cmd_serve(const Config& cfg, const std::string& auto_sync, bool http) {
+  // The in-memory text index is loaded while serve starts rather than by the first search (it stays loaded for
+  // the engines: see TextIndex::shared). A store that does not exist yet is built by the first call instead.
+  std::thread warm_text([&cfg] {
+    auto st = store::Store::open(cfg.db_path, store::Store::Mode::kExistingOnly);
+    if (!st) return;
+    (*st)->set_text_index_in_memory(true);
+    Status warmed = (*st)->warm_text_index();
+    if (!warmed.is_ok()) log::warning("loading the text index failed: " + warmed.to_string());
+  });
   auto semantic = make_semantic(cfg);
   BackgroundEmbedder embedder(cfg, semantic);
   BackgroundSync refresh(cfg, auto_sync, [&embedder] { embedder.request(); });
@@ -791,7 +812,7 @@ int cmd_serve(const Config& cfg, const std::string& auto_sync, bool http) {
   if (http) {
     rc = serve_http(cfg, semantic, notice);
   } else {
-    tools::Engine engine = make_engine(cfg, semantic);
+    tools::Engine engine = make_long_lived_engine(cfg, semantic);
     engine.set_notice(notice);
     mcp::ServerOptions options;
     options.version = kVersion;
@@ -800,6 +821,7 @@ int cmd_serve(const Config& cfg, const std::string& auto_sync, bool http) {
     rc = mcp::serve_stdio(server, STDIN_FILENO, STDOUT_FILENO);
   }
   embedder.stop();
+  warm_text.join();
   if (!refresh.stop()) {
     // An HTTP request is still in flight; the sync's transaction is never committed, so leaving is safe.
     log::info("leaving the background sync unfinished; the stored data is unchanged");

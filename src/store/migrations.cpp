@@ -112,6 +112,25 @@ CREATE INDEX IF NOT EXISTS entities_kind_level_key ON entities (kind, level, key
 CREATE INDEX IF NOT EXISTS entities_kind_cr_key ON entities (kind, cr, key);
 ANALYZE entities;
 )sql",
+      // 5: a content stamp renewed (at random) by every write to the entities, in the writing transaction: the
+      // identity of the full-text index's content, so the in-memory copy of it (TextIndex) built by one
+      // connection serves every connection of the process that reads the same content.
+      R"sql(
+CREATE TABLE IF NOT EXISTS content_stamp (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  stamp TEXT NOT NULL
+);
+INSERT OR REPLACE INTO content_stamp (id, stamp) VALUES (1, lower(hex(randomblob(8))));
+CREATE TRIGGER IF NOT EXISTS entities_stamp_insert AFTER INSERT ON entities BEGIN
+  UPDATE content_stamp SET stamp = lower(hex(randomblob(8))) WHERE id = 1;
+END;
+CREATE TRIGGER IF NOT EXISTS entities_stamp_update AFTER UPDATE ON entities BEGIN
+  UPDATE content_stamp SET stamp = lower(hex(randomblob(8))) WHERE id = 1;
+END;
+CREATE TRIGGER IF NOT EXISTS entities_stamp_delete AFTER DELETE ON entities BEGIN
+  UPDATE content_stamp SET stamp = lower(hex(randomblob(8))) WHERE id = 1;
+END;
+)sql",
   };
   return kMigrations;
 }

@@ -14,6 +14,7 @@
 #include "lorekeeper/core/text.hpp"
 #include "migrations.hpp"
 #include "sqlite_handle.hpp"
+#include "text_index.hpp"
 
 namespace lorekeeper::store {
 
@@ -232,13 +233,25 @@ struct Store::NameCache {
   std::vector<std::string> keys;  // every key, sorted
 };
 
+// The in-memory full-text index and what it was checked against (as NameCache), with this connection's query
+// tokenizer.
+struct Store::TextState {
+  bool on = false;
+  int64_t data_version = -1;
+  int64_t own_changes = -1;
+  std::shared_ptr<const TextIndex> index;
+  std::unique_ptr<QueryTokenizer> tokenizer;
+};
+
 Store::Store(sqlite3* db, std::string path)
     : db_(db),
       path_(std::move(path)),
       cache_(std::make_unique<StatementCache>()),
-      names_(std::make_unique<NameCache>()) {}
+      names_(std::make_unique<NameCache>()),
+      text_(std::make_unique<TextState>()) {}
 
 Store::~Store() {
+  text_.reset();   // the tokenizer belongs to the connection's FTS5 module
   cache_.reset();  // statements are finalized before the connection closes
   sqlite3_close_v2(db_);
 }
@@ -700,6 +713,17 @@ Store::ReadSnapshot::~ReadSnapshot() {
 Result<bool> Store::any_text_match(const std::vector<std::string>& words) {
   const std::string match = fts_any(words);
   if (match.empty()) return false;
+  if (text_->on) {
+    std::vector<std::string> present;
+    for (const auto& w : words) {
+      if (!w.empty()) present.push_back(w);
+    }
+    auto index = text_index();
+    if (!index) return index.status();
+    auto single = single_terms(present);
+    if (!single) return single.status();
+    if (*index != nullptr && *single) return (*index)->contains_any(**single);
+  }
   auto st = cached("SELECT 1 FROM entities_fts WHERE entities_fts MATCH ? LIMIT 1");
   if (!st) return st.status();
   (*st)->bind(1, std::string_view(match));
@@ -710,6 +734,74 @@ Result<bool> Store::any_text_match(const std::vector<std::string>& words) {
   return found;
 }
 
+void Store::set_text_index_in_memory(bool on) {
+  text_->on = on;
+  if (!on) text_->index.reset();
+}
+
+Status Store::warm_text_index() { return text_index().status(); }
+
+const void* Store::text_index_identity() const { return text_->index.get(); }
+
+Result<const TextIndex*> Store::text_index() {
+  TextState& t = *text_;
+  if (!t.on) return static_cast<const TextIndex*>(nullptr);
+  // The version is read before the stamp: a commit between the two makes the next call look again.
+  auto version = data_version();
+  if (!version) return version.status();
+  const int64_t changes = sqlite3_total_changes64(db_);
+  if (t.index && *version == t.data_version && changes == t.own_changes) return t.index.get();
+  auto read_stamp = [&]() -> Result<std::string> {
+    auto st = cached("SELECT stamp FROM content_stamp WHERE id = 1");
+    if (!st) return st.status();
+    auto row = (*st)->step();
+    if (!row) return row.status();
+    if (!*row) return Status::corruption("the store has no content stamp");
+    std::string stamp = (*st)->text(0);
+    (*st)->reset();
+    return stamp;
+  };
+  auto stamp = read_stamp();
+  if (!stamp) return stamp.status();
+  if (!t.index || t.index->stamp() != *stamp) {
+    // Stamp and postings are read in one snapshot (unless the caller already holds one).
+    const bool own_snapshot = sqlite3_get_autocommit(db_) != 0;
+    if (own_snapshot) LOREKEEPER_RETURN_IF_ERROR(sqlite::exec(db_, "BEGIN"));
+    auto loaded = [&]() -> Result<std::shared_ptr<const TextIndex>> {
+      auto current = read_stamp();
+      if (!current) return current.status();
+      return TextIndex::shared(*current, [&] { return TextIndex::load(db_, *current); });
+    }();
+    if (own_snapshot) {
+      for (sqlite3_stmt* st = sqlite3_next_stmt(db_, nullptr); st != nullptr; st = sqlite3_next_stmt(db_, st)) {
+        sqlite3_reset(st);
+      }
+      (void)sqlite::exec(db_, "COMMIT");
+    }
+    if (!loaded) return loaded.status();
+    t.index = std::move(*loaded);
+  }
+  t.data_version = *version;
+  t.own_changes = changes;
+  return t.index.get();
+}
+
+Result<std::optional<std::vector<std::string>>> Store::single_terms(const std::vector<std::string>& words) {
+  if (!text_->tokenizer) {
+    auto made = QueryTokenizer::create(db_);
+    if (!made) return made.status();
+    text_->tokenizer = std::move(*made);
+  }
+  std::vector<std::string> terms;
+  for (const auto& w : words) {
+    auto tokens = text_->tokenizer->tokens(w);
+    if (!tokens) return tokens.status();
+    if (tokens->size() != 1) return std::optional<std::vector<std::string>>();
+    terms.push_back(std::move(tokens->front()));
+  }
+  return std::optional<std::vector<std::string>>(std::move(terms));
+}
+
 Result<std::vector<Store::TextHit>> Store::text_search(const Query& q, const std::vector<std::string>& words,
                                                        int limit) {
   std::vector<std::string> terms;
@@ -718,6 +810,22 @@ Result<std::vector<Store::TextHit>> Store::text_search(const Query& q, const std
   }
   std::vector<TextHit> out;
   if (terms.empty() || limit <= 0) return out;
+  if (text_->on && !has_attribute_filters(q) && q.name_exact.empty() && q.name_contains.empty()) {
+    auto index = text_index();
+    if (!index) return index.status();
+    auto single = single_terms(terms);
+    if (!single) return single.status();
+    if (*index != nullptr && *single) {
+      // The FTS5 query's weights below: name 10, text 1.
+      const auto hits =
+          (*index)->search(**single, 10.0, 1.0, q.kinds, q.document_keys ? &*q.document_keys : nullptr, limit);
+      for (const auto& h : hits) {
+        const auto& row = (*index)->row(h.row);
+        out.push_back({row.kind, row.key, h.rank, h.matched_terms});
+      }
+      return out;
+    }
+  }
   const std::string match = fts_any(terms);
   std::string where = " WHERE entities_fts MATCH ?";
   std::vector<BindValue> binds = {match};

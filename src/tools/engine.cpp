@@ -929,7 +929,13 @@ store::Store* Engine::store(std::string* why) {
     return nullptr;
   }
   store_ = std::move(*opened);
+  store_->set_text_index_in_memory(text_index_in_memory_);
   return store_.get();
+}
+
+void Engine::set_text_index_in_memory(bool on) {
+  text_index_in_memory_ = on;
+  if (store_) store_->set_text_index_in_memory(on);
 }
 
 std::vector<std::string> Engine::complete_names(const std::vector<Kind>& kinds, const std::string& prefix, size_t max) {

@@ -1,7 +1,9 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <filesystem>
 #include <optional>
 #include <set>
@@ -143,6 +145,165 @@ TEST(Store, TextSearchMatchesWordForms) {
   EXPECT_EQ(hits->size(), 2u);
 }
 
+// The in-memory full-text index must answer as the FTS5 query does: the same hits with the same scores (bit for
+// bit: the same bm25 arithmetic), the same term counts, under kind and document filters, for words of the corpus in
+// other forms, unknown words, repeated words and words FTS5 splits into phrases.
+TEST(Store, InMemoryTextIndexRanksAsFts5) {
+  auto sql = fixture();
+  auto memory = fixture();
+  ASSERT_TRUE(sql && memory);
+  memory->set_text_index_in_memory(true);
+  // Words of the fixture corpus's names and texts, and some it lacks or that FTS5 splits.
+  std::vector<std::string> vocabulary;
+  std::set<std::string> seen;
+  ASSERT_TRUE(sql->scan([&](const model::Entity& e) {
+                   std::string word;
+                   for (char c : e.name + " " + e.text + " ") {
+                     if (std::isalpha(static_cast<unsigned char>(c))) {
+                       word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+                     } else {
+                       if (word.size() >= 3 && seen.insert(word).second) vocabulary.push_back(word);
+                       word.clear();
+                     }
+                   }
+                   return true;
+                 })
+                  .is_ok());
+  ASSERT_GT(vocabulary.size(), 500u);
+  for (const char* w : {"regenerates", "healing", "zxqvv", "fire-bolt", "giant's", "éclair", "dragons"}) {
+    vocabulary.push_back(w);
+  }
+  std::vector<Query> filters(5);
+  filters[1].kinds = {Kind::kCreature};
+  filters[2].kinds = {Kind::kSpell, Kind::kItem};
+  filters[3].document_keys = std::vector<std::string>{"srd-2014"};
+  filters[4].document_keys = std::vector<std::string>{};
+  uint32_t seed = 12345;
+  auto next = [&](size_t n) {
+    seed = seed * 1664525u + 1013904223u;
+    return static_cast<size_t>(seed >> 8) % n;
+  };
+  int compared = 0, nonempty = 0;
+  for (int round = 0; round < 300; ++round) {
+    std::vector<std::string> words;
+    const size_t count = 1 + next(4);
+    for (size_t i = 0; i < count; ++i) words.push_back(vocabulary[next(vocabulary.size())]);
+    if (round % 10 == 0) words.push_back(words.front());  // a repeated word is a second phrase
+    if (round % 7 == 0) words.push_back(vocabulary[vocabulary.size() - 1 - next(7)]);
+    const Query& q = filters[static_cast<size_t>(round) % filters.size()];
+    auto expected = sql->text_search(q, words, 1000);
+    auto got = memory->text_search(q, words, 1000);
+    ASSERT_TRUE(expected.is_ok() && got.is_ok()) << expected.status().to_string() << got.status().to_string();
+    // Ties are in no particular order in SQL: compare by score, then kind and key.
+    auto order = [](std::vector<Store::TextHit> hits) {
+      std::sort(hits.begin(), hits.end(), [](const auto& a, const auto& b) {
+        return std::tie(b.rank, a.kind, a.key) < std::tie(a.rank, b.kind, b.key);
+      });
+      return hits;
+    };
+    const auto e = order(*expected), g = order(*got);
+    ASSERT_EQ(e.size(), g.size()) << words.front();
+    for (size_t i = 0; i < e.size(); ++i) {
+      EXPECT_EQ(e[i].key, g[i].key) << words.front() << " #" << i;
+      EXPECT_EQ(e[i].kind, g[i].kind);
+      EXPECT_EQ(e[i].rank, g[i].rank) << e[i].key;
+      EXPECT_EQ(e[i].matched_terms, g[i].matched_terms) << e[i].key;
+    }
+    // A short page holds the same scores (which of several tied hits fills its last place may differ).
+    auto page = memory->text_search(q, words, 5);
+    ASSERT_TRUE(page.is_ok());
+    ASSERT_EQ(page->size(), std::min<size_t>(5, e.size()));
+    for (size_t i = 0; i < page->size(); ++i) EXPECT_EQ((*page)[i].rank, e[i].rank);
+    auto any_sql = sql->any_text_match(words);
+    auto any_memory = memory->any_text_match(words);
+    ASSERT_TRUE(any_sql.is_ok() && any_memory.is_ok());
+    EXPECT_EQ(*any_sql, *any_memory) << words.front();
+    ++compared;
+    nonempty += e.empty() ? 0 : 1;
+  }
+  EXPECT_NE(memory->text_index_identity(), nullptr);  // the comparison did read the memory index
+  EXPECT_EQ(sql->text_index_identity(), nullptr);
+  EXPECT_GT(nonempty, compared / 2);
+}
+
+// The memory index follows writes, through this connection and through another, and is shared by stores reading
+// the same content.
+TEST(Store, InMemoryTextIndexFollowsWritesAndIsShared) {
+  const std::string path = testing::temp_dir() + "/memory-text.db";
+  auto writer = open_rw(path);
+  auto reader = open_rw(path);
+  ASSERT_TRUE(writer && reader);
+  writer->set_text_index_in_memory(true);
+  reader->set_text_index_in_memory(true);
+  auto troll = make("troll", "Troll");
+  troll.text = "The troll regains hit points (Regeneration).";
+  ASSERT_TRUE(writer->upsert({troll.document}, {troll}).is_ok());
+  auto keys = [](Store& st, const std::string& word) {
+    std::vector<std::string> out;
+    auto hits = st.text_search(Query{}, {word}, 10);
+    EXPECT_TRUE(hits.is_ok()) << hits.status().to_string();
+    if (hits.is_ok()) {
+      for (const auto& h : *hits) out.push_back(h.key);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  EXPECT_EQ(keys(*reader, "regenerate"), std::vector<std::string>{"troll"});
+  EXPECT_EQ(keys(*writer, "regenerate"), std::vector<std::string>{"troll"});
+  EXPECT_EQ(reader->text_index_identity(), writer->text_index_identity());
+  const void* before = reader->text_index_identity();
+  // Another connection's commit: the reader sees it on its next search.
+  auto hydra = make("hydra", "Hydra");
+  hydra.text = "Whenever the hydra takes damage it regenerates heads.";
+  ASSERT_TRUE(writer->upsert({hydra.document}, {hydra}).is_ok());
+  EXPECT_EQ(keys(*reader, "regenerate"), (std::vector<std::string>{"hydra", "troll"}));
+  EXPECT_NE(reader->text_index_identity(), before);
+  // This connection's own write.
+  ASSERT_TRUE(reader->replace({Store::Scope{"test", std::nullopt, ""}}, {}, {hydra}).is_ok());
+  EXPECT_EQ(keys(*reader, "regenerate"), std::vector<std::string>{"hydra"});
+  EXPECT_EQ(keys(*writer, "regenerate"), std::vector<std::string>{"hydra"});
+  EXPECT_EQ(keys(*reader, "troll"), std::vector<std::string>{});
+  // A store opened later finds the index already loaded.
+  auto late = open_rw(path);
+  ASSERT_TRUE(late);
+  late->set_text_index_in_memory(true);
+  ASSERT_TRUE(late->warm_text_index().is_ok());
+  EXPECT_EQ(late->text_index_identity(), reader->text_index_identity());
+}
+
+// Every write to the entities renews the content stamp in its own transaction; a rolled-back write leaves it.
+TEST(Store, WritesRenewTheContentStamp) {
+  const std::string path = testing::temp_dir() + "/stamp.db";
+  auto st = open_rw(path);
+  ASSERT_TRUE(st);
+  auto stamp = [&] {
+    sqlite3* db = nullptr;
+    EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    std::string out;
+    sqlite3_exec(
+        db, "SELECT stamp FROM content_stamp",
+        [](void* o, int, char** v, char**) {
+          *static_cast<std::string*>(o) = v[0];
+          return 0;
+        },
+        &out, nullptr);
+    sqlite3_close(db);
+    return out;
+  };
+  const std::string empty = stamp();
+  EXPECT_EQ(empty.size(), 16u);
+  auto a = make("a", "A");
+  ASSERT_TRUE(st->upsert({a.document}, {a}).is_ok());
+  const std::string one = stamp();
+  EXPECT_NE(one, empty);
+  auto bad = make("b", "B");
+  bad.document.key = "nowhere";  // refused: the document is neither stored nor written
+  EXPECT_FALSE(st->upsert({}, {a, bad}).is_ok());
+  EXPECT_EQ(stamp(), one);
+  ASSERT_TRUE(st->replace({Store::Scope{"test", std::nullopt, ""}}, {}, {}).is_ok());
+  EXPECT_NE(stamp(), one);
+}
+
 TEST(Store, MigratesAnUnstemmedTextIndexKeepingItsRows) {
   const std::string path = testing::temp_dir() + "/v2.db";
   {
@@ -197,6 +358,29 @@ TEST(Store, MigratesRangeFilterIndexesToCoverTheKey) {
   EXPECT_TRUE(indexes.count("entities_kind_cr_key"));
   EXPECT_FALSE(indexes.count("entities_kind_level"));
   EXPECT_FALSE(indexes.count("entities_kind_cr"));
+}
+
+TEST(Store, MigratesToAContentStamp) {
+  const std::string path = testing::temp_dir() + "/v4.db";
+  {
+    auto st = open_rw(path);
+    ASSERT_TRUE(st);
+    auto troll = make("troll", "Troll");
+    troll.text = "Regeneration.";
+    ASSERT_TRUE(st->upsert({troll.document}, {troll}).is_ok());
+  }
+  ASSERT_NO_FATAL_FAILURE(exec_raw(path,
+                                   "DROP TRIGGER entities_stamp_insert; DROP TRIGGER entities_stamp_update;"
+                                   "DROP TRIGGER entities_stamp_delete; DROP TABLE content_stamp;"
+                                   "PRAGMA user_version = 4"));
+  auto st = Store::open(path, Store::Mode::kExistingOnly);
+  ASSERT_TRUE(st.is_ok()) << st.status().to_string();
+  EXPECT_EQ((*st)->schema_version(), kSchemaVersion);
+  (*st)->set_text_index_in_memory(true);
+  auto hits = (*st)->text_search(Query{}, {"regenerates"}, 10);
+  ASSERT_TRUE(hits.is_ok()) << hits.status().to_string();
+  ASSERT_EQ(hits->size(), 1u);
+  EXPECT_NE((*st)->text_index_identity(), nullptr);
 }
 
 TEST(Store, StoresOpenedTogetherMigrateOnce) {

@@ -25,8 +25,10 @@ using model::Document;
 using model::Entity;
 using model::Kind;
 
+class TextIndex;
+
 // The schema version this build reads and writes.
-inline constexpr int kSchemaVersion = 4;
+inline constexpr int kSchemaVersion = 5;
 
 // Structured constraints; every field is optional and fields combine with AND. String facet values must be
 // given in their stored, normalised form (lower-case keys; see model::Facets).
@@ -196,6 +198,17 @@ class Store {
   Result<std::vector<TextHit>> text_search(const Query& q, const std::vector<std::string>& words, int limit);
   // Whether any of `words` occurs in any entity's name or text (in any word form), filters aside.
   Result<bool> any_text_match(const std::vector<std::string>& words);
+  // Whether text_search() and any_text_match() read an in-memory copy of the full-text index when a search has
+  // no filters besides kinds and documents: the same hits and scores as the FTS5 query, without its cost (about
+  // a millisecond over the full corpus). For long-lived readers (serve, eval): the copy is loaded on first use
+  // (about a third of a second and 15 MB for the full corpus), again after the data changed, and shared by every
+  // Store of the process that reads the same content. Off by default: one-shot commands query FTS5.
+  void set_text_index_in_memory(bool on);
+  // Loads the in-memory full-text index now when it is on and not current, so a search does not wait for it.
+  Status warm_text_index();
+  // The in-memory full-text index in use, as an opaque identity (null when off or not loaded): Stores reading the
+  // same content have the same one.
+  const void* text_index_identity() const;
   // One entity by key (and kind, when given; a key can exist in several kinds). With `with_raw` the original
   // record is loaded too.
   Result<std::vector<Entity>> get(const std::string& key, std::optional<Kind> kind, bool with_raw);
@@ -240,6 +253,12 @@ class Store {
 
   struct StatementCache;
   struct NameCache;
+  struct TextState;
+  // The in-memory full-text index, current with the file; null when off.
+  Result<const TextIndex*> text_index();
+  // The FTS5 terms of `words`, one per word; nullopt when some word is not exactly one term (a phrase, which
+  // the FTS5 query matches by position).
+  Result<std::optional<std::vector<std::string>>> single_terms(const std::vector<std::string>& words);
   // A prepared statement for `sql`, reset and ready to bind; owned by the cache.
   Result<sqlite::Stmt*> cached(const std::string& sql);
 
@@ -248,6 +267,7 @@ class Store {
   int schema_version_ = 0;
   std::unique_ptr<StatementCache> cache_;
   std::unique_ptr<NameCache> names_;
+  std::unique_ptr<TextState> text_;
 };
 
 }  // namespace lorekeeper::store

@@ -65,6 +65,9 @@ class Engine {
   // The shared meaning-based search service (may be null: lexical only).
   void set_semantic(std::shared_ptr<const search::Semantic> semantic) { semantic_ = std::move(semantic); }
   void set_ranking(Ranking r) { ranking_ = r; }
+  // Whether full-text ranking reads the store's in-memory copy of its text index (Store::set_text_index_in_memory):
+  // for long-lived engines (serve, eval), which load it once; one-shot commands query FTS5.
+  void set_text_index_in_memory(bool on);
 
   // Whether the older tool names (lookup_*, search_dnd_content) are served.
   void set_legacy_tools(bool on) { legacy_tools_ = on; }
@@ -82,6 +85,7 @@ class Engine {
   bool legacy_tools_ = false;
   std::shared_ptr<const search::Semantic> semantic_;
   Ranking ranking_ = Ranking::kHybrid;
+  bool text_index_in_memory_ = false;
   std::unique_ptr<store::Store> store_;
 };
 
