@@ -329,6 +329,11 @@ const nlohmann::json kNaturalFiltered = {{"search", "undead that drains life"}, 
 void BM_SearchLexical(benchmark::State& s) {
   tool_with_ranking(s, lorekeeper::tools::Ranking::kLexical, kNatural, "search_creature");
 }
+// A misspelt name: every name is compared with the query (banded edit distance) to find the nearest.
+void BM_SearchTypo(benchmark::State& s) {
+  tool_with_ranking(s, lorekeeper::tools::Ranking::kLexical, {{"search", "theives tools"}, {"limit", 10}},
+                    "search_equipment");
+}
 void BM_SearchSemantic(benchmark::State& s) {
   tool_with_ranking(s, lorekeeper::tools::Ranking::kSemantic, kNatural, "search_creature");
 }
@@ -373,6 +378,7 @@ void BM_TopKAfterEncode(benchmark::State& state) {
 BENCHMARK(BM_TopKAfterEncode)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 BENCHMARK(BM_SearchLexical)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SearchTypo)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SearchSemantic)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SearchHybrid)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SearchHybridFiltered)->Unit(benchmark::kMillisecond);

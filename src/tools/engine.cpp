@@ -733,6 +733,8 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
     offer(h.kind, h.key, 0.1 + 0.5 * rel, "text");
   }
   bool typo = false;
+  // A close name nearer the query than any other name: the misspelt name, placed first ("heeling word").
+  std::set<std::pair<int, std::string>> corrected;
   // Close spellings of a name, when no name matched and the words do not all occur together in some entry's
   // text (then the query describes something rather than misspells a name, and comparing it with every name
   // would cost more than the rest of the search).
@@ -742,22 +744,31 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
       });
   if (lexical && !names_matched && !described && exact_results.empty() && qf.size() >= 4 && words.size() <= 4) {
     const int budget = std::max(1, static_cast<int>(qf.size()) / 3);
-    std::map<std::string, int> close;  // name -> edit distance
+    // The ten names nearest the query (by edit distance, then name), of every name within the budget.
+    std::map<std::string, int> within;         // folded name -> edit distance
+    std::map<std::string, std::string> shown;  // folded name -> a name as stored
     Status visited = st.for_each_name(q.kinds, [&](const store::NameEntry& n) {
       const int d = text::edit_distance(qf, n.name_fold, budget);
-      if (d <= budget) close.emplace(n.name, d);
-      return close.size() < 10;
+      if (d <= budget && within.emplace(n.name_fold, d).second) shown.emplace(n.name_fold, n.name);
+      return true;
     });
-    if (visited.is_ok()) {
-      for (const auto& [name, d] : close) {
-        Query by_name = q;
-        by_name.name_exact = name;
-        by_name.limit = 20;
-        auto hits = st.match_names(by_name);
-        if (!hits) return hits.status();
-        for (const auto& e : *hits) offer(e.kind, e.key, 0.85 - 0.25 * d / std::max(1, budget), "close name");
-        typo = typo || !hits->empty();
+    if (!visited.is_ok()) return visited;
+    std::vector<std::pair<int, std::string>> nearest;  // distance, folded name
+    for (const auto& [fold, d] : within) nearest.push_back({d, fold});
+    std::sort(nearest.begin(), nearest.end());
+    if (nearest.size() > 10) nearest.resize(10);
+    const bool unique_nearest = !nearest.empty() && (nearest.size() == 1 || nearest[1].first > nearest[0].first);
+    for (const auto& [d, fold] : nearest) {
+      Query by_name = q;
+      by_name.name_exact = shown[fold];
+      by_name.limit = 20;
+      auto hits = st.match_names(by_name);
+      if (!hits) return hits.status();
+      for (const auto& e : *hits) {
+        offer(e.kind, e.key, 0.85 - 0.25 * d / std::max(1, budget), "close name");
+        if (unique_nearest && fold == nearest[0].second) corrected.insert({static_cast<int>(e.kind), e.key});
       }
+      typo = typo || !hits->empty();
     }
   }
   // Meaning: the nearest passages to the query among the entities the filters allow.
@@ -853,11 +864,15 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
     }
     for (auto& [id, c] : fused) {
       c.score = std::min(0.999, c.score / top);
+      // The misspelt name outranks what merely resembles the query in meaning.
+      if (corrected.count(id)) c.score = 0.999;
       scored.push_back(std::move(c));
     }
   }
   std::stable_sort(scored.begin(), scored.end(), [&](const Candidate& a, const Candidate& b) {
     if (a.score != b.score) return a.score > b.score;
+    const bool ca = corrected.count(a.id) > 0, cb = corrected.count(b.id) > 0;
+    if (ca != cb) return ca;
     const auto la = merged.find(a.id), lb = merged.find(b.id);
     const double sa = la == merged.end() ? 0 : la->second.score, sb = lb == merged.end() ? 0 : lb->second.score;
     if (sa != sb) return sa > sb;

@@ -325,6 +325,42 @@ TEST(Engine, EmptyStoreSaysHowToFillIt) {
   EXPECT_TRUE(engine.call("search_spell", {{"level", 42}}).is_error);
 }
 
+// The close names considered are the nearest of all, not the first ten within reach in name order, and one name
+// nearer than every other is the misspelt one: it comes first.
+TEST(Engine, TheNearestCloseNameComesFirst) {
+  const std::string path = testing::temp_dir() + "/typos.db";
+  {
+    auto st = store::Store::open(path, store::Store::Mode::kReadWrite);
+    ASSERT_TRUE(st.is_ok());
+    model::Document doc{"kit", "Kit Book", "", "", "", "5e-2014", "test", "", ""};
+    std::vector<model::Entity> items;
+    auto add = [&](const std::string& name) {
+      model::Entity e;
+      e.kind = model::Kind::kItem;
+      e.key = "kit_" + std::to_string(items.size());
+      e.name = name;
+      e.document = doc;
+      e.source_api = "test";
+      e.url = "https://example.invalid/" + e.key;
+      e.text = "A set of tools.";
+      items.push_back(e);
+    };
+    // Twelve names two edits from "theives tools", all before the wanted one in name order.
+    for (char c = 'A'; c < 'M'; ++c) add(std::string(1, c) + "xeives Tools");
+    add("Thieves' Tools");  // one edit (an adjacent swap)
+    ASSERT_TRUE((*st)->upsert({doc}, items).is_ok());
+  }
+  for (bool in_memory : {false, true}) {
+    Engine engine(path);
+    engine.set_text_index_in_memory(in_memory);
+    auto r = engine.call("search_equipment", {{"search", "theives tools"}});
+    ASSERT_FALSE(r.is_error) << r.text;
+    ASSERT_FALSE(r.structured["result"].empty());
+    EXPECT_EQ(r.structured["result"][0]["name"], "Thieves' Tools");
+    EXPECT_EQ(r.structured["result"][0]["_matched"][0], "close name");
+  }
+}
+
 TEST(Engine, LargeAnswersAreSummarisedWithinBudget) {
   const std::string path = testing::temp_dir() + "/big.db";
   {
