@@ -444,10 +444,11 @@ class BackgroundEmbedder {
         st = std::move(*opened);
       }
       if (auto version = st->data_version()) seen_version = *version;
-      // After a sync or import the in-memory text index is reloaded here rather than by the next search.
+      // After another process's sync or import the in-memory text index is reloaded here rather than by the next
+      // search.
       st->set_text_index_in_memory(true);
       if (Status warmed = st->warm_text_index(); !warmed.is_ok()) {
-        log::warning("loading the text index failed: " + warmed.to_string());
+        log::warning("loading the text index failed (searches use FTS5): " + warmed.to_string());
       }
       search::IndexOptions options;
       options.threads = cfg_.embed_threads;
@@ -789,19 +790,24 @@ int serve_http(const Config& cfg, std::shared_ptr<search::Semantic> semantic, st
   return 0;
 }
 
+// Loads the store's in-memory text index, so that serve's engines find it loaded (it stays loaded for them: see
+// Store::set_text_index_in_memory) rather than the first search after a start or a sync loading it.
+void warm_text_index(const Config& cfg) {
+  auto st = store::Store::open(cfg.db_path, store::Store::Mode::kExistingOnly);
+  if (!st) return;  // no store yet: the first call builds it, and the first search loads the index
+  (*st)->set_text_index_in_memory(true);
+  Status warmed = (*st)->warm_text_index();
+  if (!warmed.is_ok()) log::warning("loading the text index failed (searches use FTS5): " + warmed.to_string());
+}
+
 int cmd_serve(const Config& cfg, const std::string& auto_sync, bool http) {
-  // The in-memory text index is loaded while serve starts rather than by the first search (it stays loaded for
-  // the engines: see TextIndex::shared). A store that does not exist yet is built by the first call instead.
-  std::thread warm_text([&cfg] {
-    auto st = store::Store::open(cfg.db_path, store::Store::Mode::kExistingOnly);
-    if (!st) return;
-    (*st)->set_text_index_in_memory(true);
-    Status warmed = (*st)->warm_text_index();
-    if (!warmed.is_ok()) log::warning("loading the text index failed: " + warmed.to_string());
-  });
+  std::jthread warm_text([&cfg] { warm_text_index(cfg); });
   auto semantic = make_semantic(cfg);
   BackgroundEmbedder embedder(cfg, semantic);
-  BackgroundSync refresh(cfg, auto_sync, [&embedder] { embedder.request(); });
+  BackgroundSync refresh(cfg, auto_sync, [&embedder, &cfg] {
+    embedder.request();
+    warm_text_index(cfg);
+  });
   std::function<std::string()> notice = [&refresh, semantic] {
     std::string note = refresh.notice();
     const std::string meaning = semantic ? semantic->notice() : std::string();
@@ -821,7 +827,7 @@ int cmd_serve(const Config& cfg, const std::string& auto_sync, bool http) {
     rc = mcp::serve_stdio(server, STDIN_FILENO, STDOUT_FILENO);
   }
   embedder.stop();
-  warm_text.join();
+  if (warm_text.joinable()) warm_text.join();
   if (!refresh.stop()) {
     // An HTTP request is still in flight; the sync's transaction is never committed, so leaving is safe.
     log::info("leaving the background sync unfinished; the stored data is unchanged");

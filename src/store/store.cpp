@@ -11,6 +11,7 @@
 #include <variant>
 
 #include "lorekeeper/core/json_util.hpp"
+#include "lorekeeper/core/log.hpp"
 #include "lorekeeper/core/text.hpp"
 #include "migrations.hpp"
 #include "sqlite_handle.hpp"
@@ -237,6 +238,7 @@ struct Store::NameCache {
 // tokenizer.
 struct Store::TextState {
   bool on = false;
+  bool failed = false;  // loading failed once: FTS5 answers from then on
   int64_t data_version = -1;
   int64_t own_changes = -1;
   std::shared_ptr<const TextIndex> index;
@@ -718,11 +720,10 @@ Result<bool> Store::any_text_match(const std::vector<std::string>& words) {
     for (const auto& w : words) {
       if (!w.empty()) present.push_back(w);
     }
-    auto index = text_index();
-    if (!index) return index.status();
-    auto single = single_terms(present);
+    const TextIndex* index = memory_text_index();
+    auto single = index ? single_terms(present) : Result<std::optional<std::vector<std::string>>>(std::nullopt);
     if (!single) return single.status();
-    if (*index != nullptr && *single) return (*index)->contains_any(**single);
+    if (index != nullptr && *single) return index->contains_any(**single);
   }
   auto st = cached("SELECT 1 FROM entities_fts WHERE entities_fts MATCH ? LIMIT 1");
   if (!st) return st.status();
@@ -741,11 +742,24 @@ void Store::set_text_index_in_memory(bool on) {
 
 Status Store::warm_text_index() { return text_index().status(); }
 
+const TextIndex* Store::memory_text_index() {
+  auto index = text_index();
+  if (index) return *index;
+  // The FTS5 query gives the same answer; the copy is not tried again on this connection.
+  log::warning("the in-memory text index is unavailable, searching with FTS5: " + index.status().to_string());
+  text_->failed = true;
+  text_->index.reset();
+  return nullptr;
+}
+
 const void* Store::text_index_identity() const { return text_->index.get(); }
 
 Result<const TextIndex*> Store::text_index() {
   TextState& t = *text_;
-  if (!t.on) return static_cast<const TextIndex*>(nullptr);
+  if (!t.on || t.failed) return static_cast<const TextIndex*>(nullptr);
+  // Within this connection's own write transaction the content may yet be rolled back, which neither the data
+  // version nor the change count would reveal: such reads query FTS5.
+  if (sqlite3_txn_state(db_, "main") == SQLITE_TXN_WRITE) return static_cast<const TextIndex*>(nullptr);
   // The version is read before the stamp: a commit between the two makes the next call look again.
   auto version = data_version();
   if (!version) return version.status();
@@ -764,7 +778,8 @@ Result<const TextIndex*> Store::text_index() {
   auto stamp = read_stamp();
   if (!stamp) return stamp.status();
   if (!t.index || t.index->stamp() != *stamp) {
-    // Stamp and postings are read in one snapshot (unless the caller already holds one).
+    // Stamp and postings are read in one snapshot (unless the caller already holds one). Every statement used
+    // here is reset or finalized before the snapshot ends.
     const bool own_snapshot = sqlite3_get_autocommit(db_) != 0;
     if (own_snapshot) LOREKEEPER_RETURN_IF_ERROR(sqlite::exec(db_, "BEGIN"));
     auto loaded = [&]() -> Result<std::shared_ptr<const TextIndex>> {
@@ -772,12 +787,7 @@ Result<const TextIndex*> Store::text_index() {
       if (!current) return current.status();
       return TextIndex::shared(*current, [&] { return TextIndex::load(db_, *current); });
     }();
-    if (own_snapshot) {
-      for (sqlite3_stmt* st = sqlite3_next_stmt(db_, nullptr); st != nullptr; st = sqlite3_next_stmt(db_, st)) {
-        sqlite3_reset(st);
-      }
-      (void)sqlite::exec(db_, "COMMIT");
-    }
+    if (own_snapshot && !sqlite::exec(db_, "COMMIT").is_ok()) (void)sqlite::exec(db_, "ROLLBACK");
     if (!loaded) return loaded.status();
     t.index = std::move(*loaded);
   }
@@ -811,16 +821,15 @@ Result<std::vector<Store::TextHit>> Store::text_search(const Query& q, const std
   std::vector<TextHit> out;
   if (terms.empty() || limit <= 0) return out;
   if (text_->on && !has_attribute_filters(q) && q.name_exact.empty() && q.name_contains.empty()) {
-    auto index = text_index();
-    if (!index) return index.status();
-    auto single = single_terms(terms);
+    const TextIndex* index = memory_text_index();
+    auto single = index ? single_terms(terms) : Result<std::optional<std::vector<std::string>>>(std::nullopt);
     if (!single) return single.status();
-    if (*index != nullptr && *single) {
+    if (index != nullptr && *single) {
       // The FTS5 query's weights below: name 10, text 1.
       const auto hits =
-          (*index)->search(**single, 10.0, 1.0, q.kinds, q.document_keys ? &*q.document_keys : nullptr, limit);
+          index->search(**single, 10.0, 1.0, q.kinds, q.document_keys ? &*q.document_keys : nullptr, limit);
       for (const auto& h : hits) {
-        const auto& row = (*index)->row(h.row);
+        const auto& row = index->row(h.row);
         out.push_back({row.kind, row.key, h.rank, h.matched_terms});
       }
       return out;

@@ -50,9 +50,11 @@ Result<std::shared_ptr<const TextIndex>> TextIndex::load(sqlite3* db, std::strin
       auto row = st->step();
       if (!row) return row.status();
       if (!*row) break;
+      const auto kind = model::parse_kind(st->text_view(1));
+      if (!kind) continue;  // a kind this build does not know is never a hit (SQL's kind filter excludes it too)
       Row r;
       r.id = st->int64(0);
-      r.kind = model::parse_kind(st->text_view(1)).value_or(model::Kind::kSpell);
+      r.kind = *kind;
       r.key = std::string(st->text_view(2));
       const std::string_view doc = st->text_view(3);
       auto at = documents.find(doc);
@@ -77,7 +79,8 @@ Result<std::shared_ptr<const TextIndex>> TextIndex::load(sqlite3* db, std::strin
     if (!st) return st.status();
     auto row = st->step();
     if (!row) return row.status();
-    if (*row) {
+    // A table that never held a row has an empty record: no rows, no tokens (as FTS5 reads it).
+    if (*row && !st->blob(0).empty()) {
       const std::string_view block = st->blob(0);
       const auto* p = reinterpret_cast<const unsigned char*>(block.data());
       const auto* end = p + block.size();

@@ -744,10 +744,15 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
       });
   if (lexical && !names_matched && !described && exact_results.empty() && qf.size() >= 4 && words.size() <= 4) {
     const int budget = std::max(1, static_cast<int>(qf.size()) / 3);
-    // The ten names nearest the query (by edit distance, then name), of every name within the budget.
+    // Every name of the kinds and documents asked for within the budget, nearest first (then by name); the ten
+    // nearest that have entries under the other filters are offered.
     std::map<std::string, int> within;         // folded name -> edit distance
     std::map<std::string, std::string> shown;  // folded name -> a name as stored
     Status visited = st.for_each_name(q.kinds, [&](const store::NameEntry& n) {
+      if (q.document_keys &&
+          std::find(q.document_keys->begin(), q.document_keys->end(), n.document_key) == q.document_keys->end()) {
+        return true;
+      }
       const int d = text::edit_distance(qf, n.name_fold, budget);
       if (d <= budget && within.emplace(n.name_fold, d).second) shown.emplace(n.name_fold, n.name);
       return true;
@@ -756,20 +761,29 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
     std::vector<std::pair<int, std::string>> nearest;  // distance, folded name
     for (const auto& [fold, d] : within) nearest.push_back({d, fold});
     std::sort(nearest.begin(), nearest.end());
-    if (nearest.size() > 10) nearest.resize(10);
-    const bool unique_nearest = !nearest.empty() && (nearest.size() == 1 || nearest[1].first > nearest[0].first);
-    for (const auto& [d, fold] : nearest) {
+    struct Close {
+      int distance;
+      std::vector<store::NameEntry> entries;
+    };
+    std::vector<Close> offered;
+    constexpr size_t kCloseNames = 10, kCloseTries = 50;
+    for (size_t i = 0; i < nearest.size() && i < kCloseTries && offered.size() < kCloseNames; ++i) {
       Query by_name = q;
-      by_name.name_exact = shown[fold];
+      by_name.name_exact = shown[nearest[i].second];
       by_name.limit = 20;
       auto hits = st.match_names(by_name);
       if (!hits) return hits.status();
-      for (const auto& e : *hits) {
-        offer(e.kind, e.key, 0.85 - 0.25 * d / std::max(1, budget), "close name");
-        if (unique_nearest && fold == nearest[0].second) corrected.insert({static_cast<int>(e.kind), e.key});
-      }
-      typo = typo || !hits->empty();
+      if (!hits->empty()) offered.push_back({nearest[i].first, std::move(*hits)});
     }
+    // A name nearer than every other is the one misspelt.
+    const bool unique_nearest = !offered.empty() && (offered.size() == 1 || offered[1].distance > offered[0].distance);
+    for (size_t i = 0; i < offered.size(); ++i) {
+      for (const auto& e : offered[i].entries) {
+        offer(e.kind, e.key, 0.85 - 0.25 * offered[i].distance / std::max(1, budget), "close name");
+        if (unique_nearest && i == 0) corrected.insert({static_cast<int>(e.kind), e.key});
+      }
+    }
+    typo = !offered.empty();
   }
   // Meaning: the nearest passages to the query among the entities the filters allow.
   std::map<std::pair<int, std::string>, float> meaning;  // cosine, for candidates over the floor

@@ -271,6 +271,55 @@ TEST(Store, InMemoryTextIndexFollowsWritesAndIsShared) {
   EXPECT_EQ(late->text_index_identity(), reader->text_index_identity());
 }
 
+// A store that never held an entity (FTS5's averages record is then empty) searches to nothing, without error.
+TEST(Store, InMemoryTextIndexOfAnEmptyStore) {
+  auto st = open_rw(testing::temp_dir() + "/memory-empty.db");
+  ASSERT_TRUE(st);
+  st->set_text_index_in_memory(true);
+  ASSERT_TRUE(st->warm_text_index().is_ok());
+  EXPECT_NE(st->text_index_identity(), nullptr);
+  auto hits = st->text_search(Query{}, {"troll"}, 10);
+  ASSERT_TRUE(hits.is_ok()) << hits.status().to_string();
+  EXPECT_TRUE(hits->empty());
+  auto any = st->any_text_match({"troll"});
+  ASSERT_TRUE(any.is_ok());
+  EXPECT_FALSE(*any);
+}
+
+// Within its own write transaction a connection searches the uncommitted content through FTS5, and after a
+// rollback it does not keep what was rolled back.
+TEST(Store, InMemoryTextIndexIgnoresUncommittedWrites) {
+  const std::string path = testing::temp_dir() + "/memory-rollback.db";
+  auto st = open_rw(path);
+  ASSERT_TRUE(st);
+  st->set_text_index_in_memory(true);
+  auto troll = make("troll", "Troll");
+  troll.text = "Regeneration.";
+  ASSERT_TRUE(st->upsert({troll.document}, {troll}).is_ok());
+  auto keys = [&](const std::string& word) {
+    std::vector<std::string> out;
+    auto hits = st->text_search(Query{}, {word}, 10);
+    EXPECT_TRUE(hits.is_ok()) << hits.status().to_string();
+    if (hits.is_ok()) {
+      for (const auto& h : *hits) out.push_back(h.key);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  EXPECT_EQ(keys("regenerate"), std::vector<std::string>{"troll"});
+  {
+    auto batch = st->begin_batch();
+    ASSERT_TRUE(batch.is_ok());
+    auto hydra = make("hydra", "Hydra");
+    hydra.text = "It regenerates heads.";
+    ASSERT_TRUE((*batch)->write({hydra.document}, {hydra}).is_ok());
+    EXPECT_EQ(keys("regenerate"), (std::vector<std::string>{"hydra", "troll"}));  // its own write, by FTS5
+  }                                                                               // rolled back
+  EXPECT_EQ(keys("regenerate"), std::vector<std::string>{"troll"});
+  EXPECT_EQ(keys("heads"), std::vector<std::string>{});
+  EXPECT_NE(st->text_index_identity(), nullptr);
+}
+
 // Every write to the entities renews the content stamp in its own transaction; a rolled-back write leaves it.
 TEST(Store, WritesRenewTheContentStamp) {
   const std::string path = testing::temp_dir() + "/stamp.db";

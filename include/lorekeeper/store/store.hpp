@@ -205,6 +205,7 @@ class Store {
   // Store of the process that reads the same content. Off by default: one-shot commands query FTS5.
   void set_text_index_in_memory(bool on);
   // Loads the in-memory full-text index now when it is on and not current, so a search does not wait for it.
+  // Searches never fail for want of it: they query FTS5 when it cannot be loaded.
   Status warm_text_index();
   // The in-memory full-text index in use, as an opaque identity (null when off or not loaded): Stores reading the
   // same content have the same one.
@@ -254,8 +255,11 @@ class Store {
   struct StatementCache;
   struct NameCache;
   struct TextState;
-  // The in-memory full-text index, current with the file; null when off.
+  // The in-memory full-text index, current with the file; null when off, or within a write transaction of this
+  // connection (whose content may yet be rolled back).
   Result<const TextIndex*> text_index();
+  // text_index() for a search: null (FTS5 answers) when it is off or failed to load (said once in the log).
+  const TextIndex* memory_text_index();
   // The FTS5 terms of `words`, one per word; nullopt when some word is not exactly one term (a phrase, which
   // the FTS5 query matches by position).
   Result<std::optional<std::vector<std::string>>> single_terms(const std::vector<std::string>& words);
