@@ -226,21 +226,33 @@ struct Store::StatementCache {
   std::map<std::string, Stmt> statements;
 };
 
-// Every entity's name, valid while neither this connection's change count nor the file's data version moved.
-struct Store::NameCache {
+// What an in-memory copy of the data was read at: it stays valid while neither the file's data version (commits
+// by other connections) nor this connection's change count moves.
+struct Store::ChangeMark {
   int64_t data_version = -1;
   int64_t own_changes = -1;
+  bool operator==(const ChangeMark&) const = default;
+};
+
+Result<Store::ChangeMark> Store::change_mark() {
+  auto version = data_version();
+  if (!version) return version.status();
+  return ChangeMark{*version, static_cast<int64_t>(sqlite3_total_changes64(db_))};
+}
+
+// Every entity's name.
+struct Store::NameCache {
+  ChangeMark read_at;
   std::vector<NameEntry> all;     // by folded name, then document key, key and kind
   std::vector<std::string> keys;  // every key, sorted
 };
 
-// The in-memory full-text index and what it was checked against (as NameCache), with this connection's query
+// The in-memory full-text index and when it was last checked against the stamp, with this connection's query
 // tokenizer.
 struct Store::TextState {
   bool on = false;
   bool failed = false;  // loading failed once: FTS5 answers from then on
-  int64_t data_version = -1;
-  int64_t own_changes = -1;
+  ChangeMark checked_at;
   std::shared_ptr<const TextIndex> index;
   std::unique_ptr<QueryTokenizer> tokenizer;
 };
@@ -679,6 +691,10 @@ Status Store::for_each_matching_key(const Query& q, const std::function<void(Kin
 
 namespace {
 
+// BM25's column weights: a word in the name counts ten times one in the text.
+constexpr double kNameWeight = 10.0;
+constexpr double kTextWeight = 1.0;
+
 // FTS5 queries of quoted terms; bound as parameters, so no input reaches the SQL text.
 std::string fts_quote(const std::string& w) {
   std::string quoted = "\"";
@@ -716,14 +732,10 @@ Result<bool> Store::any_text_match(const std::vector<std::string>& words) {
   const std::string match = fts_any(words);
   if (match.empty()) return false;
   if (text_->on) {
-    std::vector<std::string> present;
-    for (const auto& w : words) {
-      if (!w.empty()) present.push_back(w);
-    }
-    const TextIndex* index = memory_text_index();
-    auto single = index ? single_terms(present) : Result<std::optional<std::vector<std::string>>>(std::nullopt);
-    if (!single) return single.status();
-    if (index != nullptr && *single) return index->contains_any(**single);
+    std::vector<std::string> terms;
+    auto index = memory_terms(words, &terms);
+    if (!index) return index.status();
+    if (*index != nullptr) return (*index)->contains_any(terms);
   }
   auto st = cached("SELECT 1 FROM entities_fts WHERE entities_fts MATCH ? LIMIT 1");
   if (!st) return st.status();
@@ -760,11 +772,10 @@ Result<const TextIndex*> Store::text_index() {
   // Within this connection's own write transaction the content may yet be rolled back, which neither the data
   // version nor the change count would reveal: such reads query FTS5.
   if (sqlite3_txn_state(db_, "main") == SQLITE_TXN_WRITE) return static_cast<const TextIndex*>(nullptr);
-  // The version is read before the stamp: a commit between the two makes the next call look again.
-  auto version = data_version();
-  if (!version) return version.status();
-  const int64_t changes = sqlite3_total_changes64(db_);
-  if (t.index && *version == t.data_version && changes == t.own_changes) return t.index.get();
+  // The mark is read before the stamp: a commit between the two makes the next call look again.
+  auto mark = change_mark();
+  if (!mark) return mark.status();
+  if (t.index && *mark == t.checked_at) return t.index.get();
   auto read_stamp = [&]() -> Result<std::string> {
     auto st = cached("SELECT stamp FROM content_stamp WHERE id = 1");
     if (!st) return st.status();
@@ -791,25 +802,27 @@ Result<const TextIndex*> Store::text_index() {
     if (!loaded) return loaded.status();
     t.index = std::move(*loaded);
   }
-  t.data_version = *version;
-  t.own_changes = changes;
+  t.checked_at = *mark;
   return t.index.get();
 }
 
-Result<std::optional<std::vector<std::string>>> Store::single_terms(const std::vector<std::string>& words) {
+Result<const TextIndex*> Store::memory_terms(const std::vector<std::string>& words, std::vector<std::string>* terms) {
+  const TextIndex* index = memory_text_index();
+  if (index == nullptr) return index;
   if (!text_->tokenizer) {
     auto made = QueryTokenizer::create(db_);
     if (!made) return made.status();
     text_->tokenizer = std::move(*made);
   }
-  std::vector<std::string> terms;
+  terms->clear();
   for (const auto& w : words) {
+    if (w.empty()) continue;
     auto tokens = text_->tokenizer->tokens(w);
     if (!tokens) return tokens.status();
-    if (tokens->size() != 1) return std::optional<std::vector<std::string>>();
-    terms.push_back(std::move(tokens->front()));
+    if (tokens->size() != 1) return static_cast<const TextIndex*>(nullptr);
+    terms->push_back(std::move(tokens->front()));
   }
-  return std::optional<std::vector<std::string>>(std::move(terms));
+  return index;
 }
 
 Result<std::vector<Store::TextHit>> Store::text_search(const Query& q, const std::vector<std::string>& words,
@@ -821,15 +834,14 @@ Result<std::vector<Store::TextHit>> Store::text_search(const Query& q, const std
   std::vector<TextHit> out;
   if (terms.empty() || limit <= 0) return out;
   if (text_->on && !has_attribute_filters(q) && q.name_exact.empty() && q.name_contains.empty()) {
-    const TextIndex* index = memory_text_index();
-    auto single = index ? single_terms(terms) : Result<std::optional<std::vector<std::string>>>(std::nullopt);
-    if (!single) return single.status();
-    if (index != nullptr && *single) {
-      // The FTS5 query's weights below: name 10, text 1.
-      const auto hits =
-          index->search(**single, 10.0, 1.0, q.kinds, q.document_keys ? &*q.document_keys : nullptr, limit);
+    std::vector<std::string> tokens;
+    auto index = memory_terms(terms, &tokens);
+    if (!index) return index.status();
+    if (*index != nullptr) {
+      const auto hits = (*index)->search(tokens, kNameWeight, kTextWeight, q.kinds,
+                                         q.document_keys ? &*q.document_keys : nullptr, limit);
       for (const auto& h : hits) {
-        const auto& row = index->row(h.row);
+        const auto& row = (*index)->row(h.row);
         out.push_back({row.kind, row.key, h.rank, h.matched_terms});
       }
       return out;
@@ -839,10 +851,11 @@ Result<std::vector<Store::TextHit>> Store::text_search(const Query& q, const std
   std::string where = " WHERE entities_fts MATCH ?";
   std::vector<BindValue> binds = {match};
   build_where(q, &where, &binds);
-  auto prepared = cached(
-      "SELECT e.kind, e.key, e.id, -bm25(entities_fts, 10.0, 1.0) AS rank FROM entities_fts"
-      " JOIN entities e ON e.id = entities_fts.rowid" +
-      document_join(q) + where + " ORDER BY rank DESC LIMIT ?");
+  auto prepared = cached("SELECT e.kind, e.key, e.id, -bm25(entities_fts, " + std::to_string(kNameWeight) + ", " +
+                         std::to_string(kTextWeight) +
+                         ") AS rank FROM entities_fts"
+                         " JOIN entities e ON e.id = entities_fts.rowid" +
+                         document_join(q) + where + " ORDER BY rank DESC LIMIT ?");
   if (!prepared) return prepared.status();
   Stmt& st = **prepared;
   bind_all(st, binds);
@@ -906,10 +919,9 @@ Result<std::vector<Entity>> Store::get(const std::string& key, std::optional<Kin
 }
 
 Status Store::refresh_names() {
-  auto version = data_version();
-  if (!version) return version.status();
-  const int64_t changes = sqlite3_total_changes64(db_);
-  if (*version == names_->data_version && changes == names_->own_changes) return Status::ok();
+  auto mark = change_mark();
+  if (!mark) return mark.status();
+  if (*mark == names_->read_at) return Status::ok();
   auto prepared = cached(
       "SELECT kind, key, name, document_key, name_fold FROM entities ORDER BY name_fold, document_key, key, kind");
   if (!prepared) return prepared.status();
@@ -928,8 +940,7 @@ Status Store::refresh_names() {
   std::sort(keys.begin(), keys.end());
   names_->all = std::move(all);
   names_->keys = std::move(keys);
-  names_->data_version = *version;
-  names_->own_changes = changes;
+  names_->read_at = *mark;
   return Status::ok();
 }
 

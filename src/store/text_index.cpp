@@ -161,7 +161,7 @@ Result<std::shared_ptr<const TextIndex>> TextIndex::load(sqlite3* db, std::strin
 }
 
 Result<std::shared_ptr<const TextIndex>> TextIndex::shared(
-    const std::string& stamp, const std::function<Result<std::shared_ptr<const TextIndex>>()>& load) {
+    const std::string& stamp, const std::function<Result<std::shared_ptr<const TextIndex>>()>& make) {
   static std::mutex mu;
   static std::map<std::string, std::weak_ptr<const TextIndex>> by_stamp;
   static std::shared_ptr<const TextIndex> newest;
@@ -169,7 +169,7 @@ Result<std::shared_ptr<const TextIndex>> TextIndex::shared(
   if (auto at = by_stamp.find(stamp); at != by_stamp.end()) {
     if (auto index = at->second.lock()) return index;
   }
-  auto loaded = load();
+  auto loaded = make();
   if (!loaded) return loaded.status();
   for (auto it = by_stamp.begin(); it != by_stamp.end();) {
     it = it->second.expired() ? by_stamp.erase(it) : std::next(it);

@@ -43,11 +43,11 @@ class TextIndex {
   // transaction, so that `stamp` and what is read describe the same content.
   static Result<std::shared_ptr<const TextIndex>> load(sqlite3* db, std::string stamp);
 
-  // The process's index for `stamp`: the one already loaded by any Store, else `load()`'s (loaded once however
+  // The process's index for `stamp`: the one already loaded by any Store, else `make()`'s (loaded once however
   // many Stores ask at the same time). The newest index stays alive while no Store holds it, so a Store opened
   // later finds it.
   static Result<std::shared_ptr<const TextIndex>> shared(
-      const std::string& stamp, const std::function<Result<std::shared_ptr<const TextIndex>>()>& load);
+      const std::string& stamp, const std::function<Result<std::shared_ptr<const TextIndex>>()>& make);
 
   // Ranks the entities containing any of `terms` (FTS5 tokens, one phrase each, in the query's order) as
   // -bm25(entities_fts, name_weight, text_weight) does, among those of `kinds` (all when empty) and of
@@ -59,10 +59,7 @@ class TextIndex {
   bool contains_any(const std::vector<std::string>& terms) const;
 
   const Row& row(uint32_t i) const { return rows_[i]; }
-  size_t size() const { return rows_.size(); }
   const std::string& stamp() const { return stamp_; }
-  size_t term_count() const { return terms_.size(); }
-  size_t posting_count() const { return postings_.size(); }
 
  private:
   struct Posting {

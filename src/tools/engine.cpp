@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 #include <thread>
+#include <tuple>
 
 #include "lorekeeper/core/json_util.hpp"
 #include "lorekeeper/core/log.hpp"
@@ -746,20 +747,19 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
     const int budget = std::max(1, static_cast<int>(qf.size()) / 3);
     // Every name of the kinds and documents asked for within the budget, nearest first (then by name); the ten
     // nearest that have entries under the other filters are offered.
-    std::map<std::string, int> within;         // folded name -> edit distance
-    std::map<std::string, std::string> shown;  // folded name -> a name as stored
+    std::map<std::string, std::pair<int, std::string>> within;  // folded name -> edit distance, a stored name
     Status visited = st.for_each_name(q.kinds, [&](const store::NameEntry& n) {
       if (q.document_keys &&
           std::find(q.document_keys->begin(), q.document_keys->end(), n.document_key) == q.document_keys->end()) {
         return true;
       }
       const int d = text::edit_distance(qf, n.name_fold, budget);
-      if (d <= budget && within.emplace(n.name_fold, d).second) shown.emplace(n.name_fold, n.name);
+      if (d <= budget) within.emplace(n.name_fold, std::make_pair(d, n.name));
       return true;
     });
     if (!visited.is_ok()) return visited;
-    std::vector<std::pair<int, std::string>> nearest;  // distance, folded name
-    for (const auto& [fold, d] : within) nearest.push_back({d, fold});
+    std::vector<std::tuple<int, std::string, std::string>> nearest;  // distance, folded name, stored name
+    for (const auto& [fold, close] : within) nearest.emplace_back(close.first, fold, close.second);
     std::sort(nearest.begin(), nearest.end());
     struct Close {
       int distance;
@@ -769,11 +769,11 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
     constexpr size_t kCloseNames = 10, kCloseTries = 50;
     for (size_t i = 0; i < nearest.size() && i < kCloseTries && offered.size() < kCloseNames; ++i) {
       Query by_name = q;
-      by_name.name_exact = shown[nearest[i].second];
+      by_name.name_exact = std::get<2>(nearest[i]);
       by_name.limit = 20;
       auto hits = st.match_names(by_name);
       if (!hits) return hits.status();
-      if (!hits->empty()) offered.push_back({nearest[i].first, std::move(*hits)});
+      if (!hits->empty()) offered.push_back({std::get<0>(nearest[i]), std::move(*hits)});
     }
     // A name nearer than every other is the one misspelt.
     const bool unique_nearest = !offered.empty() && (offered.size() == 1 || offered[1].distance > offered[0].distance);

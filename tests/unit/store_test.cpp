@@ -46,6 +46,18 @@ model::Entity make(const std::string& key, const std::string& name, const std::s
   return e;
 }
 
+// The keys of the text search's hits for `word`, sorted.
+std::vector<std::string> text_keys(Store& st, const std::string& word) {
+  std::vector<std::string> out;
+  auto hits = st.text_search(Query{}, {word}, 10);
+  EXPECT_TRUE(hits.is_ok()) << hits.status().to_string();
+  if (hits.is_ok()) {
+    for (const auto& h : *hits) out.push_back(h.key);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 // Runs `sql` on the file directly, as an older lorekeeper or another program would have left it.
 void exec_raw(const std::string& path, const std::string& sql) {
   sqlite3* db = nullptr;
@@ -238,31 +250,21 @@ TEST(Store, InMemoryTextIndexFollowsWritesAndIsShared) {
   auto troll = make("troll", "Troll");
   troll.text = "The troll regains hit points (Regeneration).";
   ASSERT_TRUE(writer->upsert({troll.document}, {troll}).is_ok());
-  auto keys = [](Store& st, const std::string& word) {
-    std::vector<std::string> out;
-    auto hits = st.text_search(Query{}, {word}, 10);
-    EXPECT_TRUE(hits.is_ok()) << hits.status().to_string();
-    if (hits.is_ok()) {
-      for (const auto& h : *hits) out.push_back(h.key);
-    }
-    std::sort(out.begin(), out.end());
-    return out;
-  };
-  EXPECT_EQ(keys(*reader, "regenerate"), std::vector<std::string>{"troll"});
-  EXPECT_EQ(keys(*writer, "regenerate"), std::vector<std::string>{"troll"});
+  EXPECT_EQ(text_keys(*reader, "regenerate"), std::vector<std::string>{"troll"});
+  EXPECT_EQ(text_keys(*writer, "regenerate"), std::vector<std::string>{"troll"});
   EXPECT_EQ(reader->text_index_identity(), writer->text_index_identity());
   const void* before = reader->text_index_identity();
   // Another connection's commit: the reader sees it on its next search.
   auto hydra = make("hydra", "Hydra");
   hydra.text = "Whenever the hydra takes damage it regenerates heads.";
   ASSERT_TRUE(writer->upsert({hydra.document}, {hydra}).is_ok());
-  EXPECT_EQ(keys(*reader, "regenerate"), (std::vector<std::string>{"hydra", "troll"}));
+  EXPECT_EQ(text_keys(*reader, "regenerate"), (std::vector<std::string>{"hydra", "troll"}));
   EXPECT_NE(reader->text_index_identity(), before);
   // This connection's own write.
   ASSERT_TRUE(reader->replace({Store::Scope{"test", std::nullopt, ""}}, {}, {hydra}).is_ok());
-  EXPECT_EQ(keys(*reader, "regenerate"), std::vector<std::string>{"hydra"});
-  EXPECT_EQ(keys(*writer, "regenerate"), std::vector<std::string>{"hydra"});
-  EXPECT_EQ(keys(*reader, "troll"), std::vector<std::string>{});
+  EXPECT_EQ(text_keys(*reader, "regenerate"), std::vector<std::string>{"hydra"});
+  EXPECT_EQ(text_keys(*writer, "regenerate"), std::vector<std::string>{"hydra"});
+  EXPECT_EQ(text_keys(*reader, "troll"), std::vector<std::string>{});
   // A store opened later finds the index already loaded.
   auto late = open_rw(path);
   ASSERT_TRUE(late);
@@ -296,27 +298,17 @@ TEST(Store, InMemoryTextIndexIgnoresUncommittedWrites) {
   auto troll = make("troll", "Troll");
   troll.text = "Regeneration.";
   ASSERT_TRUE(st->upsert({troll.document}, {troll}).is_ok());
-  auto keys = [&](const std::string& word) {
-    std::vector<std::string> out;
-    auto hits = st->text_search(Query{}, {word}, 10);
-    EXPECT_TRUE(hits.is_ok()) << hits.status().to_string();
-    if (hits.is_ok()) {
-      for (const auto& h : *hits) out.push_back(h.key);
-    }
-    std::sort(out.begin(), out.end());
-    return out;
-  };
-  EXPECT_EQ(keys("regenerate"), std::vector<std::string>{"troll"});
+  EXPECT_EQ(text_keys(*st, "regenerate"), std::vector<std::string>{"troll"});
   {
     auto batch = st->begin_batch();
     ASSERT_TRUE(batch.is_ok());
     auto hydra = make("hydra", "Hydra");
     hydra.text = "It regenerates heads.";
     ASSERT_TRUE((*batch)->write({hydra.document}, {hydra}).is_ok());
-    EXPECT_EQ(keys("regenerate"), (std::vector<std::string>{"hydra", "troll"}));  // its own write, by FTS5
-  }                                                                               // rolled back
-  EXPECT_EQ(keys("regenerate"), std::vector<std::string>{"troll"});
-  EXPECT_EQ(keys("heads"), std::vector<std::string>{});
+    EXPECT_EQ(text_keys(*st, "regenerate"), (std::vector<std::string>{"hydra", "troll"}));  // its own write, by FTS5
+  }                                                                                         // rolled back
+  EXPECT_EQ(text_keys(*st, "regenerate"), std::vector<std::string>{"troll"});
+  EXPECT_EQ(text_keys(*st, "heads"), std::vector<std::string>{});
   EXPECT_NE(st->text_index_identity(), nullptr);
 }
 

@@ -253,16 +253,19 @@ class Store {
   Status refresh_names();
 
   struct StatementCache;
+  struct ChangeMark;
   struct NameCache;
   struct TextState;
+  Result<ChangeMark> change_mark();
   // The in-memory full-text index, current with the file; null when off, or within a write transaction of this
   // connection (whose content may yet be rolled back).
   Result<const TextIndex*> text_index();
   // text_index() for a search: null (FTS5 answers) when it is off or failed to load (said once in the log).
   const TextIndex* memory_text_index();
-  // The FTS5 terms of `words`, one per word; nullopt when some word is not exactly one term (a phrase, which
-  // the FTS5 query matches by position).
-  Result<std::optional<std::vector<std::string>>> single_terms(const std::vector<std::string>& words);
+  // The in-memory index a search for `words` can use, with their FTS5 terms in *terms (one per non-empty word);
+  // null (FTS5 answers) when there is none or some word is not exactly one term (a phrase, which the FTS5 query
+  // matches by position).
+  Result<const TextIndex*> memory_terms(const std::vector<std::string>& words, std::vector<std::string>* terms);
   // A prepared statement for `sql`, reset and ready to bind; owned by the cache.
   Result<sqlite::Stmt*> cached(const std::string& sql);
 
