@@ -189,11 +189,16 @@ std::string class_text(const model::Entity& e) {
 
 }  // namespace
 
-std::vector<std::string> passages(const model::Entity& e, int max_passages) {
+std::vector<std::string> passages(const model::Entity& e, int max_passages, const Hints& hints) {
   std::string header = e.name;
   const std::string desc = descriptor(e);
   if (!desc.empty()) header += " (" + desc + ")";
   header += ".";
+  if (const auto hint = hints.find(e.kind, e.name); !hint.empty()) {
+    header += ' ';
+    header += hint;
+    if (hint.back() != '.') header += '.';
+  }
   const std::string body = e.kind == Kind::kClass ? class_text(e) : e.text;
   const auto words = words_of(body);
   std::vector<std::string> out;

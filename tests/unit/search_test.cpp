@@ -17,6 +17,9 @@ namespace {
 
 using model::Kind;
 
+// The descriptor tests use names that have bundled hints; they check the passage without them.
+const Hints kNoHints;
+
 model::Entity spell(const std::string& key, const std::string& name, const std::string& text) {
   model::Entity e;
   e.kind = Kind::kSpell;
@@ -40,7 +43,7 @@ std::vector<float> unit(std::vector<float> v) {
 }
 
 TEST(Passages, StartWithTheNameAndADescriptorFromTheFacets) {
-  const auto p = passages(spell("fb", "Fireball", "A bright streak flashes."), 4);
+  const auto p = passages(spell("fb", "Fireball", "A bright streak flashes."), 4, kNoHints);
   ASSERT_EQ(p.size(), 1u);
   EXPECT_EQ(p[0], "Fireball (3rd-level evocation spell, for Sorcerer, Wizard). A bright streak flashes.");
 }
@@ -49,18 +52,18 @@ TEST(Passages, SayHowASpellIsCastWhenItIsNotAnAction) {
   auto e = spell("ms", "Misty Step", "You teleport.");
   e.facets.casting_time = "bonus-action";
   e.facets.concentration = false;
-  EXPECT_EQ(passages(e, 1)[0],
+  EXPECT_EQ(passages(e, 1, kNoHints)[0],
             "Misty Step (3rd-level evocation spell, bonus action, for Sorcerer, Wizard). You teleport.");
   e.facets.casting_time = "10minutes";
   e.facets.ritual = true;
   e.facets.concentration = true;
-  EXPECT_EQ(passages(e, 1)[0],
+  EXPECT_EQ(passages(e, 1, kNoHints)[0],
             "Misty Step (3rd-level evocation spell, 10 minutes, ritual, concentration, for Sorcerer, Wizard). You "
             "teleport.");
   e.facets.casting_time = "action";
   e.facets.ritual = false;
   e.facets.concentration = false;
-  EXPECT_EQ(passages(e, 1)[0], "Misty Step (3rd-level evocation spell, for Sorcerer, Wizard). You teleport.");
+  EXPECT_EQ(passages(e, 1, kNoHints)[0], "Misty Step (3rd-level evocation spell, for Sorcerer, Wizard). You teleport.");
 }
 
 TEST(Passages, ClassesAreDescribedByTheirFeaturesInTheOrderTheyAreGained) {
@@ -73,12 +76,12 @@ TEST(Passages, ClassesAreDescribedByTheirFeaturesInTheOrderTheyAreGained) {
               {{"name", "Rage Damage"}, {"desc", "[Column data]"}},
               {{"name", "Proficiencies"}, {"desc", "Light armor."}},
               {{"name", "Rage"}, {"desc", "In battle, you fight with primal ferocity."}, {"levels", {1}}}}}};
-  EXPECT_EQ(passages(e, 1)[0],
+  EXPECT_EQ(passages(e, 1, kNoHints)[0],
             "Barbarian (character class). Rage. In battle, you fight with primal ferocity. Reckless Attack. Attack "
             "with advantage.");
   e.name = "Path of the Berserker";
   e.data = {{"subclass_of", "Barbarian"}, {"desc", "Rage as violence."}};
-  EXPECT_EQ(passages(e, 1)[0], "Path of the Berserker (Barbarian subclass). Rage as violence.");
+  EXPECT_EQ(passages(e, 1, kNoHints)[0], "Path of the Berserker (Barbarian subclass). Rage as violence.");
 }
 
 TEST(Passages, CreaturesSayHowTheyMoveBeyondWalking) {
@@ -89,12 +92,13 @@ TEST(Passages, CreaturesSayHowTheyMoveBeyondWalking) {
             {"type", "Celestial"},
             {"alignment", "chaotic good"},
             {"speed", {{"walk", 60}, {"fly", 90}, {"swim", 0}, {"hover", true}}}};
-  EXPECT_EQ(passages(e, 1)[0], "Pegasus (large celestial, flies, chaotic good). Hooves. Melee Weapon Attack.");
+  EXPECT_EQ(passages(e, 1, kNoHints)[0],
+            "Pegasus (large celestial, flies, chaotic good). Hooves. Melee Weapon Attack.");
   e.data["speed"] = {{"walk", 40}, {"burrow", 40}, {"climb", 20}, {"swim", 30}};
-  EXPECT_EQ(passages(e, 1)[0],
+  EXPECT_EQ(passages(e, 1, kNoHints)[0],
             "Pegasus (large celestial, swims, burrows, climbs, chaotic good). Hooves. Melee Weapon Attack.");
   e.data["speed"] = "30 ft.";  // not the mapped shape: nothing said
-  EXPECT_EQ(passages(e, 1)[0], "Pegasus (large celestial, chaotic good). Hooves. Melee Weapon Attack.");
+  EXPECT_EQ(passages(e, 1, kNoHints)[0], "Pegasus (large celestial, chaotic good). Hooves. Melee Weapon Attack.");
 }
 
 TEST(Passages, SplitLongTextIntoWindowsUpToTheLimit) {
@@ -108,6 +112,81 @@ TEST(Passages, SplitLongTextIntoWindowsUpToTheLimit) {
   EXPECT_EQ(three[2].rfind("X (", 0), 0u) << "every passage carries the header";
   EXPECT_EQ(passages(spell("x", "X", text), 1).size(), 1u);
   EXPECT_EQ(passages(spell("x", "X", ""), 3).size(), 1u) << "an entity without text still has its name embedded";
+}
+
+TEST(Hints, AreFoundByKindAndNameIgnoringCaseAndAccents) {
+  const auto hints = Hints::parse(
+      "kind\tname\thint\n"
+      "creature\tPegasus\tA winged horse\n"
+      "spell\tInvisibility\tVanish from sight, unseen.\r\n"
+      "\n"
+      "creature\tGrimlock\tBlind cave dwellers\n");
+  ASSERT_TRUE(hints) << hints.status().to_string();
+  EXPECT_EQ(hints->size(), 3u);
+  EXPECT_EQ(hints->find(Kind::kCreature, "pegasus"), "A winged horse");
+  EXPECT_EQ(hints->find(Kind::kSpell, "INVISIBILITY"), "Vanish from sight, unseen.") << "CRLF line ends are read";
+  EXPECT_EQ(hints->find(Kind::kCreature, "Grimlock"), "Blind cave dwellers") << "a blank line is skipped";
+  EXPECT_EQ(hints->find(Kind::kSpell, "Pegasus"), "") << "the kind is part of the entry";
+  EXPECT_EQ(hints->find(Kind::kCreature, "Pegasus (Mount)"), "") << "only magic items fall back to their family";
+}
+
+TEST(Hints, MagicItemVariantsShareTheirFamilysHint) {
+  const auto hints = Hints::parse(
+      "kind\tname\thint\n"
+      "magic-item\tVorpal Sword\tBlade that beheads\n"
+      "magic-item\tWand of the War Mage\tWand that helps spell attacks\n"
+      "magic-item\tVorpal Sword (Scimitar)\tA curved beheading blade\n");
+  ASSERT_TRUE(hints) << hints.status().to_string();
+  EXPECT_EQ(hints->find(Kind::kMagicItem, "Vorpal Sword (Longsword)"), "Blade that beheads");
+  EXPECT_EQ(hints->find(Kind::kMagicItem, "Vorpal Sword (Scimitar)"), "A curved beheading blade")
+      << "a variant's own hint wins";
+  EXPECT_EQ(hints->find(Kind::kMagicItem, "Wand of the War Mage +2"), "Wand that helps spell attacks");
+  EXPECT_EQ(hints->find(Kind::kMagicItem, "Wand of the War Mage +"), "");
+  EXPECT_EQ(hints->find(Kind::kMagicItem, "(Longsword)"), "");
+}
+
+TEST(Hints, AMalformedLineIsRefusedByNumber) {
+  const std::string header = "kind\tname\thint\n";
+  const std::pair<const char*, const char*> cases[] = {
+      {"creature\tPegasus\n", "line 2: expected three tab-separated fields"},
+      {"creature\tPegasus\tA horse\textra\n", "line 2: expected three tab-separated fields"},
+      {"monster\tPegasus\tA horse\n", "line 2: unknown kind 'monster'"},
+      {"creatures\tPegasus\tA horse\n", "line 2: unknown kind 'creatures'"},
+      {"creature\t\tA horse\n", "line 2: empty name or hint"},
+      {"creature\tPegasus\t\n", "line 2: empty name or hint"},
+      {"creature\tPegasus\tA horse\ncreature\tPEGASUS\tAgain\n", "line 3: a second hint for creature 'PEGASUS'"},
+  };
+  for (const auto& [body, why] : cases) {
+    const auto hints = Hints::parse(header + body);
+    ASSERT_FALSE(hints) << body;
+    EXPECT_NE(hints.status().message().find(why), std::string::npos) << hints.status().message();
+  }
+}
+
+TEST(Hints, TheBundledHintsParseAndCoverTheSrd) {
+  const Hints& bundled = Hints::bundled();
+  EXPECT_GT(bundled.size(), 1400u) << "data/search-hints.tsv is malformed or missing entries";
+  for (const auto& [kind, name] : std::vector<std::pair<Kind, const char*>>{{Kind::kCreature, "Pegasus"},
+                                                                            {Kind::kSpell, "Invisibility"},
+                                                                            {Kind::kMagicItem, "Bag of Holding"},
+                                                                            {Kind::kCondition, "Blinded"},
+                                                                            {Kind::kClass, "Paladin"},
+                                                                            {Kind::kItem, "Ram, Portable"}}) {
+    EXPECT_FALSE(bundled.find(kind, name).empty()) << name;
+  }
+}
+
+TEST(Passages, CarryTheHintAfterTheDescriptor) {
+  const auto hints = Hints::parse("kind\tname\thint\nspell\tFireball\tA big explosion of flame\n");
+  ASSERT_TRUE(hints);
+  EXPECT_EQ(passages(spell("fb", "Fireball", "A bright streak flashes."), 1, *hints)[0],
+            "Fireball (3rd-level evocation spell, for Sorcerer, Wizard). A big explosion of flame. A bright streak "
+            "flashes.");
+  std::string text;
+  for (int i = 0; i < 400; ++i) text += "word ";
+  const auto windows = passages(spell("fb", "Fireball", text), 3, *hints);
+  ASSERT_EQ(windows.size(), 3u);
+  for (const auto& p : windows) EXPECT_NE(p.find("A big explosion of flame. word"), std::string::npos) << p;
 }
 
 TEST(Passages, HashDependsOnModelAndText) {

@@ -3,7 +3,8 @@
 // from its facets ("Level 3 evocation spell", "Large monstrosity", "Wondrous item, uncommon, requires
 // attunement", "Martial melee weapon, slashing 1d8, versatile"), followed by a window of its description:
 // for creatures their traits and actions (Open5e v2 creatures have no prose description), for spells the
-// description with its higher-level text, for items their properties and rarity.
+// description with its higher-level text, for items their properties and rarity. An entity with a search hint
+// (hints.hpp) has it after the descriptor, in every passage.
 #pragma once
 
 #include <string>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "lorekeeper/model/entity.hpp"
+#include "lorekeeper/search/hints.hpp"
 
 namespace lorekeeper::search {
 
@@ -18,7 +20,7 @@ namespace lorekeeper::search {
 inline constexpr std::string_view kPassageRecipe = "p1";
 
 // Up to `max_passages` passages (at least one, even for an entity with no text).
-std::vector<std::string> passages(const model::Entity& e, int max_passages);
+std::vector<std::string> passages(const model::Entity& e, int max_passages, const Hints& hints = Hints::bundled());
 
 // A stable 64-bit FNV-1a hash of `model` + recipe + `text`, as 16 hex digits.
 std::string text_hash(std::string_view model, std::string_view text);
