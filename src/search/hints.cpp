@@ -21,18 +21,14 @@ std::string entry_key(model::Kind kind, std::string_view name) {
 
 // "Vorpal Sword (Longsword)" -> "Vorpal Sword", "Wand of the War Mage +2" -> "Wand of the War Mage"; anything
 // else -> "".
-std::string_view family(std::string_view name) {
-  auto trim = [](std::string_view s) {
-    while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
-    return s;
-  };
+std::string family(std::string_view name) {
   if (!name.empty() && name.back() == ')') {
     if (const size_t open = name.rfind(" ("); open != std::string_view::npos && open > 0)
-      return trim(name.substr(0, open));
+      return text::trim(name.substr(0, open));
   }
   if (name.size() > 3 && std::isdigit(static_cast<unsigned char>(name.back())) && name[name.size() - 2] == '+' &&
       name[name.size() - 3] == ' ') {
-    return trim(name.substr(0, name.size() - 3));
+    return text::trim(name.substr(0, name.size() - 3));
   }
   return {};
 }
@@ -90,7 +86,7 @@ std::string_view Hints::find(model::Kind kind, std::string_view name) const {
   if (by_entry_.empty()) return {};
   if (const auto hint = exact(kind, name); !hint.empty()) return hint;
   if (kind != model::Kind::kMagicItem) return {};
-  const auto base = family(name);
+  const std::string base = family(name);
   return base.empty() ? std::string_view() : exact(kind, base);
 }
 

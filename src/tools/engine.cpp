@@ -669,6 +669,8 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
   struct Lexical {
     double score = 0;
     std::set<std::string> how;  // "name", "close name", "text"
+    // Matched on words of the text alone: weaker evidence than a name, and only kept when near in meaning.
+    bool text_only() const { return how.size() == 1 && how.count("text") > 0; }
   };
   std::map<std::pair<int, std::string>, Lexical> merged;
   std::set<std::pair<int, std::string>> exact_ids;
@@ -833,8 +835,8 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
     const float floor = out.note.empty() ? kSemanticFloor : kExcludedNameFloor;
     // Text-only lexical hits far from the query's meaning are dropped.
     for (auto it = merged.begin(); it != merged.end();) {
-      const bool text_only = it->second.how.size() == 1 && it->second.how.count("text");
-      const auto at = text_only ? ix->find(static_cast<Kind>(it->first.first), it->first.second) : std::nullopt;
+      const auto at =
+          it->second.text_only() ? ix->find(static_cast<Kind>(it->first.first), it->first.second) : std::nullopt;
       if (at && ix->similarity(*at, qv.data()) < kTextHitMeaningFloor) {
         it = merged.erase(it);
       } else {
@@ -871,10 +873,9 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
     for (size_t i = 0; i < lex.size(); ++i) {
       Candidate& c = fused[lex[i].second];
       c.id = lex[i].second;
-      const auto& how = merged[lex[i].second].how;
-      const bool text_only = how.size() == 1 && how.count("text");
-      c.score += (text_only ? kTextMatchWeight : kNameMatchWeight) / (kRrfK + static_cast<double>(i) + 1);
-      c.how.assign(how.begin(), how.end());
+      const Lexical& match = merged[lex[i].second];
+      c.score += (match.text_only() ? kTextMatchWeight : kNameMatchWeight) / (kRrfK + static_cast<double>(i) + 1);
+      c.how.assign(match.how.begin(), match.how.end());
     }
     for (size_t i = 0; i < semantic_order.size(); ++i) {
       Candidate& c = fused[semantic_order[i]];
