@@ -189,7 +189,7 @@ std::string class_text(const model::Entity& e) {
 
 }  // namespace
 
-std::vector<std::string> passages(const model::Entity& e, int max_passages, const Hints& hints) {
+std::vector<std::string> passages(const model::Entity& e, int max_passages, const model::Hints& hints) {
   std::string header = e.name;
   const std::string desc = descriptor(e);
   if (!desc.empty()) header += " (" + desc + ")";

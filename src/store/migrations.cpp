@@ -131,6 +131,21 @@ CREATE TRIGGER IF NOT EXISTS entities_stamp_delete AFTER DELETE ON entities BEGI
   UPDATE content_stamp SET stamp = lower(hex(randomblob(8))) WHERE id = 1;
 END;
 )sql",
+      // 6: the full-text index has a third column, each entity's search hint (model/hints.hpp): how players
+      // describe it without its name. Rebuilt from the stored names and texts; the hints are filled in by
+      // Store::refresh_hints when the store is opened (they come with the program, not the file).
+      R"sql(
+DROP TRIGGER entities_fts_delete;
+DROP TABLE entities_fts;
+CREATE VIRTUAL TABLE entities_fts USING fts5 (name, text, hint, tokenize = 'porter unicode61 remove_diacritics 2');
+INSERT INTO entities_fts (rowid, name, text, hint)
+  SELECT e.id, e.name, b.text, '' FROM entities e JOIN entity_bodies b ON b.id = e.id;
+CREATE TRIGGER entities_fts_delete AFTER DELETE ON entities BEGIN
+  DELETE FROM entities_fts WHERE rowid = old.id;
+END;
+DELETE FROM meta WHERE key = 'search_hints';
+UPDATE content_stamp SET stamp = lower(hex(randomblob(8))) WHERE id = 1;
+)sql",
   };
   return kMigrations;
 }

@@ -260,6 +260,7 @@ struct Store::TextState {
 Store::Store(sqlite3* db, std::string path)
     : db_(db),
       path_(std::move(path)),
+      hints_(&model::Hints::bundled()),
       cache_(std::make_unique<StatementCache>()),
       names_(std::make_unique<NameCache>()),
       text_(std::make_unique<TextState>()) {}
@@ -281,7 +282,7 @@ Result<Stmt*> Store::cached(const std::string& sql) {
   return &it->second;
 }
 
-Result<std::unique_ptr<Store>> Store::open(const std::string& path, Mode mode) {
+Result<std::unique_ptr<Store>> Store::open(const std::string& path, Mode mode, const model::Hints* hints) {
   std::error_code ec;
   const bool exists = std::filesystem::exists(path, ec);
   if (mode == Mode::kExistingOnly && !exists) {
@@ -303,6 +304,7 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& path, Mode mode) {
   sqlite3_busy_timeout(raw, 5000);
   sqlite3_extended_result_codes(raw, 1);
   std::unique_ptr<Store> store(new Store(guard.release(), path));
+  if (hints != nullptr) store->hints_ = hints;
   // Reading the schema version is the first access to the file: a non-database fails here.
   {
     auto version = user_version(store->db_);
@@ -326,7 +328,56 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& path, Mode mode) {
     LOREKEEPER_RETURN_IF_ERROR(sqlite::exec(store->db_, "PRAGMA journal_mode = WAL"));
     LOREKEEPER_RETURN_IF_ERROR(store->migrate());
   }
+  if (Status refreshed = store->refresh_hints(); !refreshed.is_ok()) {
+    log::warning("the search hints of " + path + " could not be updated: " + refreshed.to_string());
+  }
   return store;
+}
+
+Status Store::refresh_hints() {
+  constexpr const char* kMetaKey = "search_hints";
+  auto current = [&]() -> Result<bool> {
+    auto recorded = meta(kMetaKey);
+    if (!recorded) return recorded.status();
+    return *recorded && **recorded == hints_->stamp();
+  };
+  auto up_to_date = current();
+  if (!up_to_date) return up_to_date.status();
+  if (*up_to_date) return Status::ok();
+  Transaction tx(db_);
+  LOREKEEPER_RETURN_IF_ERROR(tx.begin());
+  // Another process may have refreshed them while this one waited for the lock.
+  up_to_date = current();
+  if (!up_to_date) return up_to_date.status();
+  if (*up_to_date) return tx.commit();
+  auto rows = Stmt::prepare(db_,
+                            "SELECT e.id, e.kind, e.name, f.hint FROM entities e"
+                            " JOIN entities_fts f ON f.rowid = e.id");
+  if (!rows) return rows.status();
+  std::vector<std::pair<long long, std::string>> changed;
+  while (true) {
+    auto row = rows->step();
+    if (!row) return row.status();
+    if (!*row) break;
+    const auto kind = model::parse_kind(rows->text_view(1));
+    const std::string_view hint = kind ? hints_->find(*kind, rows->text_view(2)) : std::string_view();
+    if (hint != rows->text_view(3)) changed.emplace_back(rows->int64(0), std::string(hint));
+  }
+  rows->reset();
+  auto update = Stmt::prepare(db_, "UPDATE entities_fts SET hint = ? WHERE rowid = ?");
+  if (!update) return update.status();
+  for (const auto& [id, hint] : changed) {
+    update->reset();
+    update->bind(1, std::string_view(hint));
+    update->bind(2, id);
+    LOREKEEPER_RETURN_IF_ERROR(update->run());
+  }
+  if (!changed.empty()) {
+    LOREKEEPER_RETURN_IF_ERROR(
+        sqlite::exec(db_, "UPDATE content_stamp SET stamp = lower(hex(randomblob(8))) WHERE id = 1"));
+  }
+  LOREKEEPER_RETURN_IF_ERROR(set_meta(kMetaKey, hints_->stamp()));
+  return tx.commit();
 }
 
 Status Store::migrate() {
@@ -402,7 +453,7 @@ Status Store::write_entities(const std::vector<Document>& documents, const std::
   if (!ins_st) return ins_st.status();
   auto body_st = Stmt::prepare(db_, "INSERT INTO entity_bodies (id, text, data, raw) VALUES (?,?,?,?)");
   if (!body_st) return body_st.status();
-  auto fts_st = Stmt::prepare(db_, "INSERT INTO entities_fts (rowid, name, text) VALUES (?,?,?)");
+  auto fts_st = Stmt::prepare(db_, "INSERT INTO entities_fts (rowid, name, text, hint) VALUES (?,?,?,?)");
   if (!fts_st) return fts_st.status();
   auto tag_st = Stmt::prepare(db_, "INSERT OR IGNORE INTO entity_tags (entity_id, tag, value) VALUES (?,?,?)");
   if (!tag_st) return tag_st.status();
@@ -457,6 +508,7 @@ Status Store::write_entities(const std::vector<Document>& documents, const std::
     fts_st->bind(1, id);
     fts_st->bind(2, std::string_view(e.name));
     fts_st->bind_text_or_null(3, e.text);
+    fts_st->bind(4, hints_->find(e.kind, e.name));
     LOREKEEPER_RETURN_IF_ERROR(fts_st->run());
     auto tags = [&](const char* tag, const std::vector<std::string>& values) -> Status {
       for (const auto& v : values) {
@@ -691,9 +743,10 @@ Status Store::for_each_matching_key(const Query& q, const std::function<void(Kin
 
 namespace {
 
-// BM25's column weights: a word in the name counts ten times one in the text.
-constexpr double kNameWeight = 10.0;
-constexpr double kTextWeight = 1.0;
+// BM25's column weights: a word in the name counts ten times one in the text, and one in the search hint, which
+// is a few words chosen to say what the entity is, more than one among the text's hundreds. Each is exact in
+// binary with few digits (TextIndex::Weights).
+constexpr TextIndex::Weights kWeights{10.0, 1.0, 2.0};
 
 // FTS5 queries of quoted terms; bound as parameters, so no input reaches the SQL text.
 std::string fts_quote(const std::string& w) {
@@ -838,11 +891,11 @@ Result<std::vector<Store::TextHit>> Store::text_search(const Query& q, const std
     auto index = memory_terms(terms, &tokens);
     if (!index) return index.status();
     if (*index != nullptr) {
-      const auto hits = (*index)->search(tokens, kNameWeight, kTextWeight, q.kinds,
-                                         q.document_keys ? &*q.document_keys : nullptr, limit);
+      const auto hits =
+          (*index)->search(tokens, kWeights, q.kinds, q.document_keys ? &*q.document_keys : nullptr, limit);
       for (const auto& h : hits) {
         const auto& row = (*index)->row(h.row);
-        out.push_back({row.kind, row.key, h.rank, h.matched_terms});
+        out.push_back({row.kind, row.key, h.rank, h.matched_terms, h.in_hint, h.in_body});
       }
       return out;
     }
@@ -851,8 +904,8 @@ Result<std::vector<Store::TextHit>> Store::text_search(const Query& q, const std
   std::string where = " WHERE entities_fts MATCH ?";
   std::vector<BindValue> binds = {match};
   build_where(q, &where, &binds);
-  auto prepared = cached("SELECT e.kind, e.key, e.id, -bm25(entities_fts, " + std::to_string(kNameWeight) + ", " +
-                         std::to_string(kTextWeight) +
+  auto prepared = cached("SELECT e.kind, e.key, e.id, -bm25(entities_fts, " + std::to_string(kWeights.name) + ", " +
+                         std::to_string(kWeights.text) + ", " + std::to_string(kWeights.hint) +
                          ") AS rank FROM entities_fts"
                          " JOIN entities e ON e.id = entities_fts.rowid" +
                          document_join(q) + where + " ORDER BY rank DESC LIMIT ?");
@@ -865,28 +918,36 @@ Result<std::vector<Store::TextHit>> Store::text_search(const Query& q, const std
     auto row = st.step();
     if (!row) return row.status();
     if (!*row) break;
-    out.push_back({model::parse_kind(st.text(0)).value_or(Kind::kSpell), st.text(1), st.real(3), 0});
+    out.push_back({model::parse_kind(st.text(0)).value_or(Kind::kSpell), st.text(1), st.real(3), 0, false, false});
     ids.push_back(st.int64(2));
   }
   if (out.empty()) return out;
-  // How many of the terms each hit contains: one index lookup per term, each row it yields looked up among the
-  // (at most `limit`) hits.
+  // How many of the terms each hit contains, and in which columns: two index lookups per term (the name and
+  // text columns, then the hint), each row they yield looked up among the (at most `limit`) hits.
   std::vector<std::pair<long long, size_t>> by_id;
   for (size_t i = 0; i < ids.size(); ++i) by_id.emplace_back(ids[i], i);
   std::sort(by_id.begin(), by_id.end());
   auto term_rows = cached("SELECT rowid FROM entities_fts WHERE entities_fts MATCH ?");
   if (!term_rows) return term_rows.status();
+  std::vector<uint8_t> has_term(out.size());
   for (const auto& t : terms) {
-    Stmt& ts = **term_rows;
-    ts.reset();
-    ts.bind(1, std::string_view(fts_quote(t)));
-    while (true) {
-      auto row = ts.step();
-      if (!row) return row.status();
-      if (!*row) break;
-      const long long rowid = ts.int64(0);
-      const auto at = std::lower_bound(by_id.begin(), by_id.end(), std::make_pair(rowid, size_t{0}));
-      for (auto it = at; it != by_id.end() && it->first == rowid; ++it) ++out[it->second].matched_terms;
+    std::fill(has_term.begin(), has_term.end(), 0);
+    for (const bool hint : {false, true}) {
+      Stmt& ts = **term_rows;
+      ts.reset();
+      ts.bind(1, std::string_view((hint ? "hint : " : "{name text} : ") + fts_quote(t)));
+      while (true) {
+        auto row = ts.step();
+        if (!row) return row.status();
+        if (!*row) break;
+        const long long rowid = ts.int64(0);
+        const auto at = std::lower_bound(by_id.begin(), by_id.end(), std::make_pair(rowid, size_t{0}));
+        for (auto it = at; it != by_id.end() && it->first == rowid; ++it) {
+          TextHit& h = out[it->second];
+          (hint ? h.in_hint : h.in_body) = true;
+          if (has_term[it->second]++ == 0) ++h.matched_terms;
+        }
+      }
     }
   }
   return out;

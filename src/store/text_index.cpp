@@ -32,6 +32,9 @@ bool read_varint(const unsigned char*& p, const unsigned char* end, uint64_t* ou
   return false;
 }
 
+// The columns of entities_fts (name, text, hint), in the order of FTS5's size records.
+constexpr int kColumns = 3;
+
 Status malformed(const std::string& what) {
   return Status::corruption("the full-text index is not as expected (" + what + ")");
 }
@@ -87,7 +90,7 @@ Result<std::shared_ptr<const TextIndex>> TextIndex::load(sqlite3* db, std::strin
       uint64_t n = 0;
       if (!read_varint(p, end, &n)) return malformed("averages record");
       index->fts_rows_ = static_cast<int64_t>(n);
-      for (int column = 0; column < 2; ++column) {
+      for (int column = 0; column < kColumns; ++column) {
         if (!read_varint(p, end, &n)) return malformed("averages record");
         index->fts_tokens_ += static_cast<int64_t>(n);
       }
@@ -107,7 +110,7 @@ Result<std::shared_ptr<const TextIndex>> TextIndex::load(sqlite3* db, std::strin
       const auto* p = reinterpret_cast<const unsigned char*>(sz.data());
       const auto* end = p + sz.size();
       uint64_t tokens = 0;
-      for (int column = 0; column < 2; ++column) {
+      for (int column = 0; column < kColumns; ++column) {
         uint64_t n = 0;
         if (!read_varint(p, end, &n)) return malformed("docsize record");
         tokens += n;
@@ -145,12 +148,15 @@ Result<std::shared_ptr<const TextIndex>> TextIndex::load(sqlite3* db, std::strin
       ++span->rows;
       const auto r = row_of(d);
       known_doc = r.has_value();
-      if (known_doc) index->postings_.push_back({*r, 0, 0});
+      if (known_doc) index->postings_.push_back({*r, 0, 0, 0});
     }
     if (!known_doc) continue;
-    // The column is "name" or "text" (the table's two columns).
-    if (st->text_view(2) == "name") {
+    // The column is "name", "text" or "hint" (the table's three columns).
+    const std::string_view column = st->text_view(2);
+    if (column == "name") {
       ++index->postings_.back().in_name;
+    } else if (column == "hint") {
+      ++index->postings_.back().in_hint;
     } else {
       ++index->postings_.back().in_text;
     }
@@ -188,8 +194,8 @@ bool TextIndex::contains_any(const std::vector<std::string>& terms) const {
   return std::any_of(terms.begin(), terms.end(), [&](const std::string& t) { return find(t) != nullptr; });
 }
 
-std::vector<TextIndex::Hit> TextIndex::search(const std::vector<std::string>& terms, double name_weight,
-                                              double text_weight, const std::vector<model::Kind>& kinds,
+std::vector<TextIndex::Hit> TextIndex::search(const std::vector<std::string>& terms, const Weights& weights,
+                                              const std::vector<model::Kind>& kinds,
                                               const std::vector<std::string>* documents, int limit) const {
   std::vector<Hit> out;
   if (limit <= 0 || rows_.empty()) return out;
@@ -211,6 +217,7 @@ std::vector<TextIndex::Hit> TextIndex::search(const std::vector<std::string>& te
   const double avgdl = static_cast<double>(fts_tokens_) / static_cast<double>(fts_rows_);
   std::vector<double> score(rows_.size(), 0.0);
   std::vector<int> matched(rows_.size(), 0);
+  std::vector<uint8_t> where(rows_.size(), 0);  // bit 0: some term in the name or text; bit 1: in the hint
   std::vector<uint32_t> touched;
   for (const auto& t : terms) {
     const Span* span = find(t);
@@ -221,14 +228,15 @@ std::vector<TextIndex::Hit> TextIndex::search(const std::vector<std::string>& te
     for (uint32_t i = span->first; i < span->end; ++i) {
       const Posting& p = postings_[i];
       if (!allowed(rows_[p.row])) continue;
-      const double freq = name_weight * p.in_name + text_weight * p.in_text;
+      const double freq = weights.name * p.in_name + weights.text * p.in_text + weights.hint * p.in_hint;
       const double d = static_cast<double>(rows_[p.row].tokens);
       score[p.row] += idf * ((freq * (k1 + 1.0)) / (freq + k1 * (1 - b + b * d / avgdl)));
       if (matched[p.row]++ == 0) touched.push_back(p.row);
+      where[p.row] |= static_cast<uint8_t>((p.in_name + p.in_text > 0 ? 1 : 0) | (p.in_hint > 0 ? 2 : 0));
     }
   }
   out.reserve(touched.size());
-  for (uint32_t r : touched) out.push_back({r, score[r], matched[r]});
+  for (uint32_t r : touched) out.push_back({r, score[r], matched[r], (where[r] & 2) != 0, (where[r] & 1) != 0});
   const size_t n = std::min(out.size(), static_cast<size_t>(limit));
   auto better = [&](const Hit& a, const Hit& c) {
     return a.rank != c.rank ? a.rank > c.rank : rows_[a.row].id < rows_[c.row].id;

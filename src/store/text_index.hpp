@@ -1,6 +1,6 @@
 // The full-text index held in memory: FTS5's postings for `entities_fts` (every term with the entities that
-// contain it and how often, in the name and in the text) and each entity's token count, ranked exactly as FTS5's
-// bm25() ranks them (same formula, same inverse document frequencies and average length, the same floating-point
+// contain it and how often, in the name, the text and the search hint) and each entity's token count, ranked exactly as
+// FTS5's bm25() ranks them (same formula, same inverse document frequencies and average length, the same floating-point
 // operations in the same order), so a search returns the hits and scores an FTS5 query returns, without the
 // virtual-table machinery that costs about a millisecond per query over a full corpus.
 //
@@ -30,13 +30,23 @@ class TextIndex {
     int64_t id = 0;  // entities.id, the FTS5 rowid
     model::Kind kind = model::Kind::kSpell;
     uint32_t document = 0;  // index into document_keys()
-    uint32_t tokens = 0;    // tokens in the name and the text (bm25's document length)
+    uint32_t tokens = 0;    // tokens in the name, the text and the hint (bm25's document length)
     std::string key;
   };
   struct Hit {
     uint32_t row = 0;
     double rank = 0;  // -bm25(), higher is better
     int matched_terms = 0;
+    bool in_hint = false;  // some term is in the hint column
+    bool in_body = false;  // some term is in the name or text column
+  };
+  // bm25's column weights. A term's frequency in a row is the weighted sum of its occurrences, which FTS5 adds
+  // one occurrence at a time: weights that are small multiples of a power of two (10, 1, 2.5) make every such
+  // sum exact, so computing it as a product here gives the same double.
+  struct Weights {
+    double name = 1;
+    double text = 1;
+    double hint = 1;
   };
 
   // Reads the postings and sizes through `db` (which must have the store's schema). The caller holds a read
@@ -50,9 +60,9 @@ class TextIndex {
       const std::string& stamp, const std::function<Result<std::shared_ptr<const TextIndex>>()>& make);
 
   // Ranks the entities containing any of `terms` (FTS5 tokens, one phrase each, in the query's order) as
-  // -bm25(entities_fts, name_weight, text_weight) does, among those of `kinds` (all when empty) and of
+  // -bm25(entities_fts, name, text, hint weights) does, among those of `kinds` (all when empty) and of
   // `documents` (any when null); best first, ties by id, at most `limit`.
-  std::vector<Hit> search(const std::vector<std::string>& terms, double name_weight, double text_weight,
+  std::vector<Hit> search(const std::vector<std::string>& terms, const Weights& weights,
                           const std::vector<model::Kind>& kinds, const std::vector<std::string>* documents,
                           int limit) const;
   // Whether any entity contains any of `terms`.
@@ -66,6 +76,7 @@ class TextIndex {
     uint32_t row;
     uint32_t in_name;  // occurrences in the name column
     uint32_t in_text;  // occurrences in the text column
+    uint32_t in_hint;  // occurrences in the hint column
   };
   // The postings of a term: postings_[first, end); `rows` also counts FTS5 rows without an entity, as bm25's
   // IDF does.

@@ -15,6 +15,7 @@
 #include "lorekeeper/core/json_util.hpp"
 #include "lorekeeper/core/log.hpp"
 #include "lorekeeper/core/text.hpp"
+#include "lorekeeper/model/hints.hpp"
 #include "lorekeeper/tools/legacy.hpp"
 #include "lorekeeper/tools/render.hpp"
 
@@ -567,11 +568,13 @@ constexpr float kTextHitMeaningFloor = 0.25f;
 constexpr float kSimilarFloor = 0.40f;
 // Weighted reciprocal rank fusion: a result at rank r of a ranking contributes weight / (kRrfK + r). A lexical
 // match on the name weighs 1; one on words of the text alone is weaker evidence for a description ("reaction
-// ... hit" is in a hundred spells), and the semantic ranking, with the passages' hints, is the stronger one.
-// Chosen on tests/eval/queries.jsonl and confirmed on the held-out set (docs/SEARCH.md).
+// ... hit" is in a hundred spells); one on words of the search hint, written to say what the entity is, is
+// as strong as the semantic ranking. Chosen on tests/eval/queries.jsonl and confirmed on the held-out set
+// (docs/SEARCH.md).
 constexpr double kRrfK = 10.0;
 constexpr double kNameMatchWeight = 1.0;
 constexpr double kTextMatchWeight = 0.5;
+constexpr double kHintMatchWeight = 1.5;
 constexpr double kSemanticWeight = 1.5;
 
 bool only_kind_and_document_filters(const Query& q) {
@@ -668,9 +671,11 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
   // Candidates by (kind, key): score and the result object, loaded now or, for text hits, once they are shown.
   struct Lexical {
     double score = 0;
-    std::set<std::string> how;  // "name", "close name", "text"
-    // Matched on words of the text alone: weaker evidence than a name, and only kept when near in meaning.
-    bool text_only() const { return how.size() == 1 && how.count("text") > 0; }
+    std::set<std::string> how;  // "name", "close name", "text", "hint"
+    // Matched on words of the text or the search hint alone, not the name: weaker evidence, and only kept when
+    // near in meaning.
+    bool text_only() const { return how.count("name") == 0 && how.count("close name") == 0; }
+    bool by_hint() const { return how.count("hint") > 0; }
   };
   std::map<std::pair<int, std::string>, Lexical> merged;
   std::set<std::pair<int, std::string>> exact_ids;
@@ -738,7 +743,8 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
     if (best == 0) best = h.rank;
     const double rel = best > 0 ? h.rank / best : 0;
     if (rel < 0.25) break;  // below the relevance floor: left out rather than padding the answer
-    offer(h.kind, h.key, 0.1 + 0.5 * rel, "text");
+    if (h.in_body) offer(h.kind, h.key, 0.1 + 0.5 * rel, "text");
+    if (h.in_hint) offer(h.kind, h.key, 0.1 + 0.5 * rel, "hint");
   }
   bool typo = false;
   // A close name nearer the query than any other name: the misspelt name, placed first ("heeling word").
@@ -862,20 +868,25 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
     for (auto& [id, c] : merged) scored.push_back({c.score, id, {c.how.begin(), c.how.end()}});
   } else {
     // Weighted reciprocal rank fusion of the lexical ranking (by its score) and the semantic one (by cosine),
-    // scaled so that first place in both, by name, is 1. The lexical score itself breaks ties, so strong name
-    // matches keep their order.
+    // scaled so that first place in both, by the strongest kind of lexical match, is 1. The lexical score itself breaks
+    // ties, so strong name matches keep their order.
     std::vector<std::pair<double, std::pair<int, std::string>>> lex;
     for (const auto& [id, c] : merged) lex.push_back({c.score, id});
     std::stable_sort(lex.begin(), lex.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
     std::map<std::pair<int, std::string>, Candidate> fused;
     const bool both = ctx.ranking == Ranking::kHybrid;
-    const double top = ((both ? kNameMatchWeight : 0.0) + kSemanticWeight) / (kRrfK + 1);
+    const double top =
+        ((both ? std::max({kNameMatchWeight, kHintMatchWeight, kTextMatchWeight}) : 0.0) + kSemanticWeight) /
+        (kRrfK + 1);
     for (size_t i = 0; i < lex.size(); ++i) {
       Candidate& c = fused[lex[i].second];
       c.id = lex[i].second;
-      const Lexical& match = merged[lex[i].second];
-      c.score += (match.text_only() ? kTextMatchWeight : kNameMatchWeight) / (kRrfK + static_cast<double>(i) + 1);
-      c.how.assign(match.how.begin(), match.how.end());
+      const Lexical& lexical_match = merged[lex[i].second];
+      const double weight = !lexical_match.text_only() ? kNameMatchWeight
+                            : lexical_match.by_hint()  ? kHintMatchWeight
+                                                       : kTextMatchWeight;
+      c.score += weight / (kRrfK + static_cast<double>(i) + 1);
+      c.how.assign(lexical_match.how.begin(), lexical_match.how.end());
     }
     for (size_t i = 0; i < semantic_order.size(); ++i) {
       Candidate& c = fused[semantic_order[i]];
@@ -910,9 +921,13 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
     json result = to_result(entity);
     result["_score"] = round3(c.score);
     result["_matched"] = c.how;
-    const bool text_or_meaning = std::find(c.how.begin(), c.how.end(), "text") != c.how.end() ||
-                                 std::find(c.how.begin(), c.how.end(), "meaning") != c.how.end();
-    if (text_or_meaning && !entity.text.empty()) result["_snippet"] = snippet(entity.text, meaningful);
+    auto matched = [&](const char* how) { return std::find(c.how.begin(), c.how.end(), how) != c.how.end(); };
+    if (matched("hint") && !matched("text")) {
+      // The words were found in the search hint, which says so better than the start of the text.
+      result["_snippet"] = std::string(st.hints().find(entity.kind, entity.name));
+    } else if ((matched("text") || matched("meaning")) && !entity.text.empty()) {
+      result["_snippet"] = snippet(entity.text, meaningful);
+    }
     out.results.push_back(std::move(result));
   }
   out.total = static_cast<int>(exact_ids.size() + scored.size());
@@ -1260,7 +1275,7 @@ ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilde
     const std::string how = found->how == "name contains" ? "by name, then by text" + also
                             : found->how == "close name"  ? "by close spellings of the name, then by text" + also
                             : found->semantic             ? "by the words and meaning of their text"
-                                                          : "by the words of their text";
+                                                          : "by the words of their text and search hints";
     header = "Found " + plural(label, found->total) + " for \"" + search + "\", ranked " + how +
              (found->total > static_cast<int>(found->results.size())
                   ? " (showing " + std::to_string(found->results.size()) + ")."

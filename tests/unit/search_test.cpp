@@ -15,6 +15,7 @@
 namespace lorekeeper::search {
 namespace {
 
+using model::Hints;
 using model::Kind;
 
 // The descriptor tests use names that have bundled hints; they check the passage without them.

@@ -165,12 +165,12 @@ TEST(Store, InMemoryTextIndexRanksAsFts5) {
   auto memory = fixture();
   ASSERT_TRUE(sql && memory);
   memory->set_text_index_in_memory(true);
-  // Words of the fixture corpus's names and texts, and some it lacks or that FTS5 splits.
+  // Words of the fixture corpus's names, texts and search hints, and some it lacks or that FTS5 splits.
   std::vector<std::string> vocabulary;
   std::set<std::string> seen;
   ASSERT_TRUE(sql->scan([&](const model::Entity& e) {
                    std::string word;
-                   for (char c : e.name + " " + e.text + " ") {
+                   for (char c : e.name + " " + e.text + " " + std::string(sql->hints().find(e.kind, e.name)) + " ") {
                      if (std::isalpha(static_cast<unsigned char>(c))) {
                        word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
                      } else {
@@ -195,7 +195,7 @@ TEST(Store, InMemoryTextIndexRanksAsFts5) {
     seed = seed * 1664525u + 1013904223u;
     return static_cast<size_t>(seed >> 8) % n;
   };
-  int compared = 0, nonempty = 0;
+  int compared = 0, nonempty = 0, hint_only = 0;
   for (int round = 0; round < 300; ++round) {
     std::vector<std::string> words;
     const size_t count = 1 + next(4);
@@ -220,6 +220,9 @@ TEST(Store, InMemoryTextIndexRanksAsFts5) {
       EXPECT_EQ(e[i].kind, g[i].kind);
       EXPECT_EQ(e[i].rank, g[i].rank) << e[i].key;
       EXPECT_EQ(e[i].matched_terms, g[i].matched_terms) << e[i].key;
+      EXPECT_EQ(e[i].in_hint, g[i].in_hint) << e[i].key;
+      EXPECT_EQ(e[i].in_body, g[i].in_body) << e[i].key;
+      hint_only += e[i].in_hint && !e[i].in_body ? 1 : 0;
     }
     // A short page holds the same scores (which of several tied hits fills its last place may differ).
     auto page = memory->text_search(q, words, 5);
@@ -236,6 +239,7 @@ TEST(Store, InMemoryTextIndexRanksAsFts5) {
   EXPECT_NE(memory->text_index_identity(), nullptr);  // the comparison did read the memory index
   EXPECT_EQ(sql->text_index_identity(), nullptr);
   EXPECT_GT(nonempty, compared / 2);
+  EXPECT_GT(hint_only, 0) << "some hits matched by their search hint alone";
 }
 
 // The memory index follows writes, through this connection and through another, and is shared by stores reading
@@ -371,6 +375,111 @@ TEST(Store, MigratesAnUnstemmedTextIndexKeepingItsRows) {
   hits = st->text_search(Query{}, {"troll"}, 10);
   ASSERT_TRUE(hits.is_ok());
   EXPECT_TRUE(hits->empty());
+}
+
+// Hints for the tests' spells, and the words only the hint of each has.
+model::Hints test_hints(const std::string& pegasus_hint) {
+  auto hints = model::Hints::parse("kind\tname\thint\nspell\tPegasus Call\t" + pegasus_hint + "\n");
+  EXPECT_TRUE(hints.is_ok()) << hints.status().to_string();
+  return hints.is_ok() ? std::move(*hints) : model::Hints();
+}
+
+model::Entity pegasus_call() {
+  auto e = make("pegasus-call", "Pegasus Call");
+  e.text = "You whistle, and hooves answer.";
+  return e;
+}
+
+TEST(Store, TextSearchReadsTheSearchHint) {
+  const std::string path = testing::temp_dir() + "/hints.db";
+  const model::Hints hints = test_hints("summon a winged horse");
+  auto opened = Store::open(path, Store::Mode::kReadWrite, &hints);
+  ASSERT_TRUE(opened.is_ok()) << opened.status().to_string();
+  Store& st = **opened;
+  EXPECT_EQ(&st.hints(), &hints);
+  const auto e = pegasus_call();
+  ASSERT_TRUE(st.upsert({e.document}, {e}).is_ok());
+  for (const bool memory : {false, true}) {
+    st.set_text_index_in_memory(memory);
+    auto hits = st.text_search(Query{}, {"winged", "horses"}, 10);
+    ASSERT_TRUE(hits.is_ok()) << hits.status().to_string();
+    ASSERT_EQ(hits->size(), 1u) << memory;
+    EXPECT_EQ((*hits)[0].matched_terms, 2);
+    EXPECT_TRUE((*hits)[0].in_hint);
+    EXPECT_FALSE((*hits)[0].in_body) << "no word is in the name or the text";
+    hits = st.text_search(Query{}, {"hooves", "pegasus"}, 10);
+    ASSERT_TRUE(hits.is_ok());
+    ASSERT_EQ(hits->size(), 1u);
+    EXPECT_FALSE((*hits)[0].in_hint);
+    EXPECT_TRUE((*hits)[0].in_body);
+    hits = st.text_search(Query{}, {"hooves", "horse"}, 10);
+    ASSERT_TRUE(hits.is_ok());
+    ASSERT_EQ(hits->size(), 1u);
+    EXPECT_TRUE((*hits)[0].in_hint && (*hits)[0].in_body);
+    auto any = st.any_text_match({"winged"});
+    ASSERT_TRUE(any.is_ok());
+    EXPECT_TRUE(*any);
+  }
+}
+
+TEST(Store, ReplacesTheSearchHintsWhenTheyChange) {
+  const std::string path = testing::temp_dir() + "/hints-change.db";
+  const model::Hints before = test_hints("summon a winged horse");
+  const model::Hints after = test_hints("call a flying steed");
+  ASSERT_NE(before.stamp(), after.stamp());
+  {
+    auto st = Store::open(path, Store::Mode::kReadWrite, &before);
+    ASSERT_TRUE(st.is_ok());
+    const auto e = pegasus_call();
+    ASSERT_TRUE((*st)->upsert({e.document}, {e}).is_ok());
+    EXPECT_EQ(text_keys(**st, "winged"), std::vector<std::string>{"pegasus-call"});
+  }
+  auto st = Store::open(path, Store::Mode::kExistingOnly, &after);
+  ASSERT_TRUE(st.is_ok());
+  (*st)->set_text_index_in_memory(true);
+  EXPECT_TRUE(text_keys(**st, "winged").empty()) << "the old hint is gone";
+  EXPECT_EQ(text_keys(**st, "steed"), std::vector<std::string>{"pegasus-call"});
+  EXPECT_EQ(text_keys(**st, "hooves"), std::vector<std::string>{"pegasus-call"}) << "the text is kept";
+  auto recorded = (*st)->meta("search_hints");
+  ASSERT_TRUE(recorded.is_ok() && recorded->has_value());
+  EXPECT_EQ(**recorded, after.stamp());
+  // The in-memory copy sees the new hints: the refresh renewed the content stamp.
+  EXPECT_NE((*st)->text_index_identity(), nullptr);
+  // Opening again with the same hints writes nothing.
+  auto changes = [&] {
+    auto version = (*st)->data_version();
+    EXPECT_TRUE(version.is_ok());
+    return version.is_ok() ? *version : -1;
+  };
+  const int64_t seen = changes();
+  auto again = Store::open(path, Store::Mode::kExistingOnly, &after);
+  ASSERT_TRUE(again.is_ok());
+  EXPECT_EQ(changes(), seen);
+}
+
+TEST(Store, MigratesToAHintColumn) {
+  const std::string path = testing::temp_dir() + "/v5.db";
+  const model::Hints hints = test_hints("summon a winged horse");
+  {
+    auto st = open_rw(path);
+    ASSERT_TRUE(st);
+    const auto e = pegasus_call();
+    ASSERT_TRUE(st->upsert({e.document}, {e}).is_ok());
+  }
+  // Back to schema version 5: a stemmed text index of names and texts, and no record of hints.
+  ASSERT_NO_FATAL_FAILURE(exec_raw(
+      path,
+      "DROP TRIGGER entities_fts_delete; DROP TABLE entities_fts;"
+      "CREATE VIRTUAL TABLE entities_fts USING fts5 (name, text, tokenize = 'porter unicode61 remove_diacritics 2');"
+      "INSERT INTO entities_fts (rowid, name, text) SELECT e.id, e.name, b.text FROM entities e JOIN entity_bodies b "
+      "ON b.id = e.id; CREATE TRIGGER entities_fts_delete AFTER DELETE ON entities BEGIN DELETE FROM entities_fts "
+      "WHERE rowid = old.id; END; DELETE FROM meta; PRAGMA user_version = 5"));
+  auto st = Store::open(path, Store::Mode::kExistingOnly, &hints);
+  ASSERT_TRUE(st.is_ok()) << st.status().to_string();
+  EXPECT_EQ((*st)->schema_version(), kSchemaVersion);
+  EXPECT_EQ(text_keys(**st, "winged"), std::vector<std::string>{"pegasus-call"});
+  EXPECT_EQ(text_keys(**st, "hooves"), std::vector<std::string>{"pegasus-call"});
+  EXPECT_EQ(text_keys(**st, "pegasus"), std::vector<std::string>{"pegasus-call"});
 }
 
 TEST(Store, MigratesRangeFilterIndexesToCoverTheKey) {

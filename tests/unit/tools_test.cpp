@@ -1,7 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
+#include "lorekeeper/model/hints.hpp"
 #include "lorekeeper/tools/engine.hpp"
 #include "lorekeeper/tools/legacy.hpp"
 #include "lorekeeper/tools/params.hpp"
@@ -185,6 +187,24 @@ TEST_F(ToolsTest, MisspelledNameFindsTheEntityByCloseSpelling) {
     EXPECT_TRUE(first == "Fireball" || first == "Cure Wounds") << typo << " -> " << first;
     EXPECT_EQ(r.structured["result"][0]["_matched"][0], "close name") << typo;
   }
+}
+
+TEST_F(ToolsTest, WordsOfTheSearchHintFindTheEntityAndAreShown) {
+  // "bloodsucking" and "bloodsucker" (one word to the stemmer) are in the search hints of the Vampire and the
+  // Vampire Spawn (data/search-hints.tsv), and in no stat block.
+  auto r = call("search_creature", {{"search", "bloodsucking"}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  std::set<std::string> names;
+  for (const auto& x : r.structured["result"]) {
+    const std::string name = x["name"];
+    names.insert(name);
+    const std::string hint(model::Hints::bundled().find(model::Kind::kCreature, name));
+    EXPECT_NE(hint.find("bloodsuck"), std::string::npos) << name << ": " << hint;
+    EXPECT_EQ(x["_matched"], json::array({"hint"})) << name;
+    EXPECT_EQ(x["_snippet"], hint) << "a match by the hint alone shows the hint";
+  }
+  EXPECT_EQ(names, (std::set<std::string>{"Vampire", "Vampire Spawn"}));
+  EXPECT_NE(r.text.find("search hints"), std::string::npos) << r.text.substr(0, 200);
 }
 
 TEST_F(ToolsTest, ANameTheFiltersExcludeIsSaidSo) {
@@ -433,7 +453,10 @@ TEST_F(LegacyTest, AliasesRunTheCurrentTools) {
   };
   EXPECT_EQ(without_explanations(r.structured["result"]), without_explanations(current.structured["result"]));
   for (const auto& x : r.structured["result"]) {
-    for (const auto& how : x["_matched"]) EXPECT_NE(how, "text") << x["name"];
+    for (const auto& how : x["_matched"]) {
+      EXPECT_NE(how, "text") << x["name"];
+      EXPECT_NE(how, "hint") << x["name"];
+    }
   }
   r = engine_.call("lookup_creature", {{"challenge_rating", 0.25}, {"documents", {"srd-2014"}}});
   ASSERT_FALSE(r.is_error) << r.text;

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "lorekeeper/model/entity.hpp"
-#include "lorekeeper/search/hints.hpp"
+#include "lorekeeper/model/hints.hpp"
 
 namespace lorekeeper::search {
 
@@ -20,7 +20,8 @@ namespace lorekeeper::search {
 inline constexpr std::string_view kPassageRecipe = "p1";
 
 // Up to `max_passages` passages (at least one, even for an entity with no text).
-std::vector<std::string> passages(const model::Entity& e, int max_passages, const Hints& hints = Hints::bundled());
+std::vector<std::string> passages(const model::Entity& e, int max_passages,
+                                  const model::Hints& hints = model::Hints::bundled());
 
 // A stable 64-bit FNV-1a hash of `model` + recipe + `text`, as 16 hex digits.
 std::string text_hash(std::string_view model, std::string_view text);

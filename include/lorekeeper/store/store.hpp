@@ -12,6 +12,7 @@
 
 #include "lorekeeper/core/status.hpp"
 #include "lorekeeper/model/entity.hpp"
+#include "lorekeeper/model/hints.hpp"
 
 struct sqlite3;
 
@@ -28,7 +29,7 @@ using model::Kind;
 class TextIndex;
 
 // The schema version this build reads and writes.
-inline constexpr int kSchemaVersion = 5;
+inline constexpr int kSchemaVersion = 6;
 
 // Structured constraints; every field is optional and fields combine with AND. String facet values must be
 // given in their stored, normalised form (lower-case keys; see model::Facets).
@@ -97,12 +98,17 @@ class Store {
 
   // Opens (and, in kReadWrite, creates and migrates) the store at `path`; parent directories are created.
   // Errors: NotFound (kExistingOnly and no file), Corruption (not a database, or a newer schema), IoError.
-  static Result<std::unique_ptr<Store>> open(const std::string& path, Mode mode);
+  // The full-text index holds each entity's search hint from `hints` (the bundled ones when null; kept alive by
+  // the caller while the store is open); when the hints it holds are other ones, they are replaced at opening,
+  // in one transaction (a failure to write, as on a read-only file, is logged and leaves the old hints).
+  static Result<std::unique_ptr<Store>> open(const std::string& path, Mode mode, const model::Hints* hints = nullptr);
   ~Store();
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
 
   const std::string& path() const { return path_; }
+  // The search hints this store's full-text index holds.
+  const model::Hints& hints() const { return *hints_; }
   int schema_version() const { return schema_version_; }
 
   // What a replacement removes first: every entity of a source, or of one kind within it, or of one document
@@ -190,13 +196,15 @@ class Store {
     std::string key;
     double rank = 0;        // BM25 relevance, higher is better (> 0)
     int matched_terms = 0;  // how many of the words this entity contains
+    bool in_hint = false;   // some word is in its search hint
+    bool in_body = false;   // some word is in its name or text
   };
-  // Full-text search (FTS5, BM25 with the name weighted above the text) among the entities matching `q`'s
-  // filters, best first, at most `limit`. `words` are matched as terms (any of them, in any English word form: the
-  // index stems with Porter's algorithm, so "regenerates" finds "Regeneration"); empty words are ignored. Hits carry
-  // keys only: load the few that are shown with get().
+  // Full-text search (FTS5, BM25 over the name, the search hint and the text, weighted in that order) among the
+  // entities matching `q`'s filters, best first, at most `limit`. `words` are matched as terms (any of them, in any
+  // English word form: the index stems with Porter's algorithm, so "regenerates" finds "Regeneration"); empty words are
+  // ignored. Hits carry keys only: load the few that are shown with get().
   Result<std::vector<TextHit>> text_search(const Query& q, const std::vector<std::string>& words, int limit);
-  // Whether any of `words` occurs in any entity's name or text (in any word form), filters aside.
+  // Whether any of `words` occurs in any entity's name, hint or text (in any word form), filters aside.
   Result<bool> any_text_match(const std::vector<std::string>& words);
   // Whether text_search() and any_text_match() read an in-memory copy of the full-text index when a search has
   // no filters besides kinds and documents: the same hits and scores as the FTS5 query, without its cost (about
@@ -251,6 +259,8 @@ class Store {
   Status migrate();
   Status write_entities(const std::vector<Document>& documents, const std::vector<Entity>& entities);
   Status refresh_names();
+  // Replaces the search hints in the full-text index when they are not those of hints_ (by stamp).
+  Status refresh_hints();
 
   struct StatementCache;
   struct ChangeMark;
@@ -271,6 +281,7 @@ class Store {
 
   sqlite3* db_;  // owned; closed in the destructor
   std::string path_;
+  const model::Hints* hints_;
   int schema_version_ = 0;
   std::unique_ptr<StatementCache> cache_;
   std::unique_ptr<NameCache> names_;

@@ -1,19 +1,20 @@
-#include "lorekeeper/search/hints.hpp"
+#include "lorekeeper/model/hints.hpp"
 
 #include <cctype>
 
 #include "lorekeeper/core/log.hpp"
+#include "lorekeeper/core/sha256.hpp"
 #include "lorekeeper/core/text.hpp"
 
 extern "C" const char lorekeeper_search_hints_begin[];
 extern "C" const char lorekeeper_search_hints_end[];
 
-namespace lorekeeper::search {
+namespace lorekeeper::model {
 
 namespace {
 
-std::string entry_key(model::Kind kind, std::string_view name) {
-  std::string key(model::kind_name(kind));
+std::string entry_key(Kind kind, std::string_view name) {
+  std::string key(kind_name(kind));
   key += '\t';
   key += text::fold(name);
   return key;
@@ -37,6 +38,11 @@ std::string family(std::string_view name) {
 
 Result<Hints> Hints::parse(std::string_view tsv) {
   Hints hints;
+  {
+    sha256::Hasher hasher;
+    hasher.update(tsv);
+    hints.stamp_ = hasher.hex().substr(0, 16);
+  }
   size_t line_no = 0;
   while (!tsv.empty()) {
     const size_t nl = tsv.find('\n');
@@ -55,8 +61,8 @@ Result<Hints> Hints::parse(std::string_view tsv) {
     }
     const std::string_view kind_text = line.substr(0, t1), name = line.substr(t1 + 1, t2 - t1 - 1),
                            hint = line.substr(t2 + 1);
-    const auto kind = model::parse_kind(kind_text);
-    if (!kind || model::kind_name(*kind) != kind_text) return fail("unknown kind '" + std::string(kind_text) + "'");
+    const auto kind = parse_kind(kind_text);
+    if (!kind || kind_name(*kind) != kind_text) return fail("unknown kind '" + std::string(kind_text) + "'");
     if (name.empty() || hint.empty()) return fail("empty name or hint");
     if (!hints.by_entry_.emplace(entry_key(*kind, name), std::string(hint)).second) {
       return fail("a second hint for " + std::string(kind_text) + " '" + std::string(name) + "'");
@@ -77,17 +83,17 @@ const Hints& Hints::bundled() {
   return hints;
 }
 
-std::string_view Hints::exact(model::Kind kind, std::string_view name) const {
+std::string_view Hints::exact(Kind kind, std::string_view name) const {
   const auto it = by_entry_.find(entry_key(kind, name));
   return it == by_entry_.end() ? std::string_view() : std::string_view(it->second);
 }
 
-std::string_view Hints::find(model::Kind kind, std::string_view name) const {
+std::string_view Hints::find(Kind kind, std::string_view name) const {
   if (by_entry_.empty()) return {};
   if (const auto hint = exact(kind, name); !hint.empty()) return hint;
-  if (kind != model::Kind::kMagicItem) return {};
+  if (kind != Kind::kMagicItem) return {};
   const std::string base = family(name);
   return base.empty() ? std::string_view() : exact(kind, base);
 }
 
-}  // namespace lorekeeper::search
+}  // namespace lorekeeper::model
