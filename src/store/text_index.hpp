@@ -41,8 +41,8 @@ class TextIndex {
     bool in_body = false;  // some term is in the name or text column
   };
   // bm25's column weights. A term's frequency in a row is the weighted sum of its occurrences, which FTS5 adds
-  // one occurrence at a time: weights that are small multiples of a power of two (10, 1, 2.5) make every such
-  // sum exact, so computing it as a product here gives the same double.
+  // one occurrence at a time: weights that are small multiples of a power of two (the store's 10, 1 and 2) make every
+  // such sum exact, so computing it as a product here gives the same double.
   struct Weights {
     double name = 1;
     double text = 1;

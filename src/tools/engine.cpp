@@ -674,7 +674,7 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
     std::set<std::string> how;  // "name", "close name", "text", "hint"
     // Matched on words of the text or the search hint alone, not the name: weaker evidence, and only kept when
     // near in meaning.
-    bool text_only() const { return how.count("name") == 0 && how.count("close name") == 0; }
+    bool description_only() const { return how.count("name") == 0 && how.count("close name") == 0; }
     bool by_hint() const { return how.count("hint") > 0; }
   };
   std::map<std::pair<int, std::string>, Lexical> merged;
@@ -743,8 +743,9 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
     if (best == 0) best = h.rank;
     const double rel = best > 0 ? h.rank / best : 0;
     if (rel < 0.25) break;  // below the relevance floor: left out rather than padding the answer
-    if (h.in_body) offer(h.kind, h.key, 0.1 + 0.5 * rel, "text");
-    if (h.in_hint) offer(h.kind, h.key, 0.1 + 0.5 * rel, "hint");
+    const double score = 0.1 + 0.5 * rel;
+    if (h.in_body) offer(h.kind, h.key, score, "text");
+    if (h.in_hint) offer(h.kind, h.key, score, "hint");
   }
   bool typo = false;
   // A close name nearer the query than any other name: the misspelt name, placed first ("heeling word").
@@ -839,10 +840,10 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
     }
     const std::vector<float>& qv = ctx.embed(s);
     const float floor = out.note.empty() ? kSemanticFloor : kExcludedNameFloor;
-    // Text-only lexical hits far from the query's meaning are dropped.
+    // Lexical hits on words of the text or hint alone that are far from the query's meaning are dropped.
     for (auto it = merged.begin(); it != merged.end();) {
       const auto at =
-          it->second.text_only() ? ix->find(static_cast<Kind>(it->first.first), it->first.second) : std::nullopt;
+          it->second.description_only() ? ix->find(static_cast<Kind>(it->first.first), it->first.second) : std::nullopt;
       if (at && ix->similarity(*at, qv.data()) < kTextHitMeaningFloor) {
         it = merged.erase(it);
       } else {
@@ -882,9 +883,9 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
       Candidate& c = fused[lex[i].second];
       c.id = lex[i].second;
       const Lexical& lexical_match = merged[lex[i].second];
-      const double weight = !lexical_match.text_only() ? kNameMatchWeight
-                            : lexical_match.by_hint()  ? kHintMatchWeight
-                                                       : kTextMatchWeight;
+      const double weight = !lexical_match.description_only() ? kNameMatchWeight
+                            : lexical_match.by_hint()         ? kHintMatchWeight
+                                                              : kTextMatchWeight;
       c.score += weight / (kRrfK + static_cast<double>(i) + 1);
       c.how.assign(lexical_match.how.begin(), lexical_match.how.end());
     }
