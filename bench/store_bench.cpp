@@ -14,6 +14,7 @@
 #include <string>
 #include <thread>
 
+#include "kernels.hpp"
 #include "lorekeeper/edn/edn.hpp"
 #include "lorekeeper/embed/encoder.hpp"
 #include "lorekeeper/orcbrew/orcbrew.hpp"
@@ -220,6 +221,32 @@ void BM_EncodeQuery12Tokens(benchmark::State& state) {
   state.counters["pct_of_bound"] = 100.0 * bound_ms / p50;
 }
 BENCHMARK(BM_EncodeQuery12Tokens)->Arg(0)->Arg(1)->Iterations(1)->Unit(benchmark::kMillisecond);
+
+// The packed half-precision product of a 12-token query's FFN input layer (12 x 384 by 1536 x 384), per
+// instruction set (arg 0: AVX2, 1: AVX-512), as GFLOP/s and a share of the sgemm rate.
+void BM_LinearPacked(benchmark::State& state) {
+  namespace k = lorekeeper::embed::kernels;
+  const k::Isa isa = state.range(0) ? k::Isa::kAvx512 : k::Isa::kAvx2;
+  if (!k::has_packed(isa)) {
+    state.SkipWithError("this CPU lacks the instruction set");
+    return;
+  }
+  const int rows = 12, in = 384, out = 1536;
+  std::vector<float> x(static_cast<size_t>(rows) * in, 0.01f), w(static_cast<size_t>(out) * in, 0.02f), b(out, 0.0f),
+      y(static_cast<size_t>(rows) * out);
+  std::vector<uint16_t> packed(w.size());
+  k::pack_half(w.data(), out, in, packed.data());
+  for (auto _ : state) {
+    k::linear_few_rows_packed(x.data(), rows, in, packed.data(), b.data(), out, y.data(), isa);
+    benchmark::DoNotOptimize(y.data());
+  }
+  const double flops = 2.0 * rows * in * out;
+  // Rates per second: "GFLOP=105/s"; pct_of_sgemm is the same rate as a share of sgemm_gflops().
+  state.counters["GFLOP"] = benchmark::Counter(flops / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["pct_of_sgemm"] =
+      benchmark::Counter(flops / 1e9 / sgemm_gflops() * 100.0, benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_LinearPacked)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 
 // Bulk throughput: 256 passages of 150-250 tokens in packed batches of about 2,048 tokens, on 1 or 2
 // threads, as tokens/s and as a share of the sgemm-bound rate (times the thread count).

@@ -10,7 +10,6 @@
 #include <tuple>
 
 #include "kernels.hpp"
-#include "lorekeeper/core/half.hpp"
 
 namespace lorekeeper::embed {
 
@@ -30,9 +29,9 @@ constexpr float kLnEps = 1e-12f;
 constexpr int kFewRows = 48;
 
 // y[rows x out] = x[rows x in] * W^T + b, with W stored [out x in] as PyTorch's Linear does; `half` is W in
-// half precision, used when given and the rows are few.
+// half precision packed by kernels::pack_half, used when given and the rows are few.
 void linear(const float* x, int rows, int in, const float* w, const uint16_t* half, const float* b, int out, float* y) {
-  if (rows <= kFewRows && half && kernels::linear_few_rows_half(x, rows, in, half, b, out, y)) return;
+  if (rows <= kFewRows && half && kernels::linear_few_rows_packed(x, rows, in, half, b, out, y)) return;
   if (rows <= kFewRows && kernels::linear_few_rows(x, rows, in, w, b, out, y)) return;
   for (int r = 0; r < rows; ++r) std::copy(b, b + out, y + static_cast<size_t>(r) * out);
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, out, in, 1.0f, x, in, w, in, 1.0f, y, out);
@@ -113,7 +112,7 @@ Result<std::unique_ptr<Encoder>> Encoder::load(const std::string& model_dir) {
 
 bool Encoder::has_half_weights() const {
   std::call_once(half_once_, [this] {
-    if (!half::hardware()) return;  // no F16C: queries stay in float
+    if (!kernels::has_packed()) return;  // no F16C: queries stay in float
     const size_t per_layer = static_cast<size_t>(4) * kHidden * kHidden + static_cast<size_t>(2) * kFfn * kHidden;
     std::vector<uint16_t> half(per_layer * layers_.size());
     std::vector<HalfLayer> half_layers;
@@ -121,15 +120,15 @@ bool Encoder::has_half_weights() const {
       const Layer& L = layers_[l];
       uint16_t* at = half.data() + per_layer * l;
       HalfLayer H{};
-      for (auto [src, dst, n] : {std::tuple{L.q_w, &H.q_w, kHidden * kHidden},
-                                 {L.k_w, &H.k_w, kHidden * kHidden},
-                                 {L.v_w, &H.v_w, kHidden * kHidden},
-                                 {L.o_w, &H.o_w, kHidden * kHidden},
-                                 {L.i_w, &H.i_w, kFfn * kHidden},
-                                 {L.out_w, &H.out_w, kHidden * kFfn}}) {
-        half::from_floats(src, static_cast<size_t>(n), at);
+      for (auto [src, dst, out, in] : {std::tuple{L.q_w, &H.q_w, kHidden, kHidden},
+                                       {L.k_w, &H.k_w, kHidden, kHidden},
+                                       {L.v_w, &H.v_w, kHidden, kHidden},
+                                       {L.o_w, &H.o_w, kHidden, kHidden},
+                                       {L.i_w, &H.i_w, kFfn, kHidden},
+                                       {L.out_w, &H.out_w, kHidden, kFfn}}) {
+        kernels::pack_half(src, out, in, at);
         *dst = at;
-        at += n;
+        at += static_cast<size_t>(out) * in;
       }
       half_layers.push_back(H);
     }

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <utility>
+#include <vector>
 
 #include "lorekeeper/core/half.hpp"
 
@@ -175,22 +177,116 @@ __attribute__((target("avx2,fma"))) void linear_few_rows_avx2(const float* x, in
   }
 }
 
-// The same over half-precision weights: each block is widened to floats in an L1 buffer first. The weights
-// then cost half the memory traffic, which is what bounds a query of a few tokens.
-__attribute__((target("avx2,fma,f16c"))) void linear_few_rows_half_avx2(const float* x, int rows, int in,
-                                                                        const uint16_t* w, const float* b, int out,
-                                                                        float* y) {
-  const size_t block_halves = static_cast<size_t>(4) * in;
-  alignas(32) float wo[4 * kMaxHalfIn];
-  for (int o = 0; o < out; o += 4) {
-    const uint16_t* wh = w + static_cast<size_t>(o) * in;
-    if (o + 4 < out) prefetch_l2(wh + block_halves, block_halves * sizeof(uint16_t));
-    for (size_t i = 0; i < block_halves; i += 8) {
-      const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(wh + i));
-      _mm256_store_ps(wo + i, _mm256_cvtph_ps(h));
+// Packed half-precision weights (see pack_half), outer-product form: for each input index k the panel's weights
+// are widened once and multiplied by x[r][k] of every row r of the tile, into R x kPanel float accumulators that
+// stay in registers for the whole sum over k. The loops over rows are unrolled by pragma: left to itself GCC keeps
+// the accumulator array on the stack and stores it at every k, which halves the rate.
+
+// AVX-512: R rows x 2 registers of 16 columns; R = 12 takes 24 accumulators, 2 weight and 1 broadcast register
+// of the 32.
+template <int R>
+__attribute__((target("avx512f"), always_inline)) inline void panel_tile_512(const float* x, int in, const uint16_t* p,
+                                                                             const float* b, int out, float* y) {
+  __m512 acc[R][2];
+  const __m512 b0 = _mm512_loadu_ps(b);
+  const __m512 b1 = _mm512_loadu_ps(b + 16);
+#pragma GCC unroll 16
+  for (int r = 0; r < R; ++r) acc[r][0] = b0, acc[r][1] = b1;
+  for (int k = 0; k < in; ++k) {
+    const uint16_t* pk = p + static_cast<size_t>(k) * kPanel;
+    // The zero-masking form: the plain one leaves an "undefined" source that GCC warns about once inlined.
+    const __m512 w0 = _mm512_maskz_cvtph_ps(0xFFFF, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(pk)));
+    const __m512 w1 = _mm512_maskz_cvtph_ps(0xFFFF, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(pk + 16)));
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r) {
+      const __m512 xv = _mm512_set1_ps(x[static_cast<size_t>(r) * in + k]);
+      acc[r][0] = _mm512_fmadd_ps(w0, xv, acc[r][0]);
+      acc[r][1] = _mm512_fmadd_ps(w1, xv, acc[r][1]);
     }
-    rows_against_block(x, rows, in, wo, b + o, out, y + o);
   }
+#pragma GCC unroll 16
+  for (int r = 0; r < R; ++r) {
+    _mm512_storeu_ps(y + static_cast<size_t>(r) * out, acc[r][0]);
+    _mm512_storeu_ps(y + static_cast<size_t>(r) * out + 16, acc[r][1]);
+  }
+}
+
+// AVX2: one half of the panel (16 columns, `half` 0 or 1) at a time, R rows x 2 registers; R = 6 takes 12
+// accumulators, 2 weight and 1 broadcast register of the 16.
+template <int R>
+__attribute__((target("avx2,fma,f16c"), always_inline)) inline void panel_tile_256(const float* x, int in,
+                                                                                   const uint16_t* p, int half,
+                                                                                   const float* b, int out, float* y) {
+  const int c = half * 16;
+  __m256 acc[R][2];
+  const __m256 b0 = _mm256_loadu_ps(b + c);
+  const __m256 b1 = _mm256_loadu_ps(b + c + 8);
+#pragma GCC unroll 16
+  for (int r = 0; r < R; ++r) acc[r][0] = b0, acc[r][1] = b1;
+  for (int k = 0; k < in; ++k) {
+    const uint16_t* pk = p + static_cast<size_t>(k) * kPanel + c;
+    const __m256 w0 = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(pk)));
+    const __m256 w1 = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(pk + 8)));
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r) {
+      const __m256 xv = _mm256_broadcast_ss(x + static_cast<size_t>(r) * in + k);
+      acc[r][0] = _mm256_fmadd_ps(w0, xv, acc[r][0]);
+      acc[r][1] = _mm256_fmadd_ps(w1, xv, acc[r][1]);
+    }
+  }
+#pragma GCC unroll 16
+  for (int r = 0; r < R; ++r) {
+    _mm256_storeu_ps(y + static_cast<size_t>(r) * out + c, acc[r][0]);
+    _mm256_storeu_ps(y + static_cast<size_t>(r) * out + c + 8, acc[r][1]);
+  }
+}
+
+template <int... R>
+__attribute__((target("avx512f"))) void tile_512(int rows, const float* x, int in, const uint16_t* p, const float* b,
+                                                 int out, float* y, std::integer_sequence<int, R...>) {
+  // rows is 1..12: the tile instantiated for exactly that many rows.
+  ((rows == R + 1 ? panel_tile_512<R + 1>(x, in, p, b, out, y) : void()), ...);
+}
+
+template <int... R>
+__attribute__((target("avx2,fma,f16c"))) void tile_256(int rows, const float* x, int in, const uint16_t* p, int half,
+                                                       const float* b, int out, float* y,
+                                                       std::integer_sequence<int, R...>) {
+  ((rows == R + 1 ? panel_tile_256<R + 1>(x, in, p, half, b, out, y) : void()), ...);
+}
+
+// Panels outside, row tiles inside: a panel (in x kPanel halves, at most 96 KiB) is read from memory once and
+// from cache by the further tiles.
+__attribute__((target("avx512f"))) void linear_packed_512(const float* x, int rows, int in, const uint16_t* packed,
+                                                          const float* b, int out, float* y) {
+  constexpr int kTile = 12;
+  for (int o = 0; o < out; o += kPanel) {
+    const uint16_t* p = packed + static_cast<size_t>(o) * in;
+    for (int t = 0; t < rows; t += kTile) {
+      tile_512(std::min(kTile, rows - t), x + static_cast<size_t>(t) * in, in, p, b + o, out,
+               y + static_cast<size_t>(t) * out + o, std::make_integer_sequence<int, kTile>());
+    }
+  }
+}
+
+__attribute__((target("avx2,fma,f16c"))) void linear_packed_256(const float* x, int rows, int in,
+                                                                const uint16_t* packed, const float* b, int out,
+                                                                float* y) {
+  constexpr int kTile = 6;
+  for (int o = 0; o < out; o += kPanel) {
+    const uint16_t* p = packed + static_cast<size_t>(o) * in;
+    for (int half = 0; half < 2; ++half) {
+      for (int t = 0; t < rows; t += kTile) {
+        tile_256(std::min(kTile, rows - t), x + static_cast<size_t>(t) * in, in, p, half, b + o, out,
+                 y + static_cast<size_t>(t) * out + o, std::make_integer_sequence<int, kTile>());
+      }
+    }
+  }
+}
+
+bool cpu_has_avx512f() {
+  static const bool has = __builtin_cpu_supports("avx512f");
+  return has;
 }
 
 bool cpu_has_avx2_fma() {
@@ -201,13 +297,41 @@ bool cpu_has_avx2_fma() {
 }  // namespace
 #endif
 
-bool linear_few_rows_half(const float* x, int rows, int in, const uint16_t* w, const float* b, int out, float* y) {
+void pack_half(const float* w, int out, int in, uint16_t* dst) {
+  std::vector<float> row(kPanel);
+  for (int o = 0; o < out; o += kPanel) {
+    for (int k = 0; k < in; ++k) {
+      for (int j = 0; j < kPanel; ++j) row[static_cast<size_t>(j)] = w[static_cast<size_t>(o + j) * in + k];
+      half::from_floats(row.data(), kPanel, dst + (static_cast<size_t>(o) * in + static_cast<size_t>(k) * kPanel));
+    }
+  }
+}
+
+bool has_packed(Isa isa) {
 #if defined(__x86_64__)
-  if (in % 8 != 0 || out % 4 != 0 || in > kMaxHalfIn || !half::hardware()) return false;
-  linear_few_rows_half_avx2(x, rows, in, w, b, out, y);
+  switch (isa) {
+    case Isa::kBest: return half::hardware() || cpu_has_avx512f();
+    case Isa::kAvx2: return half::hardware();
+    case Isa::kAvx512: return cpu_has_avx512f();
+  }
+#else
+  (void)isa;
+#endif
+  return false;
+}
+
+bool linear_few_rows_packed(const float* x, int rows, int in, const uint16_t* packed, const float* b, int out, float* y,
+                            Isa isa) {
+#if defined(__x86_64__)
+  if (out % kPanel != 0 || !has_packed(isa)) return false;
+  if (isa == Isa::kAvx512 || (isa == Isa::kBest && cpu_has_avx512f())) {
+    linear_packed_512(x, rows, in, packed, b, out, y);
+  } else {
+    linear_packed_256(x, rows, in, packed, b, out, y);
+  }
   return true;
 #else
-  (void)x, (void)rows, (void)in, (void)w, (void)b, (void)out, (void)y;
+  (void)x, (void)rows, (void)in, (void)packed, (void)b, (void)out, (void)y, (void)isa;
   return false;
 #endif
 }

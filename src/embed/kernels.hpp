@@ -1,7 +1,7 @@
 // Numeric kernels of the encoder: the element-wise parts of a BERT layer (GELU, softmax, LayerNorm, residual
 // adds) written so the compiler vectorizes them, compiled for x86-64-v3 (AVX2, FMA) with a portable fallback
 // chosen at load time, and a matrix product for a few rows that streams the weights once instead of packing
-// them as a general sgemm does.
+// them as a general sgemm does, in float or over half-precision weights packed for it.
 //
 // Accuracy: exp and erf are polynomial approximations (relative error of exp about 2e-7, absolute error of erf
 // under 2e-7), far inside the parity tolerance against the reference (1e-4 per component); sums are taken in
@@ -31,12 +31,25 @@ void add(float* y, const float* x, size_t n);
 // otherwise, for the caller to use a general sgemm.
 bool linear_few_rows(const float* x, int rows, int in, const float* w, const float* b, int out, float* y);
 
-// The longest input row linear_few_rows_half takes (MiniLM's FFN width).
-inline constexpr int kMaxHalfIn = 1536;
+// Half-precision weights for linear_few_rows_packed: panels of kPanel output columns, and within a panel, for
+// each input index k, the kPanel weights W[o][k] side by side. One panel is a row of kPanel halves per input.
+inline constexpr int kPanel = 32;
 
-// linear_few_rows with W in half precision (as half::from_floats makes it); the products and sums are in float. Returns
-// false (y untouched) without AVX2, FMA and F16C, or when `in` is not a multiple of 8 up to kMaxHalfIn or `out`
-// not a multiple of 4.
-bool linear_few_rows_half(const float* x, int rows, int in, const uint16_t* w, const float* b, int out, float* y);
+// W [out x in] (PyTorch's Linear layout) rounded to half precision and packed as above into `dst`, which holds
+// out * in halves. `out` must be a multiple of kPanel.
+void pack_half(const float* w, int out, int in, uint16_t* dst);
+
+// The instruction sets linear_few_rows_packed can use; kBest picks the widest this CPU has.
+enum class Isa { kBest, kAvx2, kAvx512 };
+
+// Whether linear_few_rows_packed can run on this CPU with `isa` (kAvx2: AVX2, FMA and F16C; kAvx512: AVX-512F).
+bool has_packed(Isa isa = Isa::kBest);
+
+// y[rows x out] = x[rows x in] * W^T + b with W packed by pack_half; products and sums in float, each output
+// summed over k in order. The weights are read once per call and every row of x is applied to each weight while
+// it is in a register, which is what a query of a few tokens is bound by. Returns false (y untouched) when
+// has_packed(isa) is false or `out` is not a multiple of kPanel.
+bool linear_few_rows_packed(const float* x, int rows, int in, const uint16_t* packed, const float* b, int out, float* y,
+                            Isa isa = Isa::kBest);
 
 }  // namespace lorekeeper::embed::kernels
