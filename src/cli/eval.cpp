@@ -121,7 +121,8 @@ int run_eval(const std::string& file, const std::vector<std::pair<std::string, t
       }
       json top = json::array();
       for (size_t i = 0; i < results.size() && i < 3; ++i) top.push_back(results[i].value("name", ""));
-      per_row.push_back({{"id", r.id}, {"rank", rank}, {"results", results.size()}, {"top", top}});
+      per_row.push_back(
+          {{"id", r.id}, {"rank", rank}, {"results", results.size()}, {"top", top}, {"ms", millis.back()}});
     }
     std::sort(millis.begin(), millis.end());
     auto pct = [&](double p) { return millis.empty() ? 0 : millis[static_cast<size_t>(p * (millis.size() - 1))]; };

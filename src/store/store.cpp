@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <set>
+#include <tuple>
 #include <variant>
 
 #include "lorekeeper/core/json_util.hpp"
@@ -704,6 +705,30 @@ Result<std::vector<NameEntry>> Store::match_names(const Query& q) {
       }));
     }
     if (complete || out.empty()) return out;
+  } else if (!has_attribute_filters(q) && q.name_contains.empty()) {
+    // An exact name from memory too (a typo search asks for up to fifty), unless it is also some entity's key.
+    LOREKEEPER_RETURN_IF_ERROR(refresh_names());
+    const std::string key = text::trim(q.name_exact);
+    if (!std::binary_search(names_->keys.begin(), names_->keys.end(), key)) {
+      const std::string fold = text::fold(q.name_exact);
+      const auto& all = names_->all;
+      auto at = std::lower_bound(all.begin(), all.end(), fold,
+                                 [](const NameEntry& n, const std::string& f) { return n.name_fold < f; });
+      std::vector<NameEntry> out;
+      for (; at != all.end() && at->name_fold == fold; ++at) {
+        if ((q.kinds.empty() || std::find(q.kinds.begin(), q.kinds.end(), at->kind) != q.kinds.end()) &&
+            has_document(q, at->document_key)) {
+          out.push_back({at->kind, at->key, at->name, at->document_key, ""});
+        }
+      }
+      // The order of the query below: by document, key and kind within the one name.
+      std::sort(out.begin(), out.end(), [](const NameEntry& a, const NameEntry& b) {
+        const std::string_view ka = model::kind_name(a.kind), kb = model::kind_name(b.kind);
+        return std::tie(a.document_key, a.key, ka) < std::tie(b.document_key, b.key, kb);
+      });
+      if (out.size() > static_cast<size_t>(std::max(0, q.limit))) out.resize(static_cast<size_t>(std::max(0, q.limit)));
+      return out;
+    }
   }
   std::string where = " WHERE 1";
   std::vector<BindValue> binds;

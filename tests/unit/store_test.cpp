@@ -732,6 +732,25 @@ TEST(Store, MatchingKeysAreExactlyTheFilteredEntities) {
   EXPECT_EQ(keys.size(), got.size()) << "no duplicates";
 }
 
+// match_names's answer to `q` (from memory when `q` allows), expected equal to the table's: the same query with
+// an attribute filter that excludes nothing, which forces the SQL path.
+std::vector<std::tuple<model::Kind, std::string, std::string, std::string>> memory_and_table_names(Store& st,
+                                                                                                   const Query& q) {
+  std::vector<std::tuple<model::Kind, std::string, std::string, std::string>> a, b;
+  auto memory = st.match_names(q);
+  EXPECT_TRUE(memory.is_ok()) << memory.status().to_string();
+  Query table = q;
+  table.exclude_keys = {"no-such-key"};
+  EXPECT_TRUE(has_attribute_filters(table));
+  auto sql = st.match_names(table);
+  EXPECT_TRUE(sql.is_ok()) << sql.status().to_string();
+  if (!memory.is_ok() || !sql.is_ok()) return a;
+  for (const auto& n : *memory) a.emplace_back(n.kind, n.key, n.name, n.document_key);
+  for (const auto& n : *sql) b.emplace_back(n.kind, n.key, n.name, n.document_key);
+  EXPECT_EQ(a, b) << (q.name_exact.empty() ? q.name_contains.front() : q.name_exact);
+  return a;
+}
+
 // Name words under kind and document filters are answered from the in-memory name list; the answer must be
 // the one the entities table gives (an attribute filter that excludes nothing forces the SQL path).
 TEST(Store, NameMatchesFromMemoryEqualTheTable) {
@@ -757,20 +776,43 @@ TEST(Store, NameMatchesFromMemoryEqualTheTable) {
     q.document_keys = c.documents;
     q.name_contains = c.words;
     q.limit = c.limit;
-    auto memory = st->match_names(q);
-    ASSERT_TRUE(memory.is_ok()) << memory.status().to_string();
-    Query table = q;
-    table.exclude_keys = {"no-such-key"};
-    ASSERT_TRUE(has_attribute_filters(table));
-    auto sql = st->match_names(table);
-    ASSERT_TRUE(sql.is_ok()) << sql.status().to_string();
-    std::vector<std::tuple<model::Kind, std::string, std::string, std::string>> a, b;
-    for (const auto& n : *memory) a.emplace_back(n.kind, n.key, n.name, n.document_key);
-    for (const auto& n : *sql) b.emplace_back(n.kind, n.key, n.name, n.document_key);
-    EXPECT_EQ(a, b) << c.words[0];
+    const auto a = memory_and_table_names(*st, q);
     if (c.words[0] == "fire") {
       EXPECT_EQ(a.empty(), c.documents && c.documents->empty());
     }
+  }
+}
+
+// An exact name (ignoring case and accents) is answered from memory too, equal to the table's answer, in its
+// order and under its limit; a key goes to the table.
+TEST(Store, ExactNameMatchesFromMemoryEqualTheTable) {
+  auto st = fixture();
+  ASSERT_TRUE(st);
+  struct Case {
+    std::vector<model::Kind> kinds;
+    std::optional<std::vector<std::string>> documents;
+    std::string name;
+    int limit;
+    size_t at_least;
+  };
+  const std::vector<Case> cases = {
+      {{}, std::nullopt, "Fireball", 20, 2},  // in both SRDs
+      {{model::Kind::kSpell}, std::nullopt, "  fIrEbAlL ", 20, 2},
+      {{model::Kind::kSpell}, std::nullopt, "Fireball", 1, 1},
+      {{model::Kind::kSpell}, std::vector<std::string>{"srd-2024"}, "Fireball", 20, 1},
+      {{model::Kind::kCreature}, std::nullopt, "Fireball", 20, 0},
+      {{}, std::nullopt, "srd_goblin", 20, 1},  // a key
+      {{}, std::nullopt, "Firebal", 20, 0},
+  };
+  for (const auto& c : cases) {
+    Query q;
+    q.kinds = c.kinds;
+    q.document_keys = c.documents;
+    q.name_exact = c.name;
+    q.limit = c.limit;
+    const auto a = memory_and_table_names(*st, q);
+    EXPECT_GE(a.size(), c.at_least) << c.name;
+    EXPECT_LE(a.size(), static_cast<size_t>(c.limit)) << c.name;
   }
 }
 

@@ -181,7 +181,8 @@ class Store {
   Result<QueryResult> query(const Query& q);
 
   // Kinds, keys and names of the entities matching `q` (its limit applies; bodies are not read), by name. Served
-  // from the in-memory name list when `q` has no attribute filters, or when no name has its words at all.
+  // from the in-memory name list when `q` has no attribute filters (and its exact name is no entity's key), or
+  // when no name has its words at all.
   Result<std::vector<NameEntry>> match_names(const Query& q);
   // Whether some entity, of any kind or document, has the name `name_or_key` (after text::fold) or exactly that
   // key: a cheap test from memory before looking for an exact name under filters.
