@@ -408,6 +408,10 @@ void BM_SearchTypo(benchmark::State& s) {
   tool_with_ranking(s, lorekeeper::tools::Ranking::kLexical, {{"search", "theives tools"}, {"limit", 10}},
                     "search_equipment");
 }
+// The same with an attribute filter: the text is ranked by the FTS5 query under the filter, not in memory.
+void BM_SearchLexicalFiltered(benchmark::State& s) {
+  tool_with_ranking(s, lorekeeper::tools::Ranking::kLexical, kNaturalFiltered, "search_creature");
+}
 void BM_SearchSemantic(benchmark::State& s) {
   tool_with_ranking(s, lorekeeper::tools::Ranking::kSemantic, kNatural, "search_creature");
 }
@@ -452,6 +456,7 @@ void BM_TopKAfterEncode(benchmark::State& state) {
 BENCHMARK(BM_TopKAfterEncode)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 BENCHMARK(BM_SearchLexical)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SearchLexicalFiltered)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SearchTypo)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SearchSemantic)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SearchHybrid)->Unit(benchmark::kMillisecond);

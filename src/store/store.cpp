@@ -911,13 +911,33 @@ Result<std::vector<Store::TextHit>> Store::text_search(const Query& q, const std
   }
   std::vector<TextHit> out;
   if (terms.empty() || limit <= 0) return out;
-  if (text_->on && !has_attribute_filters(q) && q.name_exact.empty() && q.name_contains.empty()) {
+  if (text_->on && q.name_exact.empty() && q.name_contains.empty()) {
     std::vector<std::string> tokens;
     auto index = memory_terms(terms, &tokens);
     if (!index) return index.status();
     if (*index != nullptr) {
-      const auto hits =
-          (*index)->search(tokens, kWeights, q.kinds, q.document_keys ? &*q.document_keys : nullptr, limit);
+      // Attribute filters: the entities they allow, by id from the table, mark the rows the ranking may return.
+      std::optional<std::vector<uint8_t>> rows;
+      if (has_attribute_filters(q)) {
+        std::string where = " WHERE 1";
+        std::vector<BindValue> binds;
+        build_where(q, &where, &binds);
+        auto prepared = cached("SELECT e.id FROM entities e" + document_join(q) + where);
+        if (!prepared) return prepared.status();
+        Stmt& st = **prepared;
+        bind_all(st, binds);
+        std::vector<int64_t> ids;
+        while (true) {
+          auto row = st.step();
+          if (!row) return row.status();
+          if (!*row) break;
+          ids.push_back(st.int64(0));
+        }
+        std::sort(ids.begin(), ids.end());  // cheaper here than as SQLite's ORDER BY
+        rows = (*index)->rows_with_ids(ids);
+      }
+      const auto hits = (*index)->search(tokens, kWeights, q.kinds, q.document_keys ? &*q.document_keys : nullptr,
+                                         limit, rows ? &*rows : nullptr);
       for (const auto& h : hits) {
         const auto& row = (*index)->row(h.row);
         out.push_back({row.kind, row.key, h.rank, h.matched_terms, h.in_hint, h.in_body});

@@ -196,7 +196,8 @@ bool TextIndex::contains_any(const std::vector<std::string>& terms) const {
 
 std::vector<TextIndex::Hit> TextIndex::search(const std::vector<std::string>& terms, const Weights& weights,
                                               const std::vector<model::Kind>& kinds,
-                                              const std::vector<std::string>* documents, int limit) const {
+                                              const std::vector<std::string>* documents, int limit,
+                                              const std::vector<uint8_t>* rows) const {
   std::vector<Hit> out;
   if (limit <= 0 || rows_.empty()) return out;
   // Which rows the filters allow.
@@ -206,9 +207,11 @@ std::vector<TextIndex::Hit> TextIndex::search(const std::vector<std::string>& te
       allowed_document[i] = std::find(documents->begin(), documents->end(), document_keys_[i]) != documents->end();
     }
   }
-  auto allowed = [&](const Row& r) {
+  auto allowed = [&](uint32_t i) {
+    const Row& r = rows_[i];
     return allowed_document[r.document] != 0 &&
-           (kinds.empty() || std::find(kinds.begin(), kinds.end(), r.kind) != kinds.end());
+           (kinds.empty() || std::find(kinds.begin(), kinds.end(), r.kind) != kinds.end()) &&
+           (rows == nullptr || (i < rows->size() && (*rows)[i] != 0));
   };
   // fts5_aux.c's bm25: k1 1.2, b 0.75; IDF log((N - n + 0.5) / (n + 0.5)), at least 1e-6; a phrase's frequency
   // in a row is the weighted count of its instances; the score sums the phrases in query order.
@@ -227,7 +230,7 @@ std::vector<TextIndex::Hit> TextIndex::search(const std::vector<std::string>& te
     if (idf <= 0.0) idf = 1e-6;
     for (uint32_t i = span->first; i < span->end; ++i) {
       const Posting& p = postings_[i];
-      if (!allowed(rows_[p.row])) continue;
+      if (!allowed(p.row)) continue;
       const double freq = weights.name * p.in_name + weights.text * p.in_text + weights.hint * p.in_hint;
       const double d = static_cast<double>(rows_[p.row].tokens);
       score[p.row] += idf * ((freq * (k1 + 1.0)) / (freq + k1 * (1 - b + b * d / avgdl)));
@@ -244,6 +247,16 @@ std::vector<TextIndex::Hit> TextIndex::search(const std::vector<std::string>& te
   std::partial_sort(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(n), out.end(), better);
   out.resize(n);
   return out;
+}
+
+std::vector<uint8_t> TextIndex::rows_with_ids(const std::vector<int64_t>& ids) const {
+  std::vector<uint8_t> marks(rows_.size(), 0);
+  size_t j = 0;
+  for (size_t i = 0; i < rows_.size() && j < ids.size(); ++i) {
+    while (j < ids.size() && ids[j] < rows_[i].id) ++j;
+    if (j < ids.size() && ids[j] == rows_[i].id) marks[i] = 1;
+  }
+  return marks;
 }
 
 Result<std::unique_ptr<QueryTokenizer>> QueryTokenizer::create(sqlite3* db) {

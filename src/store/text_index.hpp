@@ -60,11 +60,14 @@ class TextIndex {
       const std::string& stamp, const std::function<Result<std::shared_ptr<const TextIndex>>()>& make);
 
   // Ranks the entities containing any of `terms` (FTS5 tokens, one phrase each, in the query's order) as
-  // -bm25(entities_fts, name, text, hint weights) does, among those of `kinds` (all when empty) and of
-  // `documents` (any when null); best first, ties by id, at most `limit`.
+  // -bm25(entities_fts, name, text, hint weights) does, among those of `kinds` (all when empty), of
+  // `documents` (any when null) and, when `rows` is given, whose row it marks (see rows_with_ids); best first,
+  // ties by id, at most `limit`.
   std::vector<Hit> search(const std::vector<std::string>& terms, const Weights& weights,
-                          const std::vector<model::Kind>& kinds, const std::vector<std::string>* documents,
-                          int limit) const;
+                          const std::vector<model::Kind>& kinds, const std::vector<std::string>* documents, int limit,
+                          const std::vector<uint8_t>* rows = nullptr) const;
+  // One mark per row: 1 when its entity id is in `ids` (sorted ascending), else 0.
+  std::vector<uint8_t> rows_with_ids(const std::vector<int64_t>& ids) const;
   // Whether any entity contains any of `terms`.
   bool contains_any(const std::vector<std::string>& terms) const;
 

@@ -185,17 +185,25 @@ TEST(Store, InMemoryTextIndexRanksAsFts5) {
   for (const char* w : {"regenerates", "healing", "zxqvv", "fire-bolt", "giant's", "éclair", "dragons"}) {
     vocabulary.push_back(w);
   }
-  std::vector<Query> filters(5);
+  // Kind and document filters, then attribute filters (the memory path marks the rows the table allows).
+  std::vector<Query> filters(8);
   filters[1].kinds = {Kind::kCreature};
   filters[2].kinds = {Kind::kSpell, Kind::kItem};
   filters[3].document_keys = std::vector<std::string>{"srd-2014"};
   filters[4].document_keys = std::vector<std::string>{};
+  filters[5].kinds = {Kind::kCreature};
+  filters[5].cr_max = 2;
+  filters[6].kinds = {Kind::kSpell};
+  filters[6].level_min = 1;
+  filters[6].level_max = 3;
+  filters[6].document_keys = std::vector<std::string>{"srd-2024"};
+  filters[7].exclude_keys = {"srd_goblin"};
   uint32_t seed = 12345;
   auto next = [&](size_t n) {
     seed = seed * 1664525u + 1013904223u;
     return static_cast<size_t>(seed >> 8) % n;
   };
-  int compared = 0, nonempty = 0, hint_only = 0;
+  int compared = 0, nonempty = 0, hint_only = 0, attribute_filtered_nonempty = 0;
   for (int round = 0; round < 300; ++round) {
     std::vector<std::string> words;
     const size_t count = 1 + next(4);
@@ -235,10 +243,12 @@ TEST(Store, InMemoryTextIndexRanksAsFts5) {
     EXPECT_EQ(*any_sql, *any_memory) << words.front();
     ++compared;
     nonempty += e.empty() ? 0 : 1;
+    attribute_filtered_nonempty += !e.empty() && has_attribute_filters(q) ? 1 : 0;
   }
   EXPECT_NE(memory->text_index_identity(), nullptr);  // the comparison did read the memory index
   EXPECT_EQ(sql->text_index_identity(), nullptr);
-  EXPECT_GT(nonempty, compared / 2);
+  EXPECT_GT(nonempty, compared / 3);
+  EXPECT_GE(attribute_filtered_nonempty, 20);
   EXPECT_GT(hint_only, 0) << "some hits matched by their search hint alone";
 }
 
