@@ -207,11 +207,12 @@ class Store {
   Result<std::vector<TextHit>> text_search(const Query& q, const std::vector<std::string>& words, int limit);
   // Whether any of `words` occurs in any entity's name, hint or text (in any word form), filters aside.
   Result<bool> any_text_match(const std::vector<std::string>& words);
-  // Whether text_search() and any_text_match() read an in-memory copy of the full-text index when a search has
-  // no filters besides kinds and documents: the same hits and scores as the FTS5 query, without its cost (about
-  // a millisecond over the full corpus). For long-lived readers (serve, eval): the copy is loaded on first use
-  // (about a third of a second and 15 MB for the full corpus), again after the data changed, and shared by every
-  // Store of the process that reads the same content. Off by default: one-shot commands query FTS5.
+  // Whether text_search() and any_text_match() read an in-memory copy of the full-text index (for a search with
+  // attribute filters, among the entities the table says they allow; not with name filters): the same hits and
+  // scores as the FTS5 query, without its cost (about a millisecond over the full corpus). For long-lived readers
+  // (serve, eval): the copy is loaded on first use (about a third of a second and 15 MB for the full corpus), again
+  // after the data changed, and shared by every Store of the process that reads the same content. Off by default:
+  // one-shot commands query FTS5.
   void set_text_index_in_memory(bool on);
   // Loads the in-memory full-text index now when it is on and not current, so a search does not wait for it.
   // Searches never fail for want of it: they query FTS5 when it cannot be loaded.
