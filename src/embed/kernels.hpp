@@ -1,7 +1,7 @@
 // Numeric kernels of the encoder: the element-wise parts of a BERT layer (GELU, softmax, LayerNorm, residual
 // adds) written so the compiler vectorizes them, compiled for x86-64-v3 (AVX2, FMA) with a portable fallback
-// chosen at load time, and a matrix product for a few rows that streams the weights once instead of packing
-// them as a general sgemm does, in float or over half-precision weights packed for it.
+// chosen at load time, and matrix products for a few rows that stream the weights once per call (in float, or in
+// half precision packed once beforehand) instead of packing them at every call as a general sgemm does.
 //
 // Accuracy: exp and erf are polynomial approximations (relative error of exp about 2e-7, absolute error of erf
 // under 2e-7), far inside the parity tolerance against the reference (1e-4 per component); sums are taken in

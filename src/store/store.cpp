@@ -8,7 +8,6 @@
 #include <cstring>
 #include <filesystem>
 #include <set>
-#include <tuple>
 #include <variant>
 
 #include "lorekeeper/core/json_util.hpp"
@@ -246,6 +245,13 @@ struct Store::NameCache {
   ChangeMark read_at;
   std::vector<NameEntry> all;     // by folded name, then document key, key and kind
   std::vector<std::string> keys;  // every key, sorted
+
+  // The first entry whose folded name is `fold`, or the end when there is none.
+  std::vector<NameEntry>::const_iterator first_named(const std::string& fold) const {
+    const auto at = std::lower_bound(all.begin(), all.end(), fold,
+                                     [](const NameEntry& n, const std::string& f) { return n.name_fold < f; });
+    return at != all.end() && at->name_fold == fold ? at : all.end();
+  }
 };
 
 // The in-memory full-text index and when it was last checked against the stamp, with this connection's query
@@ -710,23 +716,17 @@ Result<std::vector<NameEntry>> Store::match_names(const Query& q) {
     LOREKEEPER_RETURN_IF_ERROR(refresh_names());
     const std::string key = text::trim(q.name_exact);
     if (!std::binary_search(names_->keys.begin(), names_->keys.end(), key)) {
+      // The list is in the order of the query below (name, document, key, kind).
       const std::string fold = text::fold(q.name_exact);
-      const auto& all = names_->all;
-      auto at = std::lower_bound(all.begin(), all.end(), fold,
-                                 [](const NameEntry& n, const std::string& f) { return n.name_fold < f; });
+      const size_t wanted = static_cast<size_t>(std::max(0, q.limit));
       std::vector<NameEntry> out;
-      for (; at != all.end() && at->name_fold == fold; ++at) {
+      for (auto at = names_->first_named(fold); out.size() < wanted && at != names_->all.end() && at->name_fold == fold;
+           ++at) {
         if ((q.kinds.empty() || std::find(q.kinds.begin(), q.kinds.end(), at->kind) != q.kinds.end()) &&
             has_document(q, at->document_key)) {
           out.push_back({at->kind, at->key, at->name, at->document_key, ""});
         }
       }
-      // The order of the query below: by document, key and kind within the one name.
-      std::sort(out.begin(), out.end(), [](const NameEntry& a, const NameEntry& b) {
-        const std::string_view ka = model::kind_name(a.kind), kb = model::kind_name(b.kind);
-        return std::tie(a.document_key, a.key, ka) < std::tie(b.document_key, b.key, kb);
-      });
-      if (out.size() > static_cast<size_t>(std::max(0, q.limit))) out.resize(static_cast<size_t>(std::max(0, q.limit)));
       return out;
     }
   }
@@ -764,6 +764,25 @@ Status Store::for_each_matching_key(const Query& q, const std::function<void(Kin
     visit(model::parse_kind(st.text_view(0)).value_or(Kind::kSpell), st.text_view(1));
   }
   return Status::ok();
+}
+
+Result<std::vector<int64_t>> Store::matching_ids(const Query& q) {
+  std::string where = " WHERE 1";
+  std::vector<BindValue> binds;
+  build_where(q, &where, &binds);
+  auto prepared = cached("SELECT e.id FROM entities e" + document_join(q) + where);
+  if (!prepared) return prepared.status();
+  Stmt& st = **prepared;
+  bind_all(st, binds);
+  std::vector<int64_t> ids;
+  while (true) {
+    auto row = st.step();
+    if (!row) return row.status();
+    if (!*row) break;
+    ids.push_back(st.int64(0));
+  }
+  std::sort(ids.begin(), ids.end());  // cheaper here than as SQLite's ORDER BY
+  return ids;
 }
 
 namespace {
@@ -919,22 +938,9 @@ Result<std::vector<Store::TextHit>> Store::text_search(const Query& q, const std
       // Attribute filters: the entities they allow, by id from the table, mark the rows the ranking may return.
       std::optional<std::vector<uint8_t>> rows;
       if (has_attribute_filters(q)) {
-        std::string where = " WHERE 1";
-        std::vector<BindValue> binds;
-        build_where(q, &where, &binds);
-        auto prepared = cached("SELECT e.id FROM entities e" + document_join(q) + where);
-        if (!prepared) return prepared.status();
-        Stmt& st = **prepared;
-        bind_all(st, binds);
-        std::vector<int64_t> ids;
-        while (true) {
-          auto row = st.step();
-          if (!row) return row.status();
-          if (!*row) break;
-          ids.push_back(st.int64(0));
-        }
-        std::sort(ids.begin(), ids.end());  // cheaper here than as SQLite's ORDER BY
-        rows = (*index)->rows_with_ids(ids);
+        auto ids = matching_ids(q);
+        if (!ids) return ids.status();
+        rows = (*index)->rows_with_ids(*ids);
       }
       const auto hits = (*index)->search(tokens, kWeights, q.kinds, q.document_keys ? &*q.document_keys : nullptr,
                                          limit, rows ? &*rows : nullptr);
@@ -1061,11 +1067,7 @@ Status Store::for_each_name(const std::vector<Kind>& kinds, const std::function<
 
 Result<bool> Store::has_name_or_key(const std::string& name_or_key) {
   LOREKEEPER_RETURN_IF_ERROR(refresh_names());
-  const std::string fold = text::fold(name_or_key);
-  const auto& all = names_->all;
-  const auto at = std::lower_bound(all.begin(), all.end(), fold,
-                                   [](const NameEntry& n, const std::string& f) { return n.name_fold < f; });
-  if (at != all.end() && at->name_fold == fold) return true;
+  if (names_->first_named(text::fold(name_or_key)) != names_->all.end()) return true;
   return std::binary_search(names_->keys.begin(), names_->keys.end(), text::trim(name_or_key));
 }
 

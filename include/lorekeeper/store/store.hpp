@@ -278,6 +278,8 @@ class Store {
   // null (FTS5 answers) when there is none or some word is not exactly one term (a phrase, which the FTS5 query
   // matches by position).
   Result<const TextIndex*> memory_terms(const std::vector<std::string>& words, std::vector<std::string>* terms);
+  // The ids (entities.id) of every entity matching `q`'s filters, ascending (its limit and offset aside).
+  Result<std::vector<int64_t>> matching_ids(const Query& q);
   // A prepared statement for `sql`, reset and ready to bind; owned by the cache.
   Result<sqlite::Stmt*> cached(const std::string& sql);
 
