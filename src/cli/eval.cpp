@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "lorekeeper/core/json_util.hpp"
 #include "lorekeeper/core/text.hpp"
 
 namespace lorekeeper::cli {
@@ -60,8 +61,8 @@ int run_eval(const std::string& file, const std::vector<std::pair<std::string, t
   while (std::getline(in, line)) {
     ++line_no;
     if (text::trim(line).empty()) continue;
-    json j = json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.is_object() || !j.contains("tool") || !j.contains("args") || !j.contains("expect") ||
+    const json j = json_util::parse(line, nullptr).value_or(json());
+    if (!j.is_object() || !j.contains("tool") || !j.contains("args") || !j.contains("expect") ||
         !j["expect"].is_array() || !j["args"].is_object()) {
       std::fprintf(stderr, "lorekeeper eval: %s:%d: not a row {id, category, tool, args, expect[]}\n", file.c_str(),
                    line_no);

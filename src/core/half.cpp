@@ -3,6 +3,7 @@
 #include <cstring>
 
 #if defined(__x86_64__)
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -95,8 +96,13 @@ __attribute__((target("avx2,fma,f16c"))) float dot_f16c(const float* q, const ui
 
 bool hardware() {
 #if defined(__x86_64__)
-  static const bool has =
-      __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+  // F16C is read from CPUID (leaf 1, ECX bit 29): clang's __builtin_cpu_supports does not know "f16c". The
+  // builtin's AVX2 test also checks that the OS saves the YMM registers, which F16C needs as well.
+  static const bool has = [] {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    const bool f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
+    return f16c && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  }();
   return has;
 #else
   return false;

@@ -49,12 +49,47 @@ const json& child(const json& obj, const char* key) {
 
 std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
-std::optional<json> parse(const std::string& text, std::string* error) {
-  json j = json::parse(text, nullptr, false);
-  if (j.is_discarded()) {
-    if (error) *error = "not valid JSON";
+size_t nesting_depth(std::string_view text, size_t stop_after) {
+  size_t depth = 0;
+  size_t deepest = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > deepest) {
+        deepest = depth;
+        if (deepest > stop_after) return deepest;
+      }
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+std::optional<json> parse(std::string_view text, std::string* error, ParseFailure* failure, size_t max_depth) {
+  if (nesting_depth(text, max_depth) > max_depth) {
+    if (error) *error = "nested deeper than " + std::to_string(max_depth) + " levels";
+    if (failure) *failure = ParseFailure::kTooDeep;
     return std::nullopt;
   }
+  json j = json::parse(text.begin(), text.end(), nullptr, false);
+  if (j.is_discarded()) {
+    if (error) *error = "not valid JSON";
+    if (failure) *failure = ParseFailure::kSyntax;
+    return std::nullopt;
+  }
+  if (failure) *failure = ParseFailure::kNone;
   return j;
 }
 

@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "kernels.hpp"
+#include "lorekeeper/core/json_util.hpp"
 
 namespace lorekeeper::embed {
 
@@ -60,8 +61,10 @@ Result<std::unique_ptr<Encoder>> Encoder::load(const std::string& model_dir) {
     if (!in) return Status::not_found("no config.json in " + model_dir);
     std::stringstream ss;
     ss << in.rdbuf();
-    auto cfg = nlohmann::json::parse(ss.str(), nullptr, false);
-    if (cfg.is_discarded() || cfg.value("hidden_size", 0) != kHidden || cfg.value("num_hidden_layers", 0) != kLayers ||
+    std::string why;
+    const auto parsed = json_util::parse(ss.str(), &why);
+    const nlohmann::json cfg = parsed && parsed->is_object() ? *parsed : nlohmann::json::object();
+    if (!parsed || cfg.value("hidden_size", 0) != kHidden || cfg.value("num_hidden_layers", 0) != kLayers ||
         cfg.value("num_attention_heads", 0) != kHeads || cfg.value("intermediate_size", 0) != kFfn ||
         cfg.value("hidden_act", "") != "gelu") {
       return Status::invalid_argument(model_dir + "/config.json is not all-MiniLM-L6-v2's configuration");
@@ -108,6 +111,30 @@ Result<std::unique_ptr<Encoder>> Encoder::load(const std::string& model_dir) {
   }
   if (!bad.is_ok()) return bad;
   return e;
+}
+
+Status Encoder::self_check() const {
+  std::call_once(check_once_, [this] {
+    const std::string sentence = "A wizard hurls a ball of fire at the goblins guarding the bridge.";
+    {
+      // The float path: the query path's half-precision weights are copies of the same values.
+      const std::vector<float> v = encode_ids(tokenizer_.encode(sentence));
+      double norm = 0;
+      bool finite = v.size() == static_cast<size_t>(kDimensions);
+      for (float x : v) {
+        finite = finite && std::isfinite(x);
+        norm += static_cast<double>(x) * x;
+      }
+      if (!finite || std::abs(norm - 1.0) > 1e-3) {
+        check_ = Status::corruption(
+            std::string("the embedding model computes ") +
+            (finite ? "vectors that are not of unit length" : "non-finite values (NaN or infinity)") +
+            " for a known sentence; its weights are damaged: install it again with `lorekeeper model fetch`");
+        return;
+      }
+    }
+  });
+  return check_;
 }
 
 bool Encoder::has_half_weights() const {

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "lorekeeper/core/json_util.hpp"
+
 namespace lorekeeper::embed {
 
 namespace {
@@ -37,8 +39,12 @@ Result<std::unique_ptr<SafeTensors>> SafeTensors::parse(const unsigned char* dat
                               std::to_string(size) + " bytes");
   }
   const std::string header(reinterpret_cast<const char*>(data + 8), static_cast<size_t>(header_len));
-  nlohmann::json j = nlohmann::json::parse(header, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return Status::corruption("safetensors: header is not a JSON object");
+  std::string why;
+  auto parsed = json_util::parse(header, &why);
+  if (!parsed || !parsed->is_object()) {
+    return Status::corruption("safetensors: header is not a JSON object" + (parsed ? "" : " (" + why + ")"));
+  }
+  const nlohmann::json& j = *parsed;
   const unsigned char* base = data + 8 + header_len;
   const size_t data_size = size - 8 - static_cast<size_t>(header_len);
   std::unique_ptr<SafeTensors> st(new SafeTensors());

@@ -82,8 +82,19 @@ void set_get_options(const Curl& c, CURL* h, const std::string& url, const Optio
   c.easy_setopt(h, CURLOPT_ERRORBUFFER, error);
 }
 
+struct BodySink {
+  std::string* body = nullptr;
+  size_t max = 0;
+  bool too_big = false;
+};
+
 size_t append_body(char* data, size_t size, size_t count, void* user) {
-  static_cast<std::string*>(user)->append(data, size * count);
+  auto* sink = static_cast<BodySink*>(user);
+  if (sink->body->size() + size * count > sink->max) {
+    sink->too_big = true;
+    return 0;  // curl aborts the transfer
+  }
+  sink->body->append(data, size * count);
   return size * count;
 }
 
@@ -106,11 +117,16 @@ class CurlClient : public Client {
     c.easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");  // every encoding curl supports, gzip included
     c.easy_setopt(h, CURLOPT_TIMEOUT_MS, options_.timeout_ms);
     c.easy_setopt(h, CURLOPT_WRITEFUNCTION, append_body);
-    c.easy_setopt(h, CURLOPT_WRITEDATA, &r.body);
+    BodySink sink{&r.body, options_.max_body_bytes, false};
+    c.easy_setopt(h, CURLOPT_WRITEDATA, &sink);
     struct curl_slist* headers = c.slist_append(nullptr, "Accept: application/json");
     c.easy_setopt(h, CURLOPT_HTTPHEADER, headers);
     const CURLcode rc = c.easy_perform(h);
     c.slist_free_all(headers);
+    if (sink.too_big) {
+      return Status::corruption("GET " + url + ": the body exceeds " + std::to_string(options_.max_body_bytes) +
+                                " bytes");
+    }
     if (rc != CURLE_OK) {
       return Status::unavailable("GET " + url + ": " + (error[0] ? std::string(error) : c.easy_strerror(rc)));
     }
@@ -200,6 +216,7 @@ Result<Response> get_with_retries(Client& client, const std::string& url, const 
   for (int attempt = 1; attempt <= std::max(1, policy.max_attempts); ++attempt) {
     auto r = client.get(url);
     if (r && r->status < 500) return r;  // success, redirect or a client error: retrying would not help
+    if (!r && r.status().code() != StatusCode::kUnavailable) return r.status();  // not a transport failure
     last = r ? Status::unavailable("GET " + url + ": HTTP " + std::to_string(r->status)) : r.status();
     if (attempt == policy.max_attempts) break;
     const double base = std::min<double>(policy.max_delay_ms, policy.base_delay_ms * std::pow(2.0, attempt - 1));

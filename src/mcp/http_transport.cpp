@@ -2,8 +2,10 @@
 // status codes and the security rules are in the header.
 #include "lorekeeper/mcp/http_transport.hpp"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <httplib.h>
+#include <netdb.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -15,6 +17,7 @@
 #include <mutex>
 #include <thread>
 
+#include "connection_guard.hpp"
 #include "lorekeeper/core/json_util.hpp"
 #include "lorekeeper/core/log.hpp"
 #include "lorekeeper/core/text.hpp"
@@ -199,18 +202,56 @@ class EnginePool {
 }  // namespace
 
 bool is_loopback_host(const std::string& host) {
-  std::string h = text::lower(host);
+  std::string h = host;
   if (h.size() >= 2 && h.front() == '[' && h.back() == ']') h = h.substr(1, h.size() - 2);
-  return h == "localhost" || h == "::1" || h.rfind("127.", 0) == 0;
+  if (h.empty()) return false;
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (::getaddrinfo(h.c_str(), nullptr, &hints, &found) != 0 || found == nullptr) return false;
+  bool all_loopback = true;
+  for (const addrinfo* a = found; a != nullptr; a = a->ai_next) {
+    if (a->ai_family == AF_INET) {
+      const uint32_t ip = ntohl(reinterpret_cast<const sockaddr_in*>(a->ai_addr)->sin_addr.s_addr);
+      all_loopback = all_loopback && (ip >> 24) == 127;
+    } else if (a->ai_family == AF_INET6) {
+      const in6_addr& ip = reinterpret_cast<const sockaddr_in6*>(a->ai_addr)->sin6_addr;
+      const bool mapped_loopback = IN6_IS_ADDR_V4MAPPED(&ip) && ip.s6_addr[12] == 127;
+      all_loopback = all_loopback && (IN6_IS_ADDR_LOOPBACK(&ip) || mapped_loopback);
+    } else {
+      all_loopback = false;
+    }
+  }
+  ::freeaddrinfo(found);
+  return all_loopback;
 }
 
 struct HttpTransport::Impl {
   HttpOptions options;
   ServerOptions server_options;
   EnginePool engines;
+  std::unique_ptr<ConnectionGuard> guard;  // made once the port is bound; outlives `http`'s workers
   HttplibServer http;
   int bound_port = 0;
   std::atomic<bool> stopping{false};
+
+  // Marks a handler's answer as being made (no deadline) until the scope ends, when the next deadline starts.
+  class Work {
+   public:
+    explicit Work(ConnectionGuard* g) : guard_(g) {}
+    ~Work() {
+      if (guard_) guard_->work_finished();
+    }
+    Work(const Work&) = delete;
+    Work& operator=(const Work&) = delete;
+    void started() {
+      if (guard_) guard_->work_started();
+    }
+
+   private:
+    ConnectionGuard* guard_;
+  };
 
   Impl(HttpOptions o, ServerOptions so, EngineFactory make)
       : options(std::move(o)), server_options(std::move(so)), engines(std::move(make)) {}
@@ -281,6 +322,10 @@ struct HttpTransport::Impl {
   // Host, Origin and token checks for the MCP endpoint; answers and returns false when the request may not
   // proceed.
   bool admit(const httplib::Request& req, httplib::Response& res) const {
+    if (req.get_header_value_count("Host") > 1) {
+      send_json(res, 400, make_error(nullptr, kInvalidRequest, "Bad Request: more than one Host header."));
+      return false;
+    }
     if (!req.has_header("Host") || !host_allowed(req.get_header_value("Host"))) {
       log::warning("http: refused Host '" + req.get_header_value("Host") + "' from " + req.remote_addr);
       send_json(res, 403,
@@ -338,7 +383,7 @@ struct HttpTransport::Impl {
 
   // Preflights carry no credentials: only Host is checked.
   bool admit_host_only(const httplib::Request& req, httplib::Response& res) const {
-    if (req.has_header("Host") && host_allowed(req.get_header_value("Host"))) return true;
+    if (req.get_header_value_count("Host") == 1 && host_allowed(req.get_header_value("Host"))) return true;
     send_json(res, 403, make_error(nullptr, kInvalidRequest, "Forbidden: the Host header does not name this server."));
     return false;
   }
@@ -354,7 +399,7 @@ struct HttpTransport::Impl {
                {"protocolVersions", versions}});
   }
 
-  void post(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
+  void post(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader, Work& work) {
     const size_t max = server_options.max_message_bytes;
     std::string body;
     bool too_big = false;
@@ -378,6 +423,7 @@ struct HttpTransport::Impl {
       return;
     }
     const bool read_ok = read_body();
+    work.started();
     if (too_big || res.status == 413) {
       res.set_header("Connection", "close");
       send_json(res, 413, oversized());
@@ -403,9 +449,10 @@ struct HttpTransport::Impl {
       return;
     }
     std::string err;
-    auto parsed = json_util::parse(body, &err);
+    json_util::ParseFailure failure = json_util::ParseFailure::kNone;
+    auto parsed = json_util::parse(body, &err, &failure, server_options.max_depth);
     if (!parsed) {
-      send_json(res, 400, make_error(nullptr, kParseError, "Parse error: the body is not valid JSON."));
+      send_json(res, 400, parse_failure_reply(failure, server_options.max_depth));
       return;
     }
     const json& message = *parsed;
@@ -558,6 +605,9 @@ Result<std::unique_ptr<HttpTransport>> HttpTransport::create(HttpOptions options
   if (options.threads < 1 || options.threads > 256) {
     return Status::invalid_argument("HTTP worker threads must be 1-256, got " + std::to_string(options.threads));
   }
+  if (options.request_deadline_seconds < 1) {
+    return Status::invalid_argument("the request deadline must be at least 1 s");
+  }
   if (options.port < 0 || options.port > 65535) {
     return Status::invalid_argument("port must be 0-65535, got " + std::to_string(options.port));
   }
@@ -571,8 +621,6 @@ Result<std::unique_ptr<HttpTransport>> HttpTransport::create(HttpOptions options
   Impl* p = impl.get();
   const HttpOptions& o = p->options;
   httplib::Server& s = p->http;
-  const int threads = o.threads;
-  s.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
   s.set_read_timeout(o.read_timeout_seconds, 0);
   s.set_write_timeout(o.write_timeout_seconds, 0);
   s.set_keep_alive_timeout(o.keep_alive_timeout_seconds);
@@ -594,14 +642,28 @@ Result<std::unique_ptr<HttpTransport>> HttpTransport::create(HttpOptions options
     log::debug("http " + req.method + " " + req.path + " " + std::to_string(res.status) + " from " + req.remote_addr);
   });
   s.Post(o.path, [p](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
-    p->post(req, res, reader);
+    Impl::Work work(p->guard.get());
+    p->post(req, res, reader, work);
   });
-  s.Get(o.path, [p](const httplib::Request& req, httplib::Response& res) { p->not_allowed(req, res); });
-  s.Delete(o.path, [p](const httplib::Request& req, httplib::Response& res) { p->not_allowed(req, res); });
-  s.Options(o.path, [p](const httplib::Request& req, httplib::Response& res) { p->preflight(req, res); });
-  s.Get("/health", [p](const httplib::Request&, httplib::Response& res) { p->health(res); });
+  s.Get(o.path, [p](const httplib::Request& req, httplib::Response& res) {
+    Impl::Work work(p->guard.get());
+    p->not_allowed(req, res);
+  });
+  s.Delete(o.path, [p](const httplib::Request& req, httplib::Response& res) {
+    Impl::Work work(p->guard.get());
+    p->not_allowed(req, res);
+  });
+  s.Options(o.path, [p](const httplib::Request& req, httplib::Response& res) {
+    Impl::Work work(p->guard.get());
+    p->preflight(req, res);
+  });
+  s.Get("/health", [p](const httplib::Request&, httplib::Response& res) {
+    Impl::Work work(p->guard.get());
+    p->health(res);
+  });
   // Errors the library produces itself (unknown path, 413 on a Content-Length over the limit) get a JSON body.
   s.set_error_handler(httplib::Server::HandlerWithResponse([p](const httplib::Request&, httplib::Response& res) {
+    Impl::Work work(p->guard.get());
     if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
     if (res.status == 413) {
       Impl::send_json(res, 413, p->oversized());
@@ -626,10 +688,15 @@ Result<std::unique_ptr<HttpTransport>> HttpTransport::create(HttpOptions options
     p->bound_port = o.port;
   }
   p->http.raise_backlog();
+  p->guard = std::make_unique<ConnectionGuard>(p->bound_port, std::chrono::seconds(o.request_deadline_seconds));
+  const int threads = o.threads;
+  s.new_task_queue = [p, threads] { return new ConnectionGuard::Queue(*p->guard, static_cast<size_t>(threads)); };
   return std::unique_ptr<HttpTransport>(new HttpTransport(std::move(impl)));
 }
 
 int HttpTransport::port() const { return impl_->bound_port; }
+
+uint64_t HttpTransport::connections_expired() const { return impl_->guard ? impl_->guard->expired() : 0; }
 
 std::string HttpTransport::url() const {
   std::string host = impl_->options.host;
@@ -648,6 +715,7 @@ Status HttpTransport::serve() {
 void HttpTransport::stop() {
   if (impl_->stopping.exchange(true)) return;
   impl_->http.close_listener();
+  if (impl_->guard) impl_->guard->stop();
 }
 
 namespace {

@@ -1,6 +1,7 @@
 #include "lorekeeper/mcp/server.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include "lorekeeper/core/json_util.hpp"
 #include "lorekeeper/core/log.hpp"
@@ -46,10 +47,13 @@ bool parse_cursor(const json& params, int* offset) {
   const std::string c = params["cursor"].get<std::string>();
   if (c.empty()) return true;
   if (c.size() < 2 || c[0] != 'o' || c.size() > 12) return false;
+  long long value = 0;
   for (size_t i = 1; i < c.size(); ++i) {
     if (c[i] < '0' || c[i] > '9') return false;
+    value = value * 10 + (c[i] - '0');  // at most 11 digits: no overflow
   }
-  *offset = std::stoi(c.substr(1));
+  if (value > std::numeric_limits<int>::max()) return false;
+  *offset = static_cast<int>(value);
   return true;
 }
 
@@ -76,30 +80,69 @@ json Server::oversized_reply() const {
 std::optional<json> Server::handle_text(const std::string& text) {
   if (text.size() > options_.max_message_bytes) return oversized_reply();
   std::string err;
-  auto parsed = json_util::parse(text, &err);
-  if (!parsed) return make_error(nullptr, kParseError, "Parse error: the message is not valid JSON.");
+  json_util::ParseFailure failure = json_util::ParseFailure::kNone;
+  auto parsed = json_util::parse(text, &err, &failure, options_.max_depth);
+  if (!parsed) return parse_failure_reply(failure, options_.max_depth);
   return handle(*parsed);
 }
 
-std::optional<json> Server::handle(const json& message) {
-  if (message.is_array()) {
-    // Batches exist only in 2025-03-26.
-    if (negotiated_ != "2025-03-26") {
-      return make_error(nullptr, kInvalidRequest, "Batches are not supported in this protocol version.");
-    }
-    if (message.empty()) return make_error(nullptr, kInvalidRequest, "Empty batch.");
-    json replies = json::array();
-    for (const auto& m : message) {
-      if (m.is_object() && json_util::str(m, "method") == "initialize") {
-        replies.push_back(make_error(m.contains("id") ? m["id"] : json(), kInvalidRequest,
-                                     "initialize must not be part of a batch."));
-        continue;
-      }
-      if (auto r = handle(m)) replies.push_back(std::move(*r));
-    }
-    if (replies.empty()) return std::nullopt;
-    return replies;
+json parse_failure_reply(json_util::ParseFailure failure, size_t max_depth) {
+  if (failure == json_util::ParseFailure::kTooDeep) {
+    return make_error(nullptr, kInvalidRequest,
+                      "Invalid Request: the message nests arrays and objects deeper than " + std::to_string(max_depth) +
+                          " levels and was not read.");
   }
+  return make_error(nullptr, kParseError, "Parse error: the message is not valid JSON.");
+}
+
+std::optional<json> Server::handle(const json& message) {
+  if (message.is_array()) return handle_batch(message);
+  return handle_one(message);
+}
+
+std::optional<json> Server::handle_batch(const json& batch) {
+  // Batches exist only in 2025-03-26.
+  if (negotiated_ != "2025-03-26") {
+    return make_error(nullptr, kInvalidRequest, "Batches are not supported in this protocol version.");
+  }
+  if (batch.empty()) return make_error(nullptr, kInvalidRequest, "Empty batch.");
+  if (batch.size() > options_.max_batch) {
+    return make_error(nullptr, kInvalidRequest,
+                      "Invalid Request: a batch holds at most " + std::to_string(options_.max_batch) +
+                          " messages; this one holds " + std::to_string(batch.size()) + ".");
+  }
+  json replies = json::array();
+  size_t reply_bytes = 0;
+  for (const auto& m : batch) {
+    const json id =
+        m.is_object() && m.contains("id") && (m["id"].is_string() || m["id"].is_number_integer()) ? m["id"] : json();
+    if (!m.is_object()) {
+      replies.push_back(make_error(nullptr, kInvalidRequest, "Invalid Request: a batch holds JSON-RPC objects."));
+      continue;
+    }
+    if (json_util::str(m, "method") == "initialize") {
+      replies.push_back(make_error(id, kInvalidRequest, "initialize must not be part of a batch."));
+      continue;
+    }
+    if (reply_bytes > options_.max_batch_reply_bytes) {
+      if (m.contains("id") && m.contains("method")) {
+        replies.push_back(make_error(id, kServerBusy,
+                                     "Not run: the batch's replies already exceed " +
+                                         std::to_string(options_.max_batch_reply_bytes) +
+                                         " bytes; send this request again on its own."));
+      }
+      continue;
+    }
+    if (auto r = handle_one(m)) {
+      reply_bytes += json_util::dump(*r).size();
+      replies.push_back(std::move(*r));
+    }
+  }
+  if (replies.empty()) return std::nullopt;
+  return replies;
+}
+
+std::optional<json> Server::handle_one(const json& message) {
   if (!message.is_object()) {
     return make_error(nullptr, kInvalidRequest, "Invalid Request: a message must be a JSON object.");
   }

@@ -29,12 +29,26 @@ std::string percent_decode(const std::string& s) {
   return out;
 }
 
+// Reads only files inside its root: a request whose recorded name leaves it ("..", an absolute path, a symbolic
+// link pointing elsewhere) is NotFound without touching the file.
 class DirectorySource : public PageSource {
  public:
   explicit DirectorySource(std::string dir) : dir_(std::move(dir)) {}
   Result<std::string> get(const std::string& path_and_query) override {
-    const std::filesystem::path file = std::filesystem::path(dir_) / recorded_name(path_and_query);
-    std::ifstream in(file, std::ios::binary);
+    namespace fs = std::filesystem;
+    const fs::path name = fs::path(recorded_name(path_and_query)).lexically_normal();
+    if (name.empty() || name.is_absolute() || name.has_root_name() || *name.begin() == "..") {
+      return Status::not_found("no recorded page " + name.string() + " (outside " + dir_ + ")");
+    }
+    const fs::path file = fs::path(dir_) / name;
+    std::error_code ec;
+    const fs::path root = fs::weakly_canonical(dir_, ec);
+    const fs::path real = ec ? fs::path() : fs::weakly_canonical(file, ec);
+    const auto rel = real.lexically_relative(root);
+    if (ec || rel.empty() || *rel.begin() == "..") {
+      return Status::not_found("no recorded page " + file.string() + " inside " + dir_);
+    }
+    std::ifstream in(real, std::ios::binary);
     if (!in) return Status::not_found("no recorded page " + file.string());
     std::stringstream ss;
     ss << in.rdbuf();

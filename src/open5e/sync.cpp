@@ -10,6 +10,7 @@
 
 #include "lorekeeper/core/json_util.hpp"
 #include "lorekeeper/core/log.hpp"
+#include "lorekeeper/core/text.hpp"
 
 namespace lorekeeper::open5e {
 
@@ -24,18 +25,55 @@ std::string iso_now() {
 
 using PageHandler = std::function<Status(std::vector<json>& records)>;
 
-// Walks one list endpoint to its end, handing each page's records to `on_page`. NotFound on the first page
-// means the source has no such list; any other failure (or a handler error) fails the endpoint.
+// The path of a request without its query or slashes: "v2/spells/?page=2" -> "v2/spells".
+std::string endpoint_of(const std::string& request) {
+  std::string path = request_path(request);
+  path = path.substr(0, path.find('?'));
+  while (!path.empty() && path.back() == '/') path.pop_back();
+  return path;
+}
+
+std::string count_text(long long n) { return text::format_number(static_cast<double>(n)); }
+
+// The listing size behind each endpoint's stored data, from the report the last sync stored.
+std::map<std::string, int> stored_listing_sizes(store::Store& store) {
+  std::map<std::string, int> out;
+  auto meta = store.meta("sync_report:open5e");
+  if (!meta || !*meta) return out;
+  auto report = json_util::parse(**meta, nullptr);
+  if (!report || !report->is_object()) return out;
+  // Reports written before stored_records existed hold only the endpoints read.
+  const json& sizes = report->contains("stored_records") ? (*report)["stored_records"] : (*report)["records"];
+  if (!sizes.is_object()) return out;
+  for (const auto& [endpoint, n] : sizes.items()) {
+    if (n.is_number_integer() && n.get<long long>() > 0 && n.get<long long>() < (1LL << 31)) {
+      out[endpoint] = n.get<int>();
+    }
+  }
+  return out;
+}
+
+// Walks one list endpoint to its end, handing each page's records to `on_page`, and checks the listing against
+// its own count and against `baseline` (the listing behind the stored data, 0 when none); the rules are in
+// sync.hpp. NotFound on the first page means the source has no such list (the caller decides whether that is
+// believable); any other failure (or a handler error) fails the endpoint.
 Status walk(PageSource& source, const std::string& endpoint, const SyncOptions& options, SyncReport& report,
-            const PageHandler& on_page) {
+            int baseline, const PageHandler& on_page) {
   std::string request = endpoint + "/?limit=" + std::to_string(options.page_size);
   std::set<std::string> seen;
   int pages = 0;
-  int records = 0;
+  long long records = 0;
+  long long expected = 0;  // the count announced by the first page
+  int max_pages = kMaxPages;
   while (true) {
     if (options.cancelled && options.cancelled()) return Status(StatusCode::kCancelled, "sync cancelled");
+    const std::string where = endpoint + " page " + std::to_string(pages + 1);
     if (!seen.insert(recorded_name(request)).second) {
       return Status::corruption(endpoint + ": `next` links loop back to " + request);
+    }
+    if (pages >= max_pages) {
+      return Status::corruption(endpoint + ": the listing runs past " + std::to_string(pages) +
+                                " pages, more than its " + count_text(expected) + " records need");
     }
     auto body = source.get(request);
     if (!body) {
@@ -43,27 +81,72 @@ Status walk(PageSource& source, const std::string& endpoint, const SyncOptions& 
       // A later page that is missing vanished during the walk: that is a failure, not the end of the list.
       const StatusCode code =
           body.status().code() == StatusCode::kNotFound ? StatusCode::kUnavailable : body.status().code();
-      return Status(code, endpoint + " page " + std::to_string(pages + 1) + ": " + body.status().message());
+      return Status(code, where + ": " + body.status().message());
+    }
+    if (body->size() > kMaxPageBytes) {
+      return Status::corruption(where + ": " + count_text(static_cast<long long>(body->size())) +
+                                " bytes, more than a page may hold (" + count_text(kMaxPageBytes) + ")");
     }
     std::string err;
     auto page = json_util::parse(*body, &err);
     body->clear();
     if (!page || !page->is_object() || !(*page)["results"].is_array()) {
-      return Status::corruption(endpoint + " page " + std::to_string(pages + 1) + " (" + request +
-                                "): not a JSON list page");
+      return Status::corruption(where + " (" + request + "): not a JSON list page" + (page ? "" : " (" + err + ")"));
+    }
+    const json& count = (*page)["count"];
+    if (!count.is_number_integer() || count.get<long long>() < 0) {
+      return Status::corruption(where + ": the page has no record count");
     }
     auto& results = (*page)["results"].get_ref<json::array_t&>();
-    records += static_cast<int>(results.size());
+    const long long n = static_cast<long long>(results.size());
+    if (pages == 0) {
+      expected = count.get<long long>();
+      // Pages the count allows at the size the first page shows (the API may serve fewer than requested), and one
+      // more for a record added during the walk.
+      const long long per_page = std::max<long long>(1, std::min<long long>(options.page_size, n));
+      max_pages = static_cast<int>(std::min<long long>(kMaxPages, (expected + per_page - 1) / per_page + 1));
+    } else if (count.get<long long>() != expected) {
+      return Status::unavailable(where + ": the listing changed during the walk (its count went from " +
+                                 count_text(expected) + " to " + count_text(count.get<long long>()) +
+                                 "); try again later");
+    }
+    if (n > options.page_size) {
+      return Status::corruption(where + ": " + std::to_string(n) + " records, more than the " +
+                                std::to_string(options.page_size) + " requested");
+    }
+    records += n;
+    if (records > expected) {
+      return Status::corruption(where + ": the listing runs past its count (" + count_text(records) + " records of " +
+                                count_text(expected) + ")");
+    }
     LOREKEEPER_RETURN_IF_ERROR(on_page(results));
     ++pages;
     ++report.pages;
-    const int expected = (*page)["count"].is_number() ? (*page)["count"].get<int>() : 0;
-    if (options.progress) options.progress(endpoint, pages, records, expected);
+    if (options.progress) options.progress(endpoint, pages, static_cast<int>(records), static_cast<int>(expected));
     const json& next = (*page)["next"];
-    if (!next.is_string()) break;
+    if (next.is_null()) break;
+    if (!next.is_string() || endpoint_of(next.get<std::string>()) != endpoint) {
+      return Status::corruption(where + ": its `next` link " + json_util::dump(next).substr(0, 200) +
+                                " does not continue " + endpoint);
+    }
     request = request_path(next.get<std::string>());
   }
-  report.records[endpoint] = records;
+  std::string incomplete;
+  if (records < expected) {
+    incomplete =
+        "the listing ended after " + count_text(records) + " of the " + count_text(expected) + " records it announced";
+  } else if (baseline > 0 && records * 2 < baseline) {
+    incomplete =
+        "the listing holds " + count_text(records) + " records where the stored data came from " + count_text(baseline);
+  }
+  if (!incomplete.empty()) {
+    if (!options.accept_incomplete) {
+      return Status::unavailable(endpoint + ": " + incomplete + " (accept it with --accept-incomplete)");
+    }
+    report.accepted_incomplete.push_back({endpoint, incomplete});
+  }
+  report.records[endpoint] = static_cast<int>(records);
+  report.stored_records[endpoint] = static_cast<int>(records);
   return Status::ok();
 }
 
@@ -89,29 +172,40 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
   report.source = source.describe();
   MappingContext ctx;
   ctx.base_url = options.base_url;
+  const std::map<std::string, int> baselines = stored_listing_sizes(store);
+  auto baseline = [&](const std::string& endpoint) {
+    auto it = baselines.find(endpoint);
+    return it == baselines.end() ? 0 : it->second;
+  };
+  // An endpoint that keeps its stored data (failed, or not retried) carries its listing size forward.
+  auto keep_baseline = [&](const std::string& endpoint) {
+    if (const int b = baseline(endpoint); b > 0) report.stored_records[endpoint] = b;
+  };
   auto skipped_now = [&](const std::string& endpoint) {
     if (std::find(options.skip_endpoints.begin(), options.skip_endpoints.end(), endpoint) ==
         options.skip_endpoints.end()) {
       return false;
     }
     report.skipped_recent_failures.push_back(endpoint);
+    keep_baseline(endpoint);
     return true;
   };
 
   // Documents first: without them nothing can be attributed, so their failure fails the sync.
   std::vector<model::Document> documents;
-  Status docs = walk(source, "v2/documents", options, report, [&](std::vector<json>& records) {
-    for (const auto& rec : records) {
-      auto d = map_v2_document(rec);
-      if (!d) {
-        report.skipped.push_back({"v2/documents", json_util::str(rec, "key"), d.status().message()});
-        continue;
-      }
-      ctx.documents[d->key] = *d;
-      documents.push_back(*d);
-    }
-    return Status::ok();
-  });
+  Status docs =
+      walk(source, "v2/documents", options, report, baseline("v2/documents"), [&](std::vector<json>& records) {
+        for (const auto& rec : records) {
+          auto d = map_v2_document(rec);
+          if (!d) {
+            report.skipped.push_back({"v2/documents", json_util::str(rec, "key"), d.status().message()});
+            continue;
+          }
+          ctx.documents[d->key] = *d;
+          documents.push_back(*d);
+        }
+        return Status::ok();
+      });
   if (docs.code() == StatusCode::kCancelled) return docs;
   if (docs.code() == StatusCode::kNotFound) {
     return Status::not_found(report.source + " has no v2/documents list; is it an Open5e API?");
@@ -137,7 +231,8 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
     std::map<std::string, int> per_document;
     int duplicates = 0;
     size_t skipped_before = report.skipped.size();
-    Status walked = walk(source, endpoint, options, report, [&](std::vector<json>& records) {
+    const int stored_from = baseline(endpoint);
+    Status walked = walk(source, endpoint, options, report, stored_from, [&](std::vector<json>& records) {
       std::vector<model::Entity> entities;
       for (const auto& rec : records) {
         auto e = map(rec);
@@ -163,13 +258,23 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
       for (const auto& k : added) seen.erase(k);
       report.skipped.resize(skipped_before);
       report.records.erase(endpoint);
-      if (walked.code() == StatusCode::kNotFound) {
+      report.stored_records.erase(endpoint);
+      report.accepted_incomplete.erase(
+          std::remove_if(report.accepted_incomplete.begin(), report.accepted_incomplete.end(),
+                         [&](const EndpointFailure& a) { return a.endpoint == endpoint; }),
+          report.accepted_incomplete.end());
+      if (walked.code() == StatusCode::kNotFound && stored_from == 0) {
         report.missing_endpoints.push_back(endpoint);
-      } else {
-        log::warning("sync: " + walked.message() + "; keeping the previous " + endpoint);
-        report.failed.push_back({endpoint, walked.message()});
+        return walked;
       }
-      return walked;
+      // A list that answered before and is gone now is a broken source, not a removed list: keep its data.
+      const std::string why = walked.code() == StatusCode::kNotFound
+                                  ? endpoint + ": the source answers 404 for a list the stored data came from"
+                                  : walked.message();
+      log::warning("sync: " + why + "; keeping the previous " + endpoint);
+      report.failed.push_back({endpoint, why});
+      keep_baseline(endpoint);
+      return Status::unavailable(why);
     }
     LOREKEEPER_RETURN_IF_ERROR((*batch)->release("endpoint"));
     for (const auto& [k, n] : kinds) report.entities[k] += n;
@@ -212,25 +317,37 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
 
   // v1: only the documents and kinds v2 lacks.
   if (!skipped_now("v1/documents")) {
-    Status v1_docs = walk(source, "v1/documents", options, report, [&](std::vector<json>& records) {
-      for (const auto& rec : records) {
-        auto d = map_v1_document(rec, ctx);
-        if (d)
-          ctx.v1_documents[json_util::str(rec, "slug")] = *d;
-        else
-          report.skipped.push_back({"v1/documents", json_util::str(rec, "slug"), d.status().message()});
-      }
-      return Status::ok();
-    });
-    if (v1_docs.code() == StatusCode::kNotFound) {
+    Status v1_docs =
+        walk(source, "v1/documents", options, report, baseline("v1/documents"), [&](std::vector<json>& records) {
+          for (const auto& rec : records) {
+            auto d = map_v1_document(rec, ctx);
+            if (d)
+              ctx.v1_documents[json_util::str(rec, "slug")] = *d;
+            else
+              report.skipped.push_back({"v1/documents", json_util::str(rec, "slug"), d.status().message()});
+          }
+          return Status::ok();
+        });
+    if (v1_docs.code() == StatusCode::kCancelled) return v1_docs;
+    if (v1_docs.code() == StatusCode::kNotFound && baseline("v1/documents") == 0) {
       report.missing_endpoints.push_back("v1/documents");
     } else if (!v1_docs.is_ok()) {
-      report.failed.push_back({"v1/documents", v1_docs.message()});
+      // Without v1's documents no v1 list can be attributed: every v1 endpoint keeps its data.
+      report.failed.push_back({"v1/documents", v1_docs.code() == StatusCode::kNotFound
+                                                   ? "v1/documents: the source answers 404 for a list the stored "
+                                                     "data came from"
+                                                   : v1_docs.message()});
+      keep_baseline("v1/documents");
+      for (const auto& ep : v1_endpoints()) keep_baseline("v1/" + std::string(ep.path));
     } else {
       for (const auto& ep : v1_endpoints()) {
         const std::string endpoint = "v1/" + std::string(ep.path);
-        // Deciding what v2 lacks needs v2's answer for this kind.
-        if (v2_failed_kinds.count(static_cast<int>(ep.kind)) || skipped_now(endpoint)) continue;
+        // Deciding what v2 lacks needs v2's answer for this kind; without it the v1 data stays as it was.
+        if (v2_failed_kinds.count(static_cast<int>(ep.kind))) {
+          keep_baseline(endpoint);
+          continue;
+        }
+        if (skipped_now(endpoint)) continue;
         int covered = 0;
         Status s =
             run_endpoint(endpoint, {"open5e_v1", ep.kind, ""}, [&](const json& rec) -> std::optional<model::Entity> {
@@ -269,6 +386,7 @@ std::string report_json(const SyncReport& r) {
             {"entities", r.entities},
             {"per_document", r.per_document},
             {"records", r.records},
+            {"stored_records", r.stored_records},
             {"duplicates", r.duplicates},
             {"v1_covered_by_v2", r.v1_covered},
             {"items_merged_into_weapons_and_armor", r.merged_items},
@@ -282,6 +400,9 @@ std::string report_json(const SyncReport& r) {
   json failed = json::array();
   for (const auto& f : r.failed) failed.push_back({{"endpoint", f.endpoint}, {"error", f.error}});
   j["failed"] = failed;
+  json accepted = json::array();
+  for (const auto& a : r.accepted_incomplete) accepted.push_back({{"endpoint", a.endpoint}, {"note", a.error}});
+  j["accepted_incomplete"] = accepted;
   return json_util::dump(j);
 }
 

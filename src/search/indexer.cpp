@@ -62,6 +62,7 @@ Result<IndexReport> update_vectors(store::Store& st, const embed::Encoder& encod
                                    const std::function<void(const IndexProgress&)>& progress,
                                    const std::atomic<bool>* stop) {
   const auto started = std::chrono::steady_clock::now();
+  LOREKEEPER_RETURN_IF_ERROR(encoder.self_check());  // a damaged model must not fill the store with NaN
   IndexReport report;
   auto pruned = st.prune_vectors(kModelId);
   if (!pruned) return pruned.status();
@@ -109,6 +110,7 @@ Result<IndexReport> update_vectors(store::Store& st, const embed::Encoder& encod
     std::atomic<size_t> next{0};
     auto work = [&] {
       for (size_t b = next++; b < batches.size(); b = next++) {
+        if (stop && stop->load()) return;  // a stop waits for one batch at most, not for the chunk
         std::vector<std::vector<int32_t>> ids;
         for (size_t i : batches[b]) ids.push_back(jobs[i].ids);
         auto out = encoder.encode_batch(ids);
@@ -119,6 +121,10 @@ Result<IndexReport> update_vectors(store::Store& st, const embed::Encoder& encod
     for (int t = 1; t < threads; ++t) pool.emplace_back(work);
     work();
     for (auto& t : pool) t.join();
+    if (stop && stop->load()) {  // the chunk is incomplete: it is embedded again by the next pass
+      report.interrupted = true;
+      break;
+    }
     std::vector<store::Store::VectorRow> rows;
     rows.reserve(jobs.size());
     for (size_t i = 0; i < jobs.size(); ++i) {

@@ -1,6 +1,11 @@
 #include "lorekeeper/search/semantic.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <mutex>
+
+#include "lorekeeper/core/log.hpp"
 
 namespace lorekeeper::search {
 
@@ -15,6 +20,7 @@ Semantic::Semantic(const std::string& model_dir, int max_passages) : max_passage
 
 Status Semantic::reload(store::Store& st, bool partial) {
   if (!encoder_) return Status::unavailable("no model: " + model_problem_);
+  LOREKEEPER_RETURN_IF_ERROR(encoder_->self_check());
   if (!partial) {
     // Checked before the vectors are read, so an incomplete index costs no load.
     auto coverage = vector_coverage(st, max_passages_);
@@ -76,7 +82,17 @@ std::string Semantic::notice() const {
 
 std::vector<float> Semantic::embed(const std::string& text) const {
   if (!encoder_) return {};
-  return encoder_->encode_query(text);
+  std::vector<float> v = encoder_->encode_query(text);
+  if (std::all_of(v.begin(), v.end(), [](float x) { return std::isfinite(x); })) return v;
+  // A damaged row of the model (a word's embedding) that the load check did not reach: this query is answered by
+  // names and words only.
+  static std::once_flag warned;
+  std::call_once(warned, [] {
+    log::warning(
+        "the embedding model computed NaN or infinity for a query; such queries are answered without "
+        "meaning-based search. Install the model again with `lorekeeper model fetch`.");
+  });
+  return {};
 }
 
 }  // namespace lorekeeper::search

@@ -49,15 +49,21 @@ VectorIndex VectorIndex::build(std::vector<store::Store::VectorRow> rows, int di
   std::stable_sort(rows.begin(), rows.end(), [](const store::Store::VectorRow& a, const store::Store::VectorRow& b) {
     return std::tie(a.kind, a.key, a.passage) < std::tie(b.kind, b.key, b.passage);
   });
+  // A vector of another size, or holding NaN or infinity (written by a damaged model), would poison every
+  // similarity it takes part in: such passages are left out.
+  auto fits = [dims](const store::Store::VectorRow& r) {
+    return static_cast<int>(r.vector.size()) == dims &&
+           std::all_of(r.vector.begin(), r.vector.end(), [](float x) { return std::isfinite(x); });
+  };
   size_t usable = 0;
-  for (const auto& r : rows) usable += static_cast<int>(r.vector.size()) == dims ? 1 : 0;
+  for (const auto& r : rows) usable += fits(r) ? 1 : 0;
   ix.data_.reserve(usable * static_cast<size_t>(dims));
   ix.owner_.reserve(usable);
   size_t capacity = 16;
   while (capacity < 2 * usable) capacity *= 2;  // at most half full: short probe runs
   ix.slots_.assign(capacity, kEmptySlot);
   for (auto& r : rows) {
-    if (static_cast<int>(r.vector.size()) != dims) continue;
+    if (!fits(r)) continue;
     std::optional<uint32_t> at = ix.find(r.kind, r.key);
     if (!at) {
       at = static_cast<uint32_t>(ix.entities_.size());

@@ -822,10 +822,12 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
     }
     return &at->second;
   };
+  std::vector<uint8_t> mask;
   if (ix) {
     // The filter mask is made while the encoder works, then the likeliest results are read.
-    auto mask = allowed_mask(st, *ix, q);
-    if (!mask) return mask.status();
+    auto made = allowed_mask(st, *ix, q);
+    if (!made) return made.status();
+    mask = std::move(*made);
     if (!ctx.ready(s)) {
       std::vector<std::pair<double, std::pair<int, std::string>>> likeliest;
       for (const auto& [id, c] : merged) likeliest.push_back({c.score, id});
@@ -839,6 +841,11 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
       }
     }
     const std::vector<float>& qv = ctx.embed(s);
+    // A query the model could not embed (NaN from a damaged model) is answered by names and words alone.
+    if (qv.size() != static_cast<size_t>(ix->dims())) ix = nullptr;
+  }
+  if (ix) {
+    const std::vector<float>& qv = ctx.embed(s);
     const float floor = out.note.empty() ? kSemanticFloor : kExcludedNameFloor;
     // Lexical hits on words of the text or hint alone that are far from the query's meaning are dropped.
     for (auto it = merged.begin(); it != merged.end();) {
@@ -850,7 +857,7 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
         ++it;
       }
     }
-    for (const auto& h : ix->top_k(qv.data(), &*mask, 100)) {
+    for (const auto& h : ix->top_k(qv.data(), &mask, 100)) {
       if (h.score < floor) break;
       const auto& ref = ix->entity(h.entity);
       const auto id = std::make_pair(static_cast<int>(ref.kind), ref.key);

@@ -8,6 +8,9 @@ namespace lorekeeper::tools {
 
 namespace {
 
+// A NUL inside a string would end it early in SQLite's full-text query parser; no name or word holds one.
+constexpr const char* kNoNul = " must not contain a NUL character (U+0000).";
+
 const char* type_name(ParamType t) {
   switch (t) {
     case ParamType::kString: return "string";
@@ -128,6 +131,7 @@ Result<json> validate_arguments(const std::vector<ParamSpec>& params, const json
                                           ".");
         }
         std::string s = v.get<std::string>();
+        if (s.find('\0') != std::string::npos) return Status::invalid_argument(where + kNoNul);
         if (!p.enum_values.empty()) {
           auto m = match_enum(p, s);
           if (!m) {
@@ -176,6 +180,7 @@ Result<json> validate_arguments(const std::vector<ParamSpec>& params, const json
             return Status::invalid_argument(where + " must hold only strings, got " + short_value(x) + ".");
           }
           std::string s = x.get<std::string>();
+          if (s.find('\0') != std::string::npos) return Status::invalid_argument(where + kNoNul);
           if (!p.enum_values.empty()) {
             auto m = match_enum(p, s);
             if (!m) {

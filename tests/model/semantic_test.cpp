@@ -3,7 +3,9 @@
 // as hard constraints, and the answers' explanations. Needs the model (scripts/setup.sh).
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
+#include <limits>
 
 #include "../unit/test_support.hpp"
 #include "lorekeeper/search/indexer.hpp"
@@ -212,6 +214,80 @@ TEST_F(Hybrid, LexicalOnlyWhileTheIndexIsNotReady) {
   for (const auto& x : r.structured["result"]) {
     const json& matched = x["_matched"];
     EXPECT_EQ(std::find(matched.begin(), matched.end(), "meaning"), matched.end());
+  }
+}
+
+// A copy of the installed model in a temporary directory with NaN written over `count` floats of `tensor`,
+// starting at float `first`.
+std::string damaged_model(const std::string& tensor, size_t first, size_t count) {
+  namespace fs = std::filesystem;
+  const std::string src = embed::default_model_dir();
+  const std::string dir = testing::temp_dir() + "/damaged-model";
+  fs::create_directories(dir);
+  for (const char* f : {"vocab.txt", "config.json", "tokenizer_config.json"}) {
+    fs::copy_file(src + "/" + f, dir + "/" + f, fs::copy_options::overwrite_existing);
+  }
+  std::string bytes = testing::read_file(src + "/model.safetensors");
+  uint64_t header_len = 0;
+  std::memcpy(&header_len, bytes.data(), 8);
+  const json header = json::parse(bytes.substr(8, header_len));
+  const size_t begin = 8 + header_len + header.at(tensor).at("data_offsets")[0].get<size_t>();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (size_t i = 0; i < count; ++i) std::memcpy(&bytes[begin + (first + i) * sizeof(float)], &nan, sizeof nan);
+  testing::write_file(dir + "/model.safetensors", bytes);
+  return dir;
+}
+
+TEST(Semantic, AModelThatComputesNaNIsRefusedAndAnswersStayLexical) {
+  const std::string dir = damaged_model("encoder.layer.0.attention.self.query.weight", 0, 384 * 384);
+  auto loaded = embed::Encoder::load(dir);
+  ASSERT_TRUE(loaded.is_ok()) << "the files are well-formed: only computing shows the damage";
+  const Status check = (*loaded)->self_check();
+  EXPECT_EQ(check.code(), StatusCode::kCorruption);
+  EXPECT_NE(check.message().find("NaN"), std::string::npos) << check.message();
+  EXPECT_NE(check.message().find("model fetch"), std::string::npos) << check.message();
+  // Nothing is embedded with it, and no index is published.
+  auto st = open(store_copy());
+  auto indexed = update_vectors(*st, **loaded, IndexOptions{});
+  ASSERT_FALSE(indexed.is_ok());
+  EXPECT_EQ(indexed.status().code(), StatusCode::kCorruption);
+  auto semantic = std::make_shared<Semantic>(dir);
+  ASSERT_TRUE(semantic->has_model());
+  auto other = open(embedded_store());
+  const Status reloaded = semantic->reload(*other);
+  EXPECT_FALSE(reloaded.is_ok());
+  EXPECT_FALSE(semantic->index());
+  semantic->set_failed(reloaded.message());
+  EXPECT_NE(semantic->notice().find("unavailable"), std::string::npos) << semantic->notice();
+  tools::Engine engine(embedded_store());
+  engine.set_semantic(semantic);
+  auto r = engine.call("search_spell", {{"search", "fire ball"}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  EXPECT_FALSE(r.structured["result"].empty()) << "lexical hits remain";
+}
+
+TEST(Semantic, AQueryTheModelCannotEmbedIsAnsweredByWordsAlone) {
+  // One NaN in the embedding of the word "owl" (row 13547): the load check passes, queries with "owl" embed to NaN.
+  const std::string dir = damaged_model("embeddings.word_embeddings.weight", 13547 * 384, 1);
+  auto semantic = std::make_shared<Semantic>(dir);
+  ASSERT_TRUE(semantic->has_model());
+  auto st = open(embedded_store());
+  ASSERT_TRUE(semantic->reload(*st).is_ok());
+  ASSERT_TRUE(semantic->index());
+  EXPECT_TRUE(semantic->embed("owlbear").empty());
+  EXPECT_FALSE(semantic->embed("bear").empty());
+  tools::Engine engine(embedded_store());
+  engine.set_semantic(semantic);
+  for (const char* query : {"owlbear", "owlbear beak and claws"}) {
+    auto r = engine.call("search_creature", {{"search", query}});
+    ASSERT_FALSE(r.is_error) << r.text;
+    bool owlbear = false;
+    for (const auto& x : r.structured["result"]) {
+      owlbear = owlbear || x["name"] == "Owlbear";
+      const json& matched = x["_matched"];
+      EXPECT_EQ(std::find(matched.begin(), matched.end(), "meaning"), matched.end()) << query << ": " << x.dump();
+    }
+    EXPECT_TRUE(owlbear) << query << ": " << r.structured.dump();
   }
 }
 

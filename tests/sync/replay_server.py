@@ -10,7 +10,9 @@ Control endpoints (for the tests):
                    {"match": "<substring of the recorded file name>", "kind": K, "times": N (default: always), ...}
                    with K one of: "status" (answer with "status", default 500), "delay" (sleep "seconds" first),
                    "truncate" (cut the body in half), "content_type" (send "content_type" instead of JSON),
-                   "missing" (404).
+                   "missing" (404), "json" (the page's JSON with the keys of "set" replaced), "body" (send
+                   "body" as it is), "endless" (every page of the endpoint is its first page with a `next` link
+                   to one page further, for ever; "empty": true sends no records on the pages after the first).
   GET  /__stats    {"requests": {recorded name: count}, "total": n}
 """
 import json
@@ -72,6 +74,14 @@ class Handler(BaseHTTPRequestHandler):
                         f["times"] -= 1
                     active.append(dict(f))
         body_mode, content_type = "full", "application/json"
+        replace = {}
+        for f in active:
+            if f["kind"] == "endless":
+                return self.endless(f)
+            if f["kind"] == "body":
+                return self.send(200, f["body"])
+            if f["kind"] == "json":
+                replace.update(f["set"])
         for f in active:
             kind = f["kind"]
             if kind == "delay":
@@ -89,12 +99,30 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(404, '{"detail":"Not found."}')
         with open(path, "rb") as fh:
             data = fh.read()
+        if replace:
+            page = json.loads(data)
+            page.update(replace)
+            data = json.dumps(page).encode()
         if body_mode == "truncate":
             data = data[: len(data) // 2]
         try:
             self.send(200, data, content_type)
         except (BrokenPipeError, ConnectionResetError):
             pass
+
+
+    def endless(self, fault):
+        parsed = urllib.parse.urlsplit(self.path)
+        query = dict(urllib.parse.parse_qsl(parsed.query))
+        page_no = int(query.get("page", "1"))
+        first = os.path.join(ROOT, parsed.path.strip("/"), "limit=%s.json" % query.get("limit", "100"))
+        with open(first, "rb") as fh:
+            page = json.loads(fh.read())
+        if page_no > 1 and fault.get("empty"):
+            page["results"] = []
+        page["next"] = "http://%s%s?limit=%s&page=%d" % (self.headers.get("Host"), parsed.path,
+                                                        query.get("limit", "100"), page_no + 1)
+        self.send(200, json.dumps(page))
 
 
 def main():

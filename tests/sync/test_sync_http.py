@@ -130,6 +130,52 @@ class FixtureSync(unittest.TestCase):
                 report = status(self.db)["store"]["sources"]["open5e"]["report"]
                 self.assertEqual([f["endpoint"] for f in report["failed"]], ["v2/spells"])
 
+    def test_an_emptied_or_cut_listing_fails_unless_accepted(self):
+        self.assertEqual(self.sync().returncode, 0)
+        before = status(self.db)["store"]["per_kind"]
+        for fault, message in (
+                ({"count": 0, "next": None, "results": []}, "holds 0 records where the stored data came from 16"),
+                ({"next": None}, "ended after 10 of the 16 records it announced")):
+            with self.subTest(message=message):
+                self.server.faults([{"match": "v2/spells/limit=100.json", "kind": "json", "set": fault}])
+                r = self.sync("--force")
+                self.assertEqual(r.returncode, 1, r.stderr)
+                self.assertIn("FAILED v2/spells (previous data kept): v2/spells: the listing " + message, r.stderr)
+                self.assertIn("--accept-incomplete", r.stderr)
+                self.assertEqual(status(self.db)["store"]["per_kind"], before)
+        # Accepted explicitly, the cut listing is stored and the summary says what was accepted.
+        r = self.sync("--force", "--accept-incomplete")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("ACCEPTED v2/spells as it is (--accept-incomplete): the listing ended after 10", r.stderr)
+        self.assertEqual(status(self.db)["store"]["per_kind"]["spell"], 10)
+        report = status(self.db)["store"]["sources"]["open5e"]["report"]
+        self.assertEqual([a["endpoint"] for a in report["accepted_incomplete"]], ["v2/spells"])
+
+    def test_a_listing_that_never_ends_is_cut_off(self):
+        self.assertEqual(self.sync().returncode, 0)
+        before = status(self.db)["store"]["per_kind"]
+        for empty in (False, True):
+            with self.subTest(empty=empty):
+                self.server.faults([{"match": "v2/spells/", "kind": "endless", "empty": empty}])
+                start = self.server.stats()["total"]
+                r = self.sync("--force")
+                self.assertEqual(r.returncode, 1, r.stderr)
+                self.assertIn("runs past 3 pages" if empty else "runs past its count (20 records of 16)", r.stderr)
+                self.assertEqual(status(self.db)["store"]["per_kind"], before)
+                self.assertLess(self.server.stats()["total"] - start, 60)
+
+    def test_a_404_on_a_list_the_data_came_from_keeps_it(self):
+        self.assertEqual(self.sync().returncode, 0)
+        before = status(self.db)["store"]["per_kind"]
+        self.server.faults([{"match": "v2/weapons/limit=100.json", "kind": "missing"}])
+        r = self.sync("--force")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("FAILED v2/weapons (previous data kept)", r.stderr)
+        self.assertEqual(status(self.db)["store"]["per_kind"], before)
+        out = run(self.db, "tool", "search_equipment", '{"search":"Longsword","type":"weapon"}', "--json")
+        keys = [x["key"] for x in json.loads(out.stdout)["result"] if x["name"] == "Longsword"]
+        self.assertEqual(sorted(keys), ["srd-2024_longsword", "srd_longsword"])  # no v1 copy beside them
+
     def test_a_failed_endpoint_is_not_retried_within_the_error_ttl(self):
         self.assertEqual(self.sync().returncode, 0)
         self.server.faults([{"match": "v2/backgrounds/", "kind": "status", "status": 500}])

@@ -11,6 +11,7 @@
 
 #include "lorekeeper/core/config.hpp"
 #include "lorekeeper/core/half.hpp"
+#include "lorekeeper/core/json_util.hpp"
 #include "lorekeeper/core/sha256.hpp"
 #include "lorekeeper/core/status.hpp"
 #include "lorekeeper/core/text.hpp"
@@ -258,6 +259,37 @@ TEST(Sha256, FileDigestAndMissingFile) {
   EXPECT_EQ(*digest, sha256::hex(data));
   std::remove(path.c_str());
   EXPECT_FALSE(sha256::file_hex(path));
+}
+
+TEST(JsonUtil, NestingDepthIgnoresBracketsInStrings) {
+  EXPECT_EQ(json_util::nesting_depth("1"), 0u);
+  EXPECT_EQ(json_util::nesting_depth("[]"), 1u);
+  EXPECT_EQ(json_util::nesting_depth(R"({"a":[{"b":[]}],"c":{}})"), 4u);
+  EXPECT_EQ(json_util::nesting_depth(R"(["[[[[", "\"[[[", {"k\\":"]]"}])"), 2u);
+  EXPECT_EQ(json_util::nesting_depth(std::string(1000, '[') + std::string(1000, ']')), 1000u);
+  EXPECT_EQ(json_util::nesting_depth(std::string(1000, '['), 10), 11u) << "stops counting past the limit";
+}
+
+TEST(JsonUtil, ParseRefusesTooDeepTextBeforeParsingIt) {
+  json_util::ParseFailure failure = json_util::ParseFailure::kNone;
+  std::string why;
+  const size_t at_limit = json_util::kMaxDepth;
+  const std::string ok = std::string(at_limit, '[') + std::string(at_limit, ']');
+  EXPECT_TRUE(json_util::parse(ok, &why, &failure)) << why;
+  EXPECT_EQ(failure, json_util::ParseFailure::kNone);
+  const std::string deep = "{\"x\":" + std::string(60000, '[') + std::string(60000, ']') + "}";
+  EXPECT_FALSE(json_util::parse(deep, &why, &failure));
+  EXPECT_EQ(failure, json_util::ParseFailure::kTooDeep);
+  EXPECT_NE(why.find("64 levels"), std::string::npos) << why;
+  // Unbalanced and truncated deep text is refused the same way, never parsed.
+  EXPECT_FALSE(json_util::parse(std::string(1 << 20, '{'), &why, &failure));
+  EXPECT_EQ(failure, json_util::ParseFailure::kTooDeep);
+  EXPECT_FALSE(json_util::parse("{\"a\":", &why, &failure));
+  EXPECT_EQ(failure, json_util::ParseFailure::kSyntax);
+  // A string full of brackets is not nesting.
+  auto flat = json_util::parse("\"" + std::string(100000, '[') + "\"", &why, &failure);
+  ASSERT_TRUE(flat) << why;
+  EXPECT_EQ(flat->get<std::string>().size(), 100000u);
 }
 
 }  // namespace

@@ -5,6 +5,12 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <filesystem>
 #include <string>
@@ -54,7 +60,7 @@ class Served {
                   std::string store = testing::fixture_store()) {
     options.host = "127.0.0.1";
     options.port = 0;
-    options.threads = 4;
+    if (options.threads == HttpOptions{}.threads) options.threads = 4;
     auto made =
         HttpTransport::create(options, server_options, [store] { return std::make_unique<tools::Engine>(store); });
     if (!made) {
@@ -97,6 +103,7 @@ class Served {
     return post(body, h);
   }
   const Status& served() const { return served_; }
+  HttpTransport& transport() { return *transport_; }
 
  private:
   std::unique_ptr<HttpTransport> transport_;
@@ -262,6 +269,156 @@ TEST(HttpTransportTest, NonLoopbackBindNeedsAToken) {
   EXPECT_TRUE(is_loopback_host("LocalHost"));
   EXPECT_FALSE(is_loopback_host("0.0.0.0"));
   EXPECT_FALSE(is_loopback_host("192.168.1.2"));
+  // Decided from the resolved address, not the spelling: a name that starts like a loopback address is not one.
+  EXPECT_TRUE(is_loopback_host("::ffff:127.0.0.1"));
+  EXPECT_FALSE(is_loopback_host("127.evil.invalid"));
+  EXPECT_FALSE(is_loopback_host("127.0.0.1.evil.invalid"));
+  EXPECT_FALSE(is_loopback_host("localhost.evil.invalid"));
+  EXPECT_FALSE(is_loopback_host(""));
+  o.host = "127.evil.invalid";
+  made = HttpTransport::create(o, {}, [] { return std::make_unique<tools::Engine>(testing::fixture_store()); });
+  ASSERT_FALSE(made);
+  EXPECT_NE(made.status().message().find("token"), std::string::npos) << made.status().message();
+}
+
+// A raw TCP connection to the server, for clients no HTTP library would be: tricklers, duplicate headers.
+class RawClient {
+ public:
+  explicit RawClient(int port) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<uint16_t>(port));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+  }
+  ~RawClient() { ::close(fd_); }
+  RawClient(const RawClient&) = delete;
+  RawClient& operator=(const RawClient&) = delete;
+  bool connected() const { return connected_; }
+  bool send(const std::string& s) {
+    return ::send(fd_, s.data(), s.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(s.size());
+  }
+  // True once the server has closed the connection (EOF or reset), waiting at most `ms`; any bytes the server sent
+  // first are appended to received().
+  bool closed_by_server(int ms) {
+    pollfd p{fd_, POLLIN, 0};
+    while (::poll(&p, 1, ms) > 0) {
+      char buf[4096];
+      const ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
+      if (n <= 0) return true;
+      received_.append(buf, static_cast<size_t>(n));
+    }
+    return false;
+  }
+  const std::string& received() const { return received_; }
+
+ private:
+  int fd_ = -1;
+  bool connected_ = false;
+  std::string received_;
+};
+
+// Sends a request's start line and then one header line every 200 ms until the server closes the connection or
+// `give_up_ms` passes; true when the server closed it.
+bool trickle_until_closed(int port, int give_up_ms) {
+  RawClient c(port);
+  if (!c.connected() || !c.send("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) + "\r\n")) return false;
+  for (int waited = 0; waited < give_up_ms; waited += 200) {
+    if (c.closed_by_server(200)) return true;
+    if (!c.send("X-Pad-" + std::to_string(waited) + ": a\r\n")) return true;
+  }
+  return false;
+}
+
+TEST(HttpTransportTest, TricklingClientsAreDroppedAtTheDeadlineAndOthersAreServed) {
+  HttpOptions o;
+  o.threads = 2;
+  o.request_deadline_seconds = 1;
+  Served s(o);
+  // More tricklers than workers: without a deadline they hold both workers for their whole 20 s.
+  std::vector<std::thread> tricklers;
+  std::atomic<int> dropped{0};
+  for (int i = 0; i < 4; ++i) {
+    tricklers.emplace_back([&] {
+      if (trickle_until_closed(s.port(), 20000)) ++dropped;
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  auto c = s.client();
+  c.set_read_timeout(10, 0);  // half the tricklers' life: only a dropped trickler frees a worker in time
+  auto r = c.Post("/mcp", {{"Accept", kJson}}, json_util::dump(req(1, "ping")), kJson);
+  ASSERT_TRUE(r) << "a legitimate request was starved by trickling clients";
+  EXPECT_EQ(r->status, 200);
+  for (auto& t : tricklers) t.join();
+  EXPECT_EQ(dropped, 4);
+  EXPECT_GE(s.transport().connections_expired(), 4u);
+}
+
+TEST(HttpTransportTest, StopEndsServeWhateverIdleAndTricklingClientsDo) {
+  HttpOptions o;
+  o.threads = 8;  // a worker for each client, so the ping is not queued behind the idle connection
+  Served s(o);    // the default 15 s deadline: only the stop may end these connections in time
+  RawClient idle(s.port());
+  ASSERT_TRUE(idle.connected());
+  std::vector<std::thread> tricklers;
+  std::atomic<int> dropped{0};
+  for (int i = 0; i < 3; ++i) {
+    tricklers.emplace_back([&] {
+      if (trickle_until_closed(s.port(), 12000)) ++dropped;
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  auto ping = s.post(req(1, "ping"));
+  ASSERT_TRUE(ping);
+  EXPECT_EQ(ping->status, 200);
+  std::atomic<bool> stopped{false};
+  std::thread stopper([&] {
+    s.stop();
+    stopped = true;
+  });
+  EXPECT_TRUE(idle.closed_by_server(8000)) << "an idle connection outlived the stop";
+  for (auto& t : tricklers) t.join();
+  stopper.join();
+  EXPECT_TRUE(stopped);
+  EXPECT_EQ(dropped, 3) << "a trickling client outlived the stop";
+  EXPECT_TRUE(s.served().is_ok());
+}
+
+TEST(HttpTransportTest, DuplicateHostHeadersGet400) {
+  Served s;
+  const std::string body = json_util::dump(req(1, "ping"));
+  for (const std::string& second : {std::string("evil.example"), "127.0.0.1:" + std::to_string(s.port())}) {
+    RawClient c(s.port());
+    ASSERT_TRUE(c.connected());
+    ASSERT_TRUE(c.send("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(s.port()) + "\r\nHost: " + second +
+                       "\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
+                       "\r\nConnection: close\r\n\r\n" + body));
+    c.closed_by_server(5000);
+    EXPECT_EQ(c.received().rfind("HTTP/1.1 400", 0), 0u) << second << ": " << c.received().substr(0, 200);
+    EXPECT_NE(c.received().find("more than one Host header"), std::string::npos);
+  }
+}
+
+TEST(HttpTransportTest, DeepNestingAndLongBatchesAreRefusedUnread) {
+  Served s;
+  auto deep = s.post(std::string(20000, '[') + std::string(20000, ']'));
+  ASSERT_TRUE(deep);
+  EXPECT_EQ(deep->status, 400);
+  EXPECT_EQ(error_code(deep), -32600);
+  json batch = json::array();
+  for (int i = 0; i < 1000; ++i) {
+    batch.push_back(req(i, "tools/call", {{"name", "search_all"}, {"arguments", {{"query", "fire"}}}}));
+  }
+  auto long_batch = s.post(batch);
+  ASSERT_TRUE(long_batch);
+  EXPECT_EQ(long_batch->status, 400);
+  EXPECT_EQ(error_code(long_batch), -32600);
+  EXPECT_LT(long_batch->body.size(), 500u) << "refused whole, none of the 1,000 searches run";
+  // The server is still there for everyone.
+  auto ping = s.post(req(2, "ping"));
+  ASSERT_TRUE(ping);
+  EXPECT_EQ(ping->status, 200);
 }
 
 TEST(HttpTransportTest, GetAndDeleteGet405) {

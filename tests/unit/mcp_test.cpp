@@ -205,6 +205,11 @@ TEST_F(McpTest, ResourcesListPaginates) {
   }
   EXPECT_GT(pages, 1);
   EXPECT_EQ(send(req(99, "resources/list", {{"cursor", "o999999"}}))["error"]["code"], -32602);
+  // Past what an int holds: an unknown cursor, not an internal error.
+  for (const char* cursor : {"o99999999999", "o2147483648"}) {
+    EXPECT_EQ(send(req(100, "resources/list", {{"cursor", cursor}}))["error"]["code"], -32602) << cursor;
+    EXPECT_EQ(send(req(101, "tools/list", {{"cursor", cursor}}))["error"]["code"], -32602) << cursor;
+  }
 }
 
 TEST_F(McpTest, CompletionForKindsAndKeys) {
@@ -322,12 +327,111 @@ TEST_F(McpTest, StdioDropsAMessageCutOffByEof) {
   EXPECT_EQ(out[0]["id"], 1);
 }
 
+TEST_F(McpTest, ANulInsideAStringArgumentIsAToolError) {
+  init();
+  const std::string nul_search = std::string("fire") + '\0' + "ball";
+  const std::vector<std::pair<std::string, json>> calls = {
+      {"search_spell", {{"search", nul_search}}},
+      {"search_creature", {{"search", nul_search}}},
+      {"search_equipment", {{"search", nul_search}}},
+      {"search_rule", {{"search", nul_search}, {"rule_type", "rule"}}},
+      {"search_character_option", {{"search", nul_search}, {"type", "class"}}},
+      {"search_all", {{"query", nul_search}}},
+      {"find_similar", {{"name", nul_search}}},
+      {"get_entity", {{"key", nul_search}}},
+      {"search_spell", {{"documents", json::array({nul_search})}}},
+  };
+  for (const auto& [tool, args] : calls) {
+    json r = send(req(1, "tools/call", {{"name", tool}, {"arguments", args}}));
+    ASSERT_TRUE(r.contains("result")) << tool << ": " << r.dump();
+    EXPECT_EQ(r["result"]["isError"], true) << tool;
+    const std::string text = r["result"]["content"][0]["text"];
+    EXPECT_NE(text.find("must not contain a NUL character"), std::string::npos) << tool << ": " << text;
+    EXPECT_EQ(text.find("internal error"), std::string::npos) << tool << ": " << text;
+  }
+}
+
 TEST_F(McpTest, DeeplyNestedJsonIsAnErrorNotACrash) {
   std::string deep(100000, '[');
   deep += std::string(100000, ']');
   auto r = server_.handle_text(deep);
   ASSERT_TRUE(r);
-  EXPECT_TRUE(r->contains("error"));
+  EXPECT_EQ((*r)["error"]["code"], -32600);
+  EXPECT_NE((*r)["error"]["message"].get<std::string>().find("deeper than 64"), std::string::npos);
+}
+
+std::string nested(const std::string& open, const std::string& close, size_t depth, const std::string& inner = "1") {
+  std::string s;
+  s.reserve(depth * (open.size() + close.size()) + inner.size());
+  for (size_t i = 0; i < depth; ++i) s += open;
+  s += inner;
+  for (size_t i = 0; i < depth; ++i) s += close;
+  return s;
+}
+
+TEST_F(McpTest, DeepParamsIdsAndBatchesOverStdioAreRefusedAndTheServerCarriesOn) {
+  init("2025-03-26");  // the one version with batches, so a nested batch reaches the batch code
+  const std::string deep_params =
+      R"({"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":)" + nested("[", "]", 60000) + "}}";
+  const std::string deep_id = R"({"jsonrpc":"2.0","method":"ping","id":)" + nested("{\"a\":", "}", 60000) + "}";
+  const std::string deep_batch = nested("[", "]", 20000, "");
+  const std::string input = deep_params + "\n" + deep_id + "\n" + deep_batch + "\n" + req(2, "ping").dump() + "\n";
+  auto out = lines(run_stdio(server_, input));
+  ASSERT_EQ(out.size(), 4u);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(out[i]["error"]["code"], -32600) << i;
+    EXPECT_TRUE(out[i]["id"].is_null()) << "an id inside a refused message is never read";
+  }
+  EXPECT_EQ(out[3]["id"], 2);
+  EXPECT_TRUE(out[3].contains("result"));
+  // Just inside the limit is an ordinary request.
+  const std::string within = R"({"jsonrpc":"2.0","id":3,"method":"ping","params":{"x":)" + nested("[", "]", 62) + "}}";
+  auto ok = server_.handle_text(within);
+  ASSERT_TRUE(ok);
+  EXPECT_EQ((*ok)["id"], 3);
+  EXPECT_TRUE(ok->contains("result")) << ok->dump();
+}
+
+TEST_F(McpTest, BatchesAreHandledOneLevelDeep) {
+  init("2025-03-26");
+  // An array inside a batch is one invalid request, not a batch to recurse into.
+  json r = send(json::array({json::array({req(1, "ping"), req(2, "ping")}), req(3, "ping"), 7}));
+  ASSERT_TRUE(r.is_array()) << r.dump();
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_EQ(r[0]["error"]["code"], -32600);
+  EXPECT_TRUE(r[0]["id"].is_null());
+  EXPECT_EQ(r[1]["id"], 3);
+  EXPECT_TRUE(r[1].contains("result"));
+  EXPECT_EQ(r[2]["error"]["code"], -32600);
+}
+
+TEST_F(McpTest, BatchLengthAndReplySizeAreBounded) {
+  ServerOptions so;
+  so.max_batch = 5;
+  so.max_batch_reply_bytes = 3000;
+  Server server(engine_, so);
+  server.assume_version("2025-03-26");
+  json too_long = json::array();
+  for (int i = 0; i < 6; ++i) too_long.push_back(req(i, "ping"));
+  auto r = server.handle(too_long);
+  ASSERT_TRUE(r);
+  ASSERT_TRUE(r->is_object()) << "a batch over the limit is refused whole";
+  EXPECT_EQ((*r)["error"]["code"], -32600);
+  EXPECT_NE((*r)["error"]["message"].get<std::string>().find("at most 5"), std::string::npos);
+
+  json searches = json::array();
+  for (int i = 0; i < 5; ++i) {
+    searches.push_back(req(i, "tools/call", {{"name", "search_spell"}, {"arguments", {{"search", "fire"}}}}));
+  }
+  r = server.handle(searches);
+  ASSERT_TRUE(r && r->is_array());
+  ASSERT_EQ(r->size(), 5u);
+  EXPECT_TRUE((*r)[0].contains("result"));
+  ASSERT_GT(json_util::dump((*r)[0]).size(), 3000u) << "the fixture's answer must exceed the test's reply budget";
+  for (int i = 1; i < 5; ++i) {
+    EXPECT_EQ((*r)[i]["id"], i);
+    EXPECT_EQ((*r)[i]["error"]["code"], -32000) << "not run once the replies exceed the budget";
+  }
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
 
 #include "lorekeeper/core/json_util.hpp"
 #include "lorekeeper/core/text.hpp"
@@ -325,6 +328,223 @@ TEST(Sync, RecentlyFailedEndpointsAreSkipped) {
   ASSERT_TRUE(report.is_ok());
   EXPECT_EQ(report->skipped_recent_failures, std::vector<std::string>{"v2/spells"});
   EXPECT_EQ(report->entities.count("spell"), 0u);
+}
+
+// A source that serves the fixture mirror with chosen pages rewritten: `edit` gets the request and the page's
+// JSON and returns the body to serve. Requests are counted.
+class RewritingSource : public PageSource {
+ public:
+  using Edit = std::function<std::optional<std::string>(const std::string& request, json& page)>;
+  explicit RewritingSource(Edit edit)
+      : inner_(make_directory_source(testing::fixture_mirror())), edit_(std::move(edit)) {}
+  Result<std::string> get(const std::string& request) override {
+    ++requests[request_path(request).substr(0, request_path(request).find('/', 3))];
+    auto body = inner_->get(request);
+    json page = body ? json_util::parse(*body, nullptr).value_or(json()) : json();
+    if (auto replaced = edit_(request, page)) return *replaced;
+    if (page.is_null()) return body;  // not recorded and not made up by the edit
+    return json_util::dump(page);
+  }
+  std::string describe() const override { return "rewriting source"; }
+  std::map<std::string, int> requests;
+
+ private:
+  std::unique_ptr<PageSource> inner_;
+  Edit edit_;
+};
+
+bool first_spells_page(const std::string& request) { return recorded_name(request) == "v2/spells/limit=100.json"; }
+
+// The spells' failure (the only one), after a good sync into `st`.
+std::string spells_failure(const SyncReport& report) {
+  EXPECT_EQ(report.failed.size(), 1u);
+  if (report.failed.size() != 1u) return "";
+  EXPECT_EQ(report.failed[0].endpoint, "v2/spells");
+  return report.failed[0].error;
+}
+
+TEST(SyncListings, AnEmptiedListingDoesNotReplaceTheStoredData) {
+  auto st = fresh_store(testing::temp_dir());
+  ASSERT_TRUE(sync(*make_directory_source(testing::fixture_mirror()), *st, SyncOptions{}).is_ok());
+  const auto before = st->stats()->per_kind;
+  RewritingSource emptied([](const std::string& request, json& page) -> std::optional<std::string> {
+    if (first_spells_page(request))
+      page = {{"count", 0}, {"next", nullptr}, {"previous", nullptr}, {"results", json::array()}};
+    return std::nullopt;
+  });
+  auto report = sync(emptied, *st, SyncOptions{});
+  ASSERT_TRUE(report.is_ok()) << report.status().to_string();
+  const std::string why = spells_failure(*report);
+  EXPECT_NE(why.find("holds 0 records where the stored data came from 16"), std::string::npos) << why;
+  EXPECT_NE(why.find("--accept-incomplete"), std::string::npos) << why;
+  EXPECT_EQ(st->stats()->per_kind, before);
+  // The next sync still compares against the 16 behind the kept data, not against the failed listing.
+  report = sync(emptied, *st, SyncOptions{});
+  ASSERT_TRUE(report.is_ok());
+  EXPECT_EQ(report->failed.size(), 1u);
+  // Accepted explicitly, the empty listing is written and the report says so.
+  SyncOptions accept;
+  accept.accept_incomplete = true;
+  report = sync(emptied, *st, accept);
+  ASSERT_TRUE(report.is_ok());
+  EXPECT_TRUE(report->failed.empty());
+  ASSERT_EQ(report->accepted_incomplete.size(), 1u);
+  EXPECT_EQ(report->accepted_incomplete[0].endpoint, "v2/spells");
+  EXPECT_EQ(st->stats()->per_kind.count("spell"), 0u);
+}
+
+TEST(SyncListings, AListingShortOfItsCountFailsEvenOnAFreshStore) {
+  RewritingSource cut([](const std::string& request, json& page) -> std::optional<std::string> {
+    if (first_spells_page(request)) page["next"] = nullptr;  // count still says 16; 10 records served
+    return std::nullopt;
+  });
+  auto st = fresh_store(testing::temp_dir());
+  auto report = sync(cut, *st, SyncOptions{});
+  ASSERT_TRUE(report.is_ok()) << report.status().to_string();
+  const std::string why = spells_failure(*report);
+  EXPECT_NE(why.find("ended after 10 of the 16 records it announced"), std::string::npos) << why;
+  EXPECT_EQ(st->stats()->per_kind.count("spell"), 0u);
+  SyncOptions accept;
+  accept.accept_incomplete = true;
+  report = sync(cut, *st, accept);
+  ASSERT_TRUE(report.is_ok());
+  EXPECT_EQ(st->stats()->per_kind.at("spell"), 10);
+}
+
+TEST(SyncListings, AListingThatNeverEndsIsCutOff) {
+  for (const bool empty_pages : {false, true}) {
+    SCOPED_TRACE(empty_pages ? "empty pages" : "repeated records");
+    // Every page of spells is the first one again, with a `next` one page further.
+    RewritingSource endless([&](const std::string& request, json& page) -> std::optional<std::string> {
+      if (recorded_name(request).rfind("v2/spells/", 0) != 0) return std::nullopt;
+      auto first =
+          json_util::parse(testing::read_file(testing::fixture_mirror() + "/v2/spells/limit=100.json"), nullptr);
+      page = *first;
+      static int n = 0;
+      page["next"] = "https://api.open5e.com/v2/spells/?limit=100&page=" + std::to_string(1000 + ++n);
+      if (empty_pages && !first_spells_page(request)) page["results"] = json::array();
+      return std::nullopt;
+    });
+    auto st = fresh_store(testing::temp_dir());
+    auto report = sync(endless, *st, SyncOptions{});
+    ASSERT_TRUE(report.is_ok()) << report.status().to_string();
+    const std::string why = spells_failure(*report);
+    EXPECT_NE(why.find(empty_pages ? "runs past 3 pages" : "runs past its count (20 records of 16)"), std::string::npos)
+        << why;
+    EXPECT_LE(endless.requests["v2/spells"], 3);
+  }
+}
+
+TEST(SyncListings, PagesThatContradictTheirListingFailIt) {
+  struct Case {
+    const char* what;
+    std::function<void(const std::string&, json&)> edit;
+    const char* message;
+  };
+  const std::vector<Case> cases = {
+      {"next to another endpoint",
+       [](const std::string& r, json& p) {
+         if (first_spells_page(r)) p["next"] = "https://api.open5e.com/v2/creatures/?limit=100";
+       },
+       "does not continue v2/spells"},
+      {"count changes on page 2",
+       [](const std::string& r, json& p) {
+         if (recorded_name(r) == "v2/spells/limit=100&page=2.json") p["count"] = 17;
+       },
+       "count went from 16 to 17"},
+      {"no count",
+       [](const std::string& r, json& p) {
+         if (first_spells_page(r)) p.erase("count");
+       },
+       "no record count"},
+      {"negative count",
+       [](const std::string& r, json& p) {
+         if (first_spells_page(r)) p["count"] = -5;
+       },
+       "no record count"},
+      {"more records than requested",
+       [](const std::string& r, json& p) {
+         if (!first_spells_page(r)) return;
+         for (int i = 0; i < 95; ++i) p["results"].push_back(p["results"][0]);
+         p["count"] = 1000;
+       },
+       "105 records, more than the 100 requested"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.what);
+    RewritingSource source([&](const std::string& request, json& page) -> std::optional<std::string> {
+      c.edit(request, page);
+      return std::nullopt;
+    });
+    auto st = fresh_store(testing::temp_dir());
+    auto report = sync(source, *st, SyncOptions{});
+    ASSERT_TRUE(report.is_ok()) << report.status().to_string();
+    const std::string why = spells_failure(*report);
+    EXPECT_NE(why.find(c.message), std::string::npos) << why;
+    EXPECT_EQ(st->stats()->per_kind.count("spell"), 0u);
+  }
+}
+
+TEST(SyncListings, AnOversizedOrTooDeepPageFailsItsEndpoint) {
+  RewritingSource huge([](const std::string& request, json&) -> std::optional<std::string> {
+    if (first_spells_page(request)) return std::string(kMaxPageBytes + 1, ' ');
+    if (recorded_name(request) == "v2/feats/limit=100.json") {
+      return "{\"count\":1,\"next\":null,\"results\":[" + std::string(100000, '[') + std::string(100000, ']') + "]}";
+    }
+    return std::nullopt;
+  });
+  auto st = fresh_store(testing::temp_dir());
+  auto report = sync(huge, *st, SyncOptions{});
+  ASSERT_TRUE(report.is_ok()) << report.status().to_string();
+  ASSERT_EQ(report->failed.size(), 2u);
+  EXPECT_EQ(report->failed[0].endpoint, "v2/spells");
+  EXPECT_NE(report->failed[0].error.find("more than a page may hold"), std::string::npos) << report->failed[0].error;
+  EXPECT_EQ(report->failed[1].endpoint, "v2/feats");
+  EXPECT_NE(report->failed[1].error.find("nested deeper than 64"), std::string::npos) << report->failed[1].error;
+}
+
+TEST(SyncListings, A404OnAListTheDataCameFromKeepsItAndV1DoesNotFillIn) {
+  auto st = fresh_store(testing::temp_dir());
+  ASSERT_TRUE(sync(*make_directory_source(testing::fixture_mirror()), *st, SyncOptions{}).is_ok());
+  const auto before = st->stats()->per_kind;
+  FailingSource gone(testing::fixture_mirror(), "v2/weapons/", Status::not_found("HTTP 404"));
+  auto report = sync(gone, *st, SyncOptions{});
+  ASSERT_TRUE(report.is_ok());
+  ASSERT_EQ(report->failed.size(), 1u);
+  EXPECT_EQ(report->failed[0].endpoint, "v2/weapons");
+  EXPECT_NE(report->failed[0].error.find("404 for a list the stored data came from"), std::string::npos);
+  EXPECT_TRUE(report->missing_endpoints.empty());
+  EXPECT_EQ(st->stats()->per_kind, before);
+  // The SRD longsword stays the v2 one, not a second copy under its v1 key.
+  EXPECT_EQ(st->get("srd_longsword", model::Kind::kWeapon, false)->size(), 1u);
+  EXPECT_TRUE(st->get("longsword", model::Kind::kWeapon, false)->empty());
+  // On a store that never had it, the same 404 says the source has no such list.
+  auto fresh = fresh_store(testing::temp_dir());
+  report = sync(gone, *fresh, SyncOptions{});
+  ASSERT_TRUE(report.is_ok());
+  EXPECT_TRUE(report->failed.empty());
+  EXPECT_EQ(report->missing_endpoints, std::vector<std::string>{"v2/weapons"});
+}
+
+TEST(DirectorySource, NeverReadsOutsideItsRoot) {
+  const std::string dir = testing::temp_dir();
+  fs::create_directories(dir + "/mirror/v2/spells");
+  fs::create_directories(dir + "/secret");
+  testing::write_file(dir + "/secret/_.json", "{\"secret\":1}");
+  testing::write_file(dir + "/secret/limit=1.json", "{\"secret\":1}");
+  testing::write_file(dir + "/mirror/v2/spells/limit=1.json", "{\"count\":0}");
+  fs::create_directory_symlink(dir + "/secret", dir + "/mirror/v2/linked");
+  auto source = make_directory_source(dir + "/mirror");
+  EXPECT_TRUE(source->get("v2/spells/?limit=1").is_ok());
+  for (const std::string request :
+       {"../secret/", "v2/../../secret/", "/../secret/", "v2/spells/?page=/../../../../secret/_", "v2/linked/?limit=1",
+        "v2/spells/?limit=1/../../../../secret/limit=1", "v2/spells/?x=%2F..%2F..%2F..%2Fsecret%2F_"}) {
+    auto got = source->get(request);
+    EXPECT_FALSE(got.is_ok()) << request << " read " << (got ? *got : "");
+    if (!got) {
+      EXPECT_EQ(got.status().code(), StatusCode::kNotFound) << request;
+    }
+  }
 }
 
 TEST(BundledSnapshot, HoldsTheRecordedApi) {

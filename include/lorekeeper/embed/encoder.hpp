@@ -52,6 +52,11 @@ class Encoder {
     return encode_ids(tokenizer_.encode(text), Precision::kQuery);
   }
 
+  // Whether the weights compute: a known sentence must embed to a finite vector of unit length. A model whose files
+  // load but hold NaN or infinite weights fails (Corruption, saying what to do). Run once per process (about 10 ms);
+  // later calls return the first answer.
+  Status self_check() const;
+
  private:
   struct Layer {
     const float *q_w, *q_b, *k_w, *k_b, *v_w, *v_b, *o_w, *o_b, *ln1_g, *ln1_b, *i_w, *i_b, *out_w, *out_b, *ln2_g,
@@ -70,6 +75,8 @@ class Encoder {
   const float* emb_ln_g_ = nullptr;
   const float* emb_ln_b_ = nullptr;
   std::vector<Layer> layers_;
+  mutable std::once_flag check_once_;
+  mutable Status check_;
   mutable std::once_flag half_once_;
   mutable std::vector<uint16_t> half_;  // the layers' weight matrices in half precision; empty without F16C
   mutable std::vector<HalfLayer> half_layers_;

@@ -21,9 +21,13 @@ struct Options {
   long timeout_ms = 60000;      // whole transfer
   long low_speed_seconds = 20;  // abort a transfer that stalls below 1 byte/s for this long
   std::string user_agent = "LoreKeeper/0.1.0 (+https://github.com/lorekeeper)";
+  // get(): a body larger than this (decoded) is abandoned with Corruption. The largest recorded Open5e page is
+  // about 1 MB; docs/LIMITS.md.
+  size_t max_body_bytes = 64u << 20;
 };
 
-// One GET. Transport failures (DNS, connect, TLS, timeout) are Unavailable; any HTTP status is a Response.
+// One GET. Transport failures (DNS, connect, TLS, timeout) are Unavailable; a body over max_body_bytes is
+// Corruption; any HTTP status is a Response.
 class Client {
  public:
   virtual ~Client() = default;
@@ -48,8 +52,9 @@ struct RetryPolicy {
 Result<long> download(const Options& options, const std::string& url, const std::string& path,
                       const std::function<void(uint64_t received, uint64_t total)>& progress = nullptr);
 
-// GET with retries on transport failures and 5xx (with exponential backoff and jitter); 4xx and 2xx/3xx
-// answers are returned at once. `sleep_ms` is injectable so tests need not wait.
+// GET with retries on transport failures (Unavailable) and 5xx (with exponential backoff and jitter); 4xx and
+// 2xx/3xx answers and other errors (an oversized body) are returned at once. `sleep_ms` is injectable so tests need not
+// wait.
 Result<Response> get_with_retries(Client& client, const std::string& url, const RetryPolicy& policy,
                                   const std::function<void(int ms)>& sleep_ms = nullptr);
 

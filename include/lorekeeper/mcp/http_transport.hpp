@@ -14,17 +14,23 @@
 //     -32020. Unsupported version: 400 with -32022; missing required _meta: 400 with -32602; unknown
 //     method: 404 with -32601.
 //
+// Resource bounds (docs/LIMITS.md): body size, nesting depth, batch length and reply size (mcp::ServerOptions);
+// a deadline per request for reading it and for writing its answer, so clients that trickle bytes are dropped;
+// a graceful stop that ends within the longest answer being made, whatever idle clients do.
+//
 // Security defaults: binds 127.0.0.1; Host must name this server (localhost, 127.0.0.1, [::1] or the bound
 // host, with the bound port, or a configured extra host) and a present Origin must be one of those or a
 // configured CORS origin, else 403 (this defeats DNS rebinding); bodies above max_message_bytes get 413;
 // sockets have read and write timeouts; with a bearer token, requests without it get 401 (the token is
 // compared in constant time). A token is required to bind anything but a loopback address. No CORS headers
-// are sent unless origins are configured. /health needs neither token nor a matching Host.
+// are sent unless origins are configured. /health needs neither token nor a matching Host. A request with more than
+// one Host header gets 400. Whether a host is loopback is decided from the addresses it resolves to.
 //
 // Concurrency: a pool of worker threads; each request borrows a tools::Engine from a pool (an Engine is not
 // thread-safe and holds its own store connection), so at most `threads` engines exist.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -51,13 +57,17 @@ struct HttpOptions {
   int read_timeout_seconds = 10;   // a client that sends nothing for this long is disconnected
   int write_timeout_seconds = 10;  // a client that reads nothing for this long is disconnected
   int keep_alive_timeout_seconds = 5;
+  // Reading a whole request (headers and body), and writing an answer, must each end within this long, however
+  // steadily the client trickles; past it the connection is closed (docs/LIMITS.md).
+  int request_deadline_seconds = 15;
 };
 
 // Makes one engine for a worker; called at most `threads` times, from worker threads. Engines made by it
 // may share a search::Semantic and a notice function (both thread-safe).
 using EngineFactory = std::function<std::unique_ptr<tools::Engine>()>;
 
-// True for 127.0.0.0/8, ::1 and "localhost".
+// True when every address `host` resolves to (a numeric address is itself) is loopback (127.0.0.0/8, ::1,
+// ::ffff:127.0.0.0/104); false when it resolves to nothing.
 bool is_loopback_host(const std::string& host);
 
 class HttpTransport {
@@ -72,17 +82,20 @@ class HttpTransport {
 
   // The bound port (the chosen one when options.port was 0).
   int port() const;
+  // Connections closed so far for passing the request deadline.
+  uint64_t connections_expired() const;
   // http://host:port/path, with an IPv6 host in brackets.
   std::string url() const;
 
   // Accepts and answers requests until stop(); then waits for the requests in flight and returns.
   Status serve();
-  // Stops accepting connections; serve() returns once the requests being handled are answered. Thread-safe;
-  // may be called before serve() (which then returns at once) or several times.
+  // Stops accepting connections and reading from open ones; serve() returns once the requests being handled are
+  // answered (idle, reading and trickling connections are closed at once). Thread-safe; may be called before
+  // serve() (which then returns at once) or several times.
   void stop();
 
-  // serve() until SIGINT or SIGTERM, then stop() (graceful: requests being handled are answered; idle
-  // keep-alive connections close within keep_alive_timeout_seconds). Ignores SIGPIPE; restores the previous
+  // serve() until SIGINT or SIGTERM, then stop() (graceful: requests being handled are answered; every other
+  // connection is closed at once). Ignores SIGPIPE; restores the previous
   // handlers. `ready` (optional) runs once the signals are handled, just before accepting.
   Status serve_until_signalled(const std::function<void()>& ready = nullptr);
 

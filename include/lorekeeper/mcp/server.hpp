@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "lorekeeper/core/json_util.hpp"
 #include "lorekeeper/tools/engine.hpp"
 
 namespace lorekeeper::mcp {
@@ -29,11 +30,20 @@ enum ErrorCode : int {
   kInternalError = -32603,
   kResourceNotFoundLegacy = -32002,
   kUnsupportedProtocolVersion = -32022,
+  kServerBusy = -32000,  // implementation-defined: a limit of this server was reached
 };
 
+// Limits on one message; docs/LIMITS.md says why each value was chosen.
 struct ServerOptions {
   std::string version = "0.1.0";
   size_t max_message_bytes = 4 * 1024 * 1024;
+  // Deepest nesting of arrays and objects in a message; deeper messages are refused unparsed (-32600).
+  size_t max_depth = json_util::kMaxDepth;
+  // Requests in one batch (2025-03-26 only); a longer batch is refused whole (-32600).
+  size_t max_batch = 50;
+  // Total serialised size of a batch's replies; requests after the limit is reached are answered with an
+  // error (-32000) instead of being run.
+  size_t max_batch_reply_bytes = 8 * 1024 * 1024;
   int tools_page_size = 50;
   int resources_page_size = 100;
   // Whether logging/setLevel changes the process's log level. Off for HTTP, where one client must not change
@@ -47,8 +57,11 @@ class Server {
   Server(tools::Engine& engine, ServerOptions options);
 
   // Handles one framed message (a line on stdio, a body on HTTP). Returns the reply to send, or nothing for
-  // notifications and client responses. Never throws.
+  // notifications and client responses. Never throws. A message nesting deeper than max_depth is refused
+  // before it is parsed.
   std::optional<json> handle_text(const std::string& text);
+  // Handles a parsed message: a request, a notification, a client response, or (2025-03-26) a batch of them,
+  // handled one level deep (an array inside a batch is an invalid request, never recursed into).
   std::optional<json> handle(const json& message);
 
   // The reply for a message that exceeded max_message_bytes and was not read.
@@ -62,6 +75,8 @@ class Server {
   void assume_version(std::string version) { negotiated_ = std::move(version); }
 
  private:
+  std::optional<json> handle_one(const json& message);
+  std::optional<json> handle_batch(const json& batch);
   json dispatch(const json& id, const std::string& method, const json& params, bool modern);
   json initialize(const json& params);
   json discover();
@@ -80,5 +95,7 @@ class Server {
 
 // A JSON-RPC error reply.
 json make_error(const json& id, int code, const std::string& message, const json& data = json());
+// The reply to a message json_util::parse refused: -32600 when it nests too deep, -32700 when it is not JSON.
+json parse_failure_reply(json_util::ParseFailure failure, size_t max_depth);
 
 }  // namespace lorekeeper::mcp

@@ -31,7 +31,8 @@ std::string request_path(const std::string& path_or_url);
 // "v2/spells/?page=2&limit=100" -> "v2/spells/limit=100&page=2.json". Accepts absolute URLs too.
 std::string recorded_name(const std::string& path_or_url);
 
-// Pages read from a directory in the mirror layout.
+// Pages read from a directory in the mirror layout; never a file outside it (a request naming "..", an absolute
+// path or a symbolic link that leads out is NotFound).
 std::unique_ptr<PageSource> make_directory_source(const std::string& dir);
 
 // Pages read from a zstd-compressed tar archive in the mirror layout, held in memory.

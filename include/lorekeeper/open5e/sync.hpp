@@ -4,6 +4,17 @@
 // Failure handling: an endpoint that fails (after the source's own retries) keeps the entities it had in the
 // store; the others are replaced. All replacements happen in one transaction at the end, so a sync that is
 // killed, even with SIGKILL, leaves the previous data intact and readers never see a half-replaced kind.
+//
+// A listing is never taken on trust. An endpoint fails (previous data kept) when its listing:
+//   - ends short of the `count` its first page announced, or shrinks to less than half of the listing behind
+//     the stored data (the last report's stored_records), unless SyncOptions::accept_incomplete;
+//   - runs past its count, announces a different count on a later page, or needs more pages than its count
+//     allows (at most kMaxPages in any case);
+//   - has a page over kMaxPageBytes, a page with more records than requested, a page without a count, or a
+//     `next` link to another endpoint or back to an earlier page;
+//   - answers 404 on its first page when the stored data came from it (without stored data the endpoint is
+//     reported missing: the source has no such list).
+// docs/LIMITS.md gives the bounds and why.
 #pragma once
 
 #include <functional>
@@ -29,9 +40,17 @@ struct EndpointFailure {
   std::string error;
 };
 
+// Any endpoint: more pages than this is a listing that never ends (the largest real one has 36 at 100 a page).
+inline constexpr int kMaxPages = 10000;
+// One page's body (the largest recorded page is 0.8 MB).
+inline constexpr size_t kMaxPageBytes = 64u << 20;
+
 struct SyncReport {
-  std::string source;                                // PageSource::describe()
-  std::map<std::string, int> records;                // endpoint -> records read
+  std::string source;                  // PageSource::describe()
+  std::map<std::string, int> records;  // endpoint -> records read
+  // endpoint -> records of the listing behind the data now stored: this sync's for endpoints written, the
+  // previous report's for endpoints that failed and kept their data. The next sync's baseline for shrinking.
+  std::map<std::string, int> stored_records;
   std::map<std::string, int> entities;               // kind -> entities stored
   std::map<std::string, int> per_document;           // document key -> entities stored
   int duplicates = 0;                                // records whose (kind, key) was already read
@@ -40,6 +59,7 @@ struct SyncReport {
   std::vector<SkippedRecord> skipped;                // records that could not be mapped
   std::vector<std::string> missing_endpoints;        // the source has no such list (404 on the first page)
   std::vector<EndpointFailure> failed;               // kept their previous data
+  std::vector<EndpointFailure> accepted_incomplete;  // short or shrunken listings written (accept_incomplete)
   std::vector<std::string> skipped_recent_failures;  // not retried: failed less than the error TTL ago
   int pages = 0;
   double seconds = 0;
@@ -55,6 +75,9 @@ struct SyncOptions {
   std::string base_url = "https://api.open5e.com";  // for the entities' URLs
   // Checked before every page; when it returns true the sync stops, writes nothing and returns Cancelled.
   std::function<bool()> cancelled;
+  // Write listings that end short of their count or shrink the stored data by more than half, instead of
+  // failing those endpoints (`lorekeeper sync --accept-incomplete`); the report lists them.
+  bool accept_incomplete = false;
 };
 
 // Every endpoint a sync walks, v2 then v1, as "v2/spells", "v1/magicitems", ...

@@ -43,7 +43,8 @@ struct IndexReport {
 };
 
 // Brings the vectors of `st` up to date. `progress` (optional) is called after each chunk; `stop` (optional)
-// is polled between batches.
+// is polled before each packed batch: once raised, the chunk in progress is dropped (nothing of it is written)
+// and the call returns with `interrupted`, within one batch's encoding.
 Result<IndexReport> update_vectors(store::Store& st, const embed::Encoder& encoder, const IndexOptions& options,
                                    const std::function<void(const IndexProgress&)>& progress = nullptr,
                                    const std::atomic<bool>* stop = nullptr);

@@ -29,6 +29,7 @@ class Semantic {
   // Reads the stored vectors of `st` into a fresh index and publishes it when they cover every entity (checked
   // by hashing every entity's passages); with `partial`, publishes whatever is there without that check
   // (none when there are no vectors).
+  // Fails, publishing nothing, when the model does not pass Encoder::self_check.
   Status reload(store::Store& st, bool partial = false);
 
   // The published index, or nullptr while none is ready.
@@ -41,7 +42,8 @@ class Semantic {
   // Empty when meaning-based search is ready; otherwise one sentence on why answers are lexical-only.
   std::string notice() const;
 
-  // The unit-length embedding of a query, in the encoder's query precision (empty without a model).
+  // The unit-length embedding of a query, in the encoder's query precision; empty without a model, or when the
+  // model computed NaN or infinity for it (the query is then answered without meaning).
   std::vector<float> embed(const std::string& text) const;
 
  private:

@@ -38,7 +38,7 @@ class VectorIndex {
   };
 
   // Builds from stored rows (any order; an entity's passages are ordered by number). Rows whose vector does not
-  // have `dims` components are skipped.
+  // have `dims` components, or holds NaN or infinity, are skipped.
   static VectorIndex build(std::vector<store::Store::VectorRow> rows, int dims);
 
   int dims() const { return dims_; }

@@ -1,0 +1,168 @@
+#include "connection_guard.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "lorekeeper/core/log.hpp"
+#include "lorekeeper/core/text.hpp"
+
+namespace lorekeeper::mcp {
+
+namespace {
+
+// The connection the current worker thread serves (0: none known).
+thread_local uint64_t t_connection = 0;
+
+// The local port of a connected (not listening) TCP socket, or -1.
+int connected_local_port(int fd) {
+  int listening = 0;
+  socklen_t len = sizeof listening;
+  if (::getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) != 0 || listening != 0) return -1;
+  sockaddr_storage addr{};
+  socklen_t alen = sizeof addr;
+  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &alen) != 0) return -1;
+  if (addr.ss_family == AF_INET) return ntohs(reinterpret_cast<const sockaddr_in*>(&addr)->sin_port);
+  if (addr.ss_family == AF_INET6) return ntohs(reinterpret_cast<const sockaddr_in6*>(&addr)->sin6_port);
+  return -1;
+}
+
+}  // namespace
+
+ConnectionGuard::ConnectionGuard(int port, std::chrono::milliseconds deadline)
+    : port_(port), deadline_(deadline), watcher_([this] { watch(); }) {}
+
+ConnectionGuard::~ConnectionGuard() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    quit_ = true;
+  }
+  wake_.notify_all();
+  watcher_.join();
+  for (auto& [id, c] : connections_) ::close(c.dup);
+}
+
+void ConnectionGuard::Queue::enqueue(std::function<void()> fn) {
+  // Runs on the accepting thread right after accept(), so the one unregistered socket on our port is this one.
+  const uint64_t id = guard_.adopt_new_socket();
+  pool_.enqueue([this, id, fn = std::move(fn)] {
+    t_connection = id;
+    guard_.begin(id);
+    fn();
+    guard_.release(id);
+    t_connection = 0;
+  });
+}
+
+uint64_t ConnectionGuard::adopt_new_socket() {
+  DIR* dir = ::opendir("/proc/self/fd");
+  if (dir == nullptr) {
+    log::warning("http: cannot list /proc/self/fd; connections run without a request deadline");
+    return 0;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  uint64_t id = 0;
+  while (dirent* e = ::readdir(dir)) {
+    char* end = nullptr;
+    const long fd = std::strtol(e->d_name, &end, 10);
+    if (end == e->d_name || *end != '\0' || fd == ::dirfd(dir)) continue;
+    struct stat st {};
+    if (::fstat(static_cast<int>(fd), &st) != 0 || !S_ISSOCK(st.st_mode)) continue;
+    const uint64_t inode = static_cast<uint64_t>(st.st_ino);
+    if (known_inodes_.count(inode) != 0 || connected_local_port(static_cast<int>(fd)) != port_) continue;
+    const int dup = ::fcntl(static_cast<int>(fd), F_DUPFD_CLOEXEC, 0);
+    if (dup < 0) break;
+    id = next_id_++;
+    Connection c;
+    c.dup = dup;
+    c.inode = inode;
+    connections_[id] = c;
+    known_inodes_.insert(inode);
+    break;
+  }
+  ::closedir(dir);
+  if (id == 0) log::warning("http: a new connection's socket was not found; it runs without a request deadline");
+  return id;
+}
+
+void ConnectionGuard::begin(uint64_t id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = connections_.find(id);
+  if (it == connections_.end()) return;
+  it->second.started = true;
+  it->second.deadline = std::chrono::steady_clock::now() + deadline_;
+  if (stopping_) {
+    ::shutdown(it->second.dup, SHUT_RD);
+    it->second.read_shut = true;
+  }
+}
+
+void ConnectionGuard::release(uint64_t id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = connections_.find(id);
+  if (it == connections_.end()) return;
+  ::close(it->second.dup);
+  known_inodes_.erase(it->second.inode);
+  connections_.erase(it);
+}
+
+void ConnectionGuard::work_started() {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = connections_.find(t_connection);
+  if (it != connections_.end()) it->second.in_handler = true;
+}
+
+void ConnectionGuard::work_finished() {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = connections_.find(t_connection);
+  if (it == connections_.end()) return;
+  it->second.in_handler = false;
+  it->second.deadline = std::chrono::steady_clock::now() + deadline_;
+  if (stopping_ && !it->second.read_shut) {
+    ::shutdown(it->second.dup, SHUT_RD);  // the answer is still written; no further request is read
+    it->second.read_shut = true;
+  }
+}
+
+void ConnectionGuard::stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+    for (auto& [id, c] : connections_) {
+      if (c.in_handler || c.read_shut) continue;
+      ::shutdown(c.dup, SHUT_RD);
+      c.read_shut = true;
+    }
+  }
+  wake_.notify_all();
+}
+
+uint64_t ConnectionGuard::expired() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return expired_;
+}
+
+void ConnectionGuard::watch() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!quit_) {
+    wake_.wait_for(lock, std::chrono::milliseconds(100));
+    const auto now = std::chrono::steady_clock::now();
+    for (auto& [id, c] : connections_) {
+      if (!c.started || c.in_handler || c.deadline > now) continue;
+      ::shutdown(c.dup, SHUT_RDWR);
+      c.read_shut = true;
+      c.deadline = std::chrono::steady_clock::time_point::max();
+      ++expired_;
+      log::info("http: closed a connection that took longer than " +
+                text::format_number(static_cast<double>(deadline_.count()) / 1000.0) +
+                " s to send its request or read its answer");
+    }
+  }
+}
+
+}  // namespace lorekeeper::mcp

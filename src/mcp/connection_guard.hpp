@@ -1,0 +1,93 @@
+// Deadlines for the HTTP server's connections, which cpp-httplib bounds only per read and per write: a client
+// that sends one header line every few seconds is never idle, so without this it holds a worker for ever and a
+// few such clients starve the server, and a graceful stop waits for them.
+//
+// A connection is registered when its worker starts on it (ConnectionGuard::Queue wraps the library's thread
+// pool) and has a deadline from then: reading a whole request (headers and body) must end within `deadline`.
+// While the request is being answered (from work_started() until the handler returns) there is no deadline: that
+// work is ours and bounded by the message limits. When the handler returns the next deadline starts: writing the
+// answer, waiting on keep-alive and reading the next request share it. A connection past its deadline is shut
+// down (the socket, through a duplicate descriptor the guard owns, so a reused descriptor number is never hit);
+// its worker sees the read or write fail and ends the connection.
+//
+// stop(): every connection not inside a handler stops reading at once (shutdown for reading: an answer being
+// written still goes out); a connection inside a handler stops reading as soon as its handler returns. So a
+// graceful stop ends within the longest handler, whatever idle or trickling clients do.
+#pragma once
+
+#include <httplib.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+
+namespace lorekeeper::mcp {
+
+class ConnectionGuard {
+ public:
+  // `port` is the bound port: the guard finds each new connection's socket among the process's descriptors as
+  // the socket whose local port it is.
+  ConnectionGuard(int port, std::chrono::milliseconds deadline);
+  ~ConnectionGuard();
+  ConnectionGuard(const ConnectionGuard&) = delete;
+  ConnectionGuard& operator=(const ConnectionGuard&) = delete;
+
+  // The library's thread pool with every connection registered with the guard. Install it with
+  // httplib::Server::new_task_queue; it must not outlive the guard.
+  class Queue : public httplib::TaskQueue {
+   public:
+    Queue(ConnectionGuard& guard, size_t threads) : guard_(guard), pool_(threads) {}
+    void enqueue(std::function<void()> fn) override;
+    void shutdown() override { pool_.shutdown(); }
+
+   private:
+    ConnectionGuard& guard_;
+    httplib::ThreadPool pool_;
+  };
+
+  // Called on a worker thread from a request handler: the request is read, its answer is being made.
+  void work_started();
+  // Called on a worker thread when a handler returns (also when work_started was not called).
+  void work_finished();
+
+  // Stops reading from every connection (see above). Thread-safe; the guard keeps running.
+  void stop();
+
+  // Connections shut down so far for passing their deadline.
+  uint64_t expired() const;
+
+ private:
+  struct Connection {
+    int dup = -1;          // ours: shutdown goes through it; closed on release
+    uint64_t inode = 0;    // the socket's identity (descriptor numbers are reused, inodes of live sockets not)
+    bool started = false;  // a worker runs it: the deadline counts
+    bool in_handler = false;
+    bool read_shut = false;
+    std::chrono::steady_clock::time_point deadline;
+  };
+
+  // On the accepting thread: the newly accepted socket (the one on our port whose inode is not registered),
+  // duplicated. 0 when it cannot be found (the connection then runs without a deadline; a warning is logged).
+  uint64_t adopt_new_socket();
+  void begin(uint64_t id);
+  void release(uint64_t id);
+  void watch();
+
+  const int port_;
+  const std::chrono::milliseconds deadline_;
+  mutable std::mutex mu_;
+  std::condition_variable wake_;
+  std::map<uint64_t, Connection> connections_;
+  std::set<uint64_t> known_inodes_;  // sockets registered (held open by their duplicate until released)
+  uint64_t next_id_ = 1;
+  uint64_t expired_ = 0;
+  bool stopping_ = false;
+  bool quit_ = false;
+  std::thread watcher_;
+};
+
+}  // namespace lorekeeper::mcp
