@@ -69,15 +69,23 @@ int cmd_status(const Config& cfg, bool as_json) {
   json j = {{"version", kVersion}, {"db_path", cfg.db_path}, {"config_origin", cfg.origin}};
   auto opened = store::Store::open(cfg.db_path, store::Store::Mode::kExistingOnly);
   if (!opened) {
-    const bool missing = opened.status().code() == StatusCode::kNotFound;
+    const StatusCode code = opened.status().code();
+    const bool missing = code == StatusCode::kNotFound;
+    const std::string hint =
+        missing ? "Fill the store with: lorekeeper sync --source bundled (offline), or lorekeeper sync (live API)"
+        : code == StatusCode::kInvalidArgument
+            ? "Point LOREKEEPER_DB_PATH (or --db) at a LoreKeeper store, or at a new file"
+        : code == StatusCode::kCorruption
+            ? "Move the damaged file aside and rebuild the store with: lorekeeper sync --source bundled --move-aside"
+            : "The file could not be read or written (see above); the store itself may be intact";
     j["store"] = {{"state", missing ? "missing" : "unreadable"}, {"error", opened.status().message()}};
-    j["hint"] = "Fill the store with: lorekeeper sync --source bundled (offline), or lorekeeper sync (live API)";
+    j["hint"] = hint;
     if (as_json) {
       out(j.dump(2) + "\n");
     } else {
       out("LoreKeeper " + std::string(kVersion) + "\nStore: " + cfg.db_path + "\n  " +
-          (missing ? "empty: no store has been created yet." : "unreadable: " + opened.status().message()) +
-          "\n  Fill it with: lorekeeper sync --source bundled (offline), or lorekeeper sync (live API)\n");
+          (missing ? "empty: no store has been created yet." : "unreadable: " + opened.status().message()) + "\n  " +
+          hint + "\n");
     }
     return missing ? 0 : 1;
   }
@@ -480,20 +488,59 @@ class BackgroundEmbedder {
   std::thread thread_;
 };
 
-int cmd_sync(const Config& cfg, std::string source, bool force, bool quiet, int page_size, bool accept_incomplete,
-             bool as_json) {
-  if (source.empty()) source = cfg.open5e_base_url;
-  auto opened = store::Store::open(cfg.db_path, store::Store::Mode::kReadWrite);
-  if (!opened) {
-    std::fprintf(stderr, "lorekeeper sync: %s\n", opened.status().to_string().c_str());
-    return 1;
+// Renames a damaged store (and its -wal and -shm files) to <path>.damaged-<UTC time>; returns the new name.
+Result<std::string> move_aside(const std::string& path) {
+  char stamp[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", std::gmtime(&now));
+  const std::string target = path + ".damaged-" + stamp;
+  std::error_code ec;
+  std::filesystem::rename(path, target, ec);
+  if (ec) return Status::io_error("cannot move " + path + " aside: " + ec.message());
+  for (const char* suffix : {"-wal", "-shm"}) {
+    if (std::filesystem::exists(path + suffix, ec)) std::filesystem::rename(path + suffix, target + suffix, ec);
   }
-  store::Store& st = **opened;
+  return target;
+}
+
+// Deletes a store this command created (with its -wal and -shm files) when it ends up holding nothing.
+void remove_created_store(const std::string& path) {
+  std::error_code ec;
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::filesystem::remove(path + suffix, ec);
+}
+
+int cmd_sync(const Config& cfg, std::string source, bool force, bool quiet, int page_size, bool accept_incomplete,
+             bool move_damaged_aside, bool as_json) {
+  if (source.empty()) source = cfg.open5e_base_url;
   auto src = open_source(cfg, source);
   if (!src) {
     std::fprintf(stderr, "lorekeeper sync: %s\n", src.status().message().c_str());
     return 2;
   }
+  std::error_code ec;
+  bool existed = std::filesystem::exists(cfg.db_path, ec);
+  auto opened = store::Store::open(cfg.db_path, store::Store::Mode::kReadWrite);
+  if (!opened && existed && move_damaged_aside && opened.status().code() != StatusCode::kIoError) {
+    auto moved = move_aside(cfg.db_path);
+    if (!moved) {
+      std::fprintf(stderr, "lorekeeper sync: %s\n", moved.status().message().c_str());
+      return 1;
+    }
+    std::fprintf(stderr, "Moved the unusable store (%s) to %s; building a new one.\n",
+                 opened.status().message().c_str(), moved->c_str());
+    existed = false;
+    opened = store::Store::open(cfg.db_path, store::Store::Mode::kReadWrite);
+  }
+  if (!opened) {
+    std::fprintf(stderr, "lorekeeper sync: %s\n", opened.status().message().c_str());
+    if (existed && opened.status().code() == StatusCode::kCorruption) {
+      std::fprintf(stderr, "Nothing was changed. To rebuild it: lorekeeper sync --source bundled --move-aside\n");
+    } else if (!existed) {
+      remove_created_store(cfg.db_path);
+    }
+    return 1;
+  }
+  store::Store& st = **opened;
   // Freshness: the same source synced less than the TTL ago is not fetched again unless forced.
   auto last = st.meta("synced_at:open5e");
   auto last_source = st.meta("source:open5e");
@@ -520,8 +567,14 @@ int cmd_sync(const Config& cfg, std::string source, bool force, bool quiet, int 
   auto report = open5e::sync(**src, st, options);
   progress.done();
   if (!report) {
-    std::fprintf(stderr, "lorekeeper sync failed: %s\nThe store was left as it was.\n",
-                 report.status().to_string().c_str());
+    if (!existed) {
+      opened->reset();  // closed before its file is deleted
+      remove_created_store(cfg.db_path);
+      std::fprintf(stderr, "lorekeeper sync failed: %s\nNo store was created.\n", report.status().message().c_str());
+    } else {
+      std::fprintf(stderr, "lorekeeper sync failed: %s\nThe store was left as it was.\n",
+                   report.status().message().c_str());
+    }
     return 1;
   }
   record_endpoint_failures(st, *report, options);
@@ -916,6 +969,7 @@ int run(int argc, char** argv) {
   bool sync_force = false;
   bool sync_json = false;
   bool sync_accept_incomplete = false;
+  bool sync_move_aside = false;
   int sync_page_size = 100;
   auto* sync = app.add_subcommand("sync", "Fill or refresh the store from the Open5e API or recorded pages");
   sync->add_option("--source", sync_source,
@@ -926,6 +980,9 @@ int run(int argc, char** argv) {
   sync->add_option("--page-size", sync_page_size, "Records per page requested from the API (1-1000)")
       ->check(CLI::Range(1, 1000));
   sync->add_flag("--quiet", sync_quiet, "No progress output");
+  sync->add_flag("--move-aside", sync_move_aside,
+                 "When the store is damaged or not a LoreKeeper store, rename it to <file>.damaged-<time> and build "
+                 "a new one");
   sync->add_flag("--accept-incomplete", sync_accept_incomplete,
                  "Store listings that end short of their own count or hold less than half of what the stored data "
                  "came from (otherwise those endpoints fail and keep their data)");
@@ -1063,7 +1120,8 @@ int run(int argc, char** argv) {
   }
   if (*status) return cmd_status(*cfg, status_json);
   if (*sync)
-    return cmd_sync(*cfg, sync_source, sync_force, sync_quiet, sync_page_size, sync_accept_incomplete, sync_json);
+    return cmd_sync(*cfg, sync_source, sync_force, sync_quiet, sync_page_size, sync_accept_incomplete, sync_move_aside,
+                    sync_json);
   if (*search) return cmd_search(*cfg, query, kind, filters, documents, limit, search_json);
   if (*docs) return cmd_documents(*cfg, doc_source, doc_json);
   if (*tool) return cmd_tool(*cfg, tool_name, tool_args, tool_json);

@@ -7,7 +7,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <optional>
+#include <vector>
 
 #include "lorekeeper/core/log.hpp"
 #include "lorekeeper/core/text.hpp"
@@ -18,6 +21,9 @@ namespace {
 
 // The connection the current worker thread serves (0: none known).
 thread_local uint64_t t_connection = 0;
+
+// After a stop, how long a connection may still take to send the request it is sending.
+constexpr std::chrono::milliseconds kStopGrace(2000);
 
 // The local port of a connected (not listening) TCP socket, or -1.
 int connected_local_port(int fd) {
@@ -60,33 +66,53 @@ void ConnectionGuard::Queue::enqueue(std::function<void()> fn) {
 }
 
 uint64_t ConnectionGuard::adopt_new_socket() {
-  DIR* dir = ::opendir("/proc/self/fd");
-  if (dir == nullptr) {
-    log::warning("http: cannot list /proc/self/fd; connections run without a request deadline");
-    return 0;
+  // The process's connected sockets on our port (scanned without the lock: the scan costs a few syscalls per
+  // descriptor).
+  std::vector<std::pair<uint64_t, int>> candidates;  // (inode, descriptor)
+  if (DIR* dir = ::opendir("/proc/self/fd")) {
+    while (dirent* e = ::readdir(dir)) {
+      char* end = nullptr;
+      const long fd = std::strtol(e->d_name, &end, 10);
+      if (end == e->d_name || *end != '\0' || fd == ::dirfd(dir)) continue;
+      struct stat st {};
+      if (::fstat(static_cast<int>(fd), &st) != 0 || !S_ISSOCK(st.st_mode)) continue;
+      if (connected_local_port(static_cast<int>(fd)) != port_) continue;
+      candidates.emplace_back(static_cast<uint64_t>(st.st_ino), static_cast<int>(fd));
+    }
+    ::closedir(dir);
   }
   std::lock_guard<std::mutex> lock(mu_);
-  uint64_t id = 0;
-  while (dirent* e = ::readdir(dir)) {
-    char* end = nullptr;
-    const long fd = std::strtol(e->d_name, &end, 10);
-    if (end == e->d_name || *end != '\0' || fd == ::dirfd(dir)) continue;
-    struct stat st {};
-    if (::fstat(static_cast<int>(fd), &st) != 0 || !S_ISSOCK(st.st_mode)) continue;
-    const uint64_t inode = static_cast<uint64_t>(st.st_ino);
-    if (known_inodes_.count(inode) != 0 || connected_local_port(static_cast<int>(fd)) != port_) continue;
-    const int dup = ::fcntl(static_cast<int>(fd), F_DUPFD_CLOEXEC, 0);
-    if (dup < 0) break;
-    id = next_id_++;
-    Connection c;
-    c.dup = dup;
-    c.inode = inode;
-    connections_[id] = c;
-    known_inodes_.insert(inode);
-    break;
+  // Refused sockets are forgotten once their descriptors are gone.
+  for (auto it = refused_inodes_.begin(); it != refused_inodes_.end();) {
+    const bool open = std::any_of(candidates.begin(), candidates.end(), [&](const auto& c) { return c.first == *it; });
+    it = open ? std::next(it) : refused_inodes_.erase(it);
   }
-  ::closedir(dir);
-  if (id == 0) log::warning("http: a new connection's socket was not found; it runs without a request deadline");
+  // Normally exactly one socket is unregistered: the one just accepted. Only after /proc/self/fd could not be
+  // listed (no descriptor left) can an older one be too; the highest inode is then taken, as the kernel numbers
+  // sockets in (per-CPU batches of) creation order.
+  std::optional<std::pair<uint64_t, int>> newest;
+  for (const auto& c : candidates) {
+    if (known_inodes_.count(c.first) != 0 || refused_inodes_.count(c.first) != 0) continue;
+    if (!newest || c.first > newest->first) newest = c;
+  }
+  if (!newest) {
+    log::warning("http: a new connection's socket was not found; it runs without a request deadline");
+    return 0;
+  }
+  const int dup = ::fcntl(newest->second, F_DUPFD_CLOEXEC, 0);
+  if (dup < 0) {
+    // Out of descriptors: the connection is refused rather than served without a deadline.
+    ::shutdown(newest->second, SHUT_RDWR);
+    refused_inodes_.insert(newest->first);
+    log::warning("http: refused a connection: no descriptor left to guard it");
+    return 0;
+  }
+  const uint64_t id = next_id_++;
+  Connection c;
+  c.dup = dup;
+  c.inode = newest->first;
+  connections_[id] = c;
+  known_inodes_.insert(newest->first);
   return id;
 }
 
@@ -95,11 +121,7 @@ void ConnectionGuard::begin(uint64_t id) {
   auto it = connections_.find(id);
   if (it == connections_.end()) return;
   it->second.started = true;
-  it->second.deadline = std::chrono::steady_clock::now() + deadline_;
-  if (stopping_) {
-    ::shutdown(it->second.dup, SHUT_RD);
-    it->second.read_shut = true;
-  }
+  it->second.deadline = std::chrono::steady_clock::now() + (stopping_ ? std::min(deadline_, kStopGrace) : deadline_);
 }
 
 void ConnectionGuard::release(uint64_t id) {
@@ -133,10 +155,10 @@ void ConnectionGuard::stop() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stopping_ = true;
+    const auto grace = std::chrono::steady_clock::now() + std::min(deadline_, kStopGrace);
     for (auto& [id, c] : connections_) {
-      if (c.in_handler || c.read_shut) continue;
-      ::shutdown(c.dup, SHUT_RD);
-      c.read_shut = true;
+      if (c.in_handler || c.read_shut) continue;  // answered, or being answered: it ends by itself
+      c.deadline = std::min(c.deadline, grace);
     }
   }
   wake_.notify_all();

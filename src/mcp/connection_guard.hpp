@@ -10,9 +10,10 @@
 // down (the socket, through a duplicate descriptor the guard owns, so a reused descriptor number is never hit);
 // its worker sees the read or write fail and ends the connection.
 //
-// stop(): every connection not inside a handler stops reading at once (shutdown for reading: an answer being
-// written still goes out); a connection inside a handler stops reading as soon as its handler returns. So a
-// graceful stop ends within the longest handler, whatever idle or trickling clients do.
+// stop(): a connection inside a handler stops reading as soon as its handler returns (shutdown for reading: its
+// answer is still written, no further request is read); every other connection has 2 s more to finish sending
+// the request it is sending (one that arrives is answered), then is closed. So a graceful stop ends within the
+// longest answer or 2 s, whatever idle or trickling clients do.
 #pragma once
 
 #include <httplib.h>
@@ -54,7 +55,7 @@ class ConnectionGuard {
   // Called on a worker thread when a handler returns (also when work_started was not called).
   void work_finished();
 
-  // Stops reading from every connection (see above). Thread-safe; the guard keeps running.
+  // Ends every connection's reading within the grace (see above). Thread-safe; the guard keeps running.
   void stop();
 
   // Connections shut down so far for passing their deadline.
@@ -70,8 +71,9 @@ class ConnectionGuard {
     std::chrono::steady_clock::time_point deadline;
   };
 
-  // On the accepting thread: the newly accepted socket (the one on our port whose inode is not registered),
-  // duplicated. 0 when it cannot be found (the connection then runs without a deadline; a warning is logged).
+  // On the accepting thread: the newly accepted socket (the newest on our port whose inode is not registered),
+  // duplicated. 0 when it cannot be found (the connection then runs without a deadline; a warning is logged) or
+  // cannot be duplicated (the connection is then shut down: refused, not left unguarded).
   uint64_t adopt_new_socket();
   void begin(uint64_t id);
   void release(uint64_t id);
@@ -82,7 +84,8 @@ class ConnectionGuard {
   mutable std::mutex mu_;
   std::condition_variable wake_;
   std::map<uint64_t, Connection> connections_;
-  std::set<uint64_t> known_inodes_;  // sockets registered (held open by their duplicate until released)
+  std::set<uint64_t> known_inodes_;    // sockets registered (held open by their duplicate until released)
+  std::set<uint64_t> refused_inodes_;  // sockets shut down unregistered, until their descriptors close
   uint64_t next_id_ = 1;
   uint64_t expired_ = 0;
   bool stopping_ = false;

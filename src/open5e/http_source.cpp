@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <memory>
 
 #include "lorekeeper/http/client.hpp"
@@ -38,7 +39,9 @@ class HttpSource : public PageSource {
 
 std::unique_ptr<PageSource> make_http_source(const std::string& base_url, const http::Options& options,
                                              const http::RetryPolicy& policy) {
-  return std::make_unique<HttpSource>(base_url, http::make_curl_client(options), policy);
+  http::Options bounded = options;
+  bounded.max_body_bytes = std::min(bounded.max_body_bytes, kMaxPageBytes);  // a page is never larger
+  return std::make_unique<HttpSource>(base_url, http::make_curl_client(bounded), policy);
 }
 
 }  // namespace lorekeeper::open5e

@@ -48,6 +48,12 @@ class DirectorySource : public PageSource {
     if (ec || rel.empty() || *rel.begin() == "..") {
       return Status::not_found("no recorded page " + file.string() + " inside " + dir_);
     }
+    if (!fs::is_regular_file(real, ec)) return Status::not_found("no recorded page " + file.string());
+    const auto size = fs::file_size(real, ec);
+    if (ec) return Status::io_error("reading " + file.string() + " failed: " + ec.message());
+    if (size > kMaxPageBytes) {
+      return Status::corruption(file.string() + " holds " + std::to_string(size) + " bytes, more than a page may hold");
+    }
     std::ifstream in(real, std::ios::binary);
     if (!in) return Status::not_found("no recorded page " + file.string());
     std::stringstream ss;

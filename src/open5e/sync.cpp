@@ -104,7 +104,12 @@ Status walk(PageSource& source, const std::string& endpoint, const SyncOptions& 
       // Pages the count allows at the size the first page shows (the API may serve fewer than requested), and one
       // more for a record added during the walk.
       const long long per_page = std::max<long long>(1, std::min<long long>(options.page_size, n));
-      max_pages = static_cast<int>(std::min<long long>(kMaxPages, (expected + per_page - 1) / per_page + 1));
+      const long long needed = expected / per_page + (expected % per_page != 0 ? 1 : 0);
+      if (needed >= kMaxPages) {
+        return Status::corruption(where + ": the listing announces " + count_text(expected) +
+                                  " records, more pages than any Open5e list needs");
+      }
+      max_pages = static_cast<int>(needed + 1);
     } else if (count.get<long long>() != expected) {
       return Status::unavailable(where + ": the listing changed during the walk (its count went from " +
                                  count_text(expected) + " to " + count_text(count.get<long long>()) +
@@ -146,7 +151,10 @@ Status walk(PageSource& source, const std::string& endpoint, const SyncOptions& 
     report.accepted_incomplete.push_back({endpoint, incomplete});
   }
   report.records[endpoint] = static_cast<int>(records);
-  report.stored_records[endpoint] = static_cast<int>(records);
+  // The baseline only rises with a written listing (so a hostile source cannot halve it sync after sync) and
+  // falls only when the user accepted a smaller one.
+  report.stored_records[endpoint] =
+      options.accept_incomplete ? static_cast<int>(records) : std::max(static_cast<int>(records), baseline);
   return Status::ok();
 }
 
@@ -223,9 +231,16 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
 
   // Runs one entity endpoint: `map` turns a record into an entity to keep, or nullopt to leave it out.
   using Mapper = std::function<std::optional<model::Entity>(const json& rec)>;
+  // A failure of the store itself (a full disk, a read-only file) is not an endpoint's failure: it ends the sync,
+  // the batch rolls back and the error says what happened.
+  Status store_error;
+  auto stored = [&](Status s) {
+    if (!s.is_ok() && store_error.is_ok()) store_error = s;
+    return s;
+  };
   auto run_endpoint = [&](const std::string& endpoint, const store::Store::Scope& scope, const Mapper& map) -> Status {
-    LOREKEEPER_RETURN_IF_ERROR((*batch)->savepoint("endpoint"));
-    LOREKEEPER_RETURN_IF_ERROR((*batch)->remove(scope));
+    LOREKEEPER_RETURN_IF_ERROR(stored((*batch)->savepoint("endpoint")));
+    LOREKEEPER_RETURN_IF_ERROR(stored((*batch)->remove(scope)));
     std::vector<std::pair<int, std::string>> added;
     std::map<std::string, int> kinds;
     std::map<std::string, int> per_document;
@@ -250,11 +265,26 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
         }
         entities.push_back(std::move(*e));
       }
-      return (*batch)->write(documents, entities);
+      return stored((*batch)->write(documents, entities));
     });
-    if (walked.code() == StatusCode::kCancelled) return walked;  // the whole batch rolls back
+    if (walked.code() == StatusCode::kCancelled || !store_error.is_ok()) return walked;  // the whole batch rolls back
+    if (walked.is_ok()) {
+      // A listing of the announced size whose records cannot be stored (unmappable, or one key repeated) would
+      // replace the data with next to nothing.
+      const long long unusable = duplicates + static_cast<long long>(report.skipped.size() - skipped_before);
+      const long long read = report.records[endpoint];
+      if (unusable >= 5 && unusable * 10 > read) {
+        const std::string why = std::to_string(unusable) + " of its " + std::to_string(read) +
+                                " records could not be stored (unmappable or repeated keys)";
+        if (options.accept_incomplete) {
+          report.accepted_incomplete.push_back({endpoint, why});
+        } else {
+          walked = Status::unavailable(endpoint + ": " + why + " (accept it with --accept-incomplete)");
+        }
+      }
+    }
     if (!walked.is_ok()) {
-      LOREKEEPER_RETURN_IF_ERROR((*batch)->rollback_to("endpoint"));
+      LOREKEEPER_RETURN_IF_ERROR(stored((*batch)->rollback_to("endpoint")));
       for (const auto& k : added) seen.erase(k);
       report.skipped.resize(skipped_before);
       report.records.erase(endpoint);
@@ -276,7 +306,7 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
       keep_baseline(endpoint);
       return Status::unavailable(why);
     }
-    LOREKEEPER_RETURN_IF_ERROR((*batch)->release("endpoint"));
+    LOREKEEPER_RETURN_IF_ERROR(stored((*batch)->release("endpoint")));
     for (const auto& [k, n] : kinds) report.entities[k] += n;
     for (const auto& [k, n] : per_document) report.per_document[k] += n;
     report.duplicates += duplicates;
@@ -307,6 +337,7 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
       return std::move(*e);
     });
     if (s.code() == StatusCode::kCancelled) return s;
+    if (!store_error.is_ok()) return store_error;
     if (s.is_ok()) {
       report.merged_items += merged;
       v2_kind_documents.insert(kind_documents.begin(), kind_documents.end());
@@ -363,6 +394,7 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
               return std::move(*e);
             });
         if (s.code() == StatusCode::kCancelled) return s;
+        if (!store_error.is_ok()) return store_error;
         if (s.is_ok()) report.v1_covered += covered;
       }
     }

@@ -83,9 +83,15 @@ std::string Semantic::notice() const {
 std::vector<float> Semantic::embed(const std::string& text) const {
   if (!encoder_) return {};
   std::vector<float> v = encoder_->encode_query(text);
-  if (std::all_of(v.begin(), v.end(), [](float x) { return std::isfinite(x); })) return v;
-  // A damaged row of the model (a word's embedding) that the load check did not reach: this query is answered by
-  // names and words only.
+  double norm = 0;
+  bool finite = true;
+  for (float x : v) {
+    finite = finite && std::isfinite(x);
+    norm += static_cast<double>(x) * x;
+  }
+  if (finite && std::abs(norm - 1.0) < 1e-3) return v;
+  // A damaged row of the model (a word's embedding) that the load check did not reach gives NaN or a vector that
+  // is not of unit length: this query is answered by names and words only.
   static std::once_flag warned;
   std::call_once(warned, [] {
     log::warning(

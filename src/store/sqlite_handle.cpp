@@ -15,11 +15,14 @@ Status status_from(sqlite3* db, int rc, std::string_view context) {
     case SQLITE_NOTADB: return Status::corruption(msg);
     case SQLITE_BUSY:
     case SQLITE_LOCKED: return Status::unavailable(msg);
-    case SQLITE_CANTOPEN:
-    case SQLITE_IOERR:
     case SQLITE_FULL:
+      return Status::io_error("the disk is full (" + msg + "); free some space and try again, nothing was changed");
     case SQLITE_READONLY:
-    case SQLITE_PERM: return Status::io_error(msg);
+    case SQLITE_PERM:
+      return Status::io_error("the store cannot be written: its file, its directory or the filesystem is read-only (" +
+                              msg + ")");
+    case SQLITE_CANTOPEN:
+    case SQLITE_IOERR: return Status::io_error(msg);
     case SQLITE_CONSTRAINT:
     case SQLITE_MISMATCH:
     case SQLITE_RANGE:

@@ -2,12 +2,17 @@
 
 #include <sqlite3.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <set>
+#include <thread>
 #include <variant>
 
 #include "lorekeeper/core/json_util.hpp"
@@ -37,6 +42,58 @@ Result<int> user_version(sqlite3* db) {
 }
 
 // RAII transaction: rolls back unless committed.
+// Rolls back the open transaction and gives the write-ahead log's space back to the filesystem (a failed sync may
+// have written a hundred megabytes into it, and a full disk needs them back). The truncation is skipped by SQLite
+// while another connection still reads from the log.
+void rollback_and_shrink_log(sqlite3* db) {
+  sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+  sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", nullptr, nullptr, nullptr);
+}
+
+// Entity data the store wrote itself is read back at the depth the OrcBrew reader allows (EDN nests up to 512
+// levels); what enters from outside is held to json_util::kMaxDepth where it is parsed.
+constexpr size_t kStoredJsonDepth = 512;
+
+// PRAGMA application_id of a LoreKeeper store ("LKPR"), set when the store is created.
+constexpr int kApplicationId = 0x4C4B5052;
+
+bool on_read_only_filesystem(const std::string& path) {
+  struct statvfs fs {};
+  return ::statvfs(path.c_str(), &fs) == 0 && (fs.f_flag & ST_RDONLY) != 0;
+}
+
+// `path` for an SQLite file: URI ('%', '?' and '#' percent-encoded).
+std::string uri_path(const std::string& path) {
+  std::string out;
+  for (char c : path) {
+    if (c == '%' || c == '?' || c == '#') {
+      char buf[4];
+      std::snprintf(buf, sizeof buf, "%%%02X", static_cast<unsigned char>(c));
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// Why `path` (or, for a file not yet made, its directory) cannot be written, for error messages: a read-only
+// filesystem, no permission, or a full disk; "" when none of these.
+std::string writable(const std::string& path) {
+  std::error_code ec;
+  std::string target = std::filesystem::exists(path, ec) ? path : std::filesystem::path(path).parent_path().string();
+  if (target.empty()) target = ".";
+  if (::access(target.c_str(), W_OK) != 0) {
+    if (errno == EROFS) return " (" + target + " is on a read-only filesystem)";
+    if (errno == EACCES) return " (no permission to write " + target + ")";
+  }
+  struct statvfs fs {};
+  if (::statvfs(target.c_str(), &fs) == 0 && static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize < (1u << 20)) {
+    return " (the disk holding " + target + " is full: free some space and try again)";
+  }
+  return "";
+}
+
 class Transaction {
  public:
   explicit Transaction(sqlite3* db) : db_(db) {}
@@ -51,7 +108,7 @@ class Transaction {
     return s;
   }
   ~Transaction() {
-    if (active_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    if (active_) rollback_and_shrink_log(db_);
   }
   Transaction(const Transaction&) = delete;
   Transaction& operator=(const Transaction&) = delete;
@@ -93,7 +150,7 @@ Entity read_entity(const Stmt& st) {
   e.url = st.text(5);
   e.text = st.text(6);
   std::string err;
-  e.data = json_util::parse(st.text(7), &err).value_or(model::json::object());
+  e.data = json_util::parse(st.text(7), &err, nullptr, kStoredJsonDepth).value_or(model::json::object());
   e.document.name = st.text(8);
   e.document.display_name = st.text(9);
   e.document.publisher = st.text(10);
@@ -264,11 +321,40 @@ struct Store::TextState {
   std::unique_ptr<QueryTokenizer> tokenizer;
 };
 
+// The busy handler's state: when the current wait began, and whether the log was told.
+struct Store::BusyWait {
+  std::string path;
+  std::chrono::steady_clock::time_point since;
+  bool told = false;
+
+  // SQLite's busy handler: non-zero to try again. Sleeps 1 ms growing to 100 ms between tries.
+  static int wait(void* self, int attempt) {
+    auto* b = static_cast<BusyWait*>(self);
+    const auto now = std::chrono::steady_clock::now();
+    if (attempt == 0) {
+      b->since = now;
+      b->told = false;
+    }
+    const auto waited = now - b->since;
+    if (waited > std::chrono::seconds(kBusyWaitSeconds)) {
+      log::warning("gave up waiting for another process writing to " + b->path);
+      return 0;
+    }
+    if (!b->told && waited > std::chrono::seconds(3)) {
+      b->told = true;
+      log::info("waiting for another process (a sync, import or index) to finish writing to " + b->path + " ...");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::min(100, 1 << std::min(attempt, 7))));
+    return 1;
+  }
+};
+
 Store::Store(sqlite3* db, std::string path)
     : db_(db),
       path_(std::move(path)),
       hints_(&model::Hints::bundled()),
       cache_(std::make_unique<StatementCache>()),
+      busy_(std::make_unique<BusyWait>()),
       names_(std::make_unique<NameCache>()),
       text_(std::make_unique<TextState>()) {}
 
@@ -307,15 +393,37 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& path, Mode mode, c
   if (mode == Mode::kReadWrite) flags |= SQLITE_OPEN_CREATE;
   int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
   sqlite::DbPtr guard(raw);
-  if (rc != SQLITE_OK) return sqlite::status_from(raw, rc, "open " + path);
-  sqlite3_busy_timeout(raw, 5000);
+  if (rc != SQLITE_OK) {
+    const Status s = sqlite::status_from(raw, rc, "open " + path);
+    return Status(s.code(), s.message() + writable(path));
+  }
   sqlite3_extended_result_codes(raw, 1);
   std::unique_ptr<Store> store(new Store(guard.release(), path));
+  store->busy_->path = path;
+  sqlite3_busy_handler(store->db_, &BusyWait::wait, store->busy_.get());
   if (hints != nullptr) store->hints_ = hints;
   // Reading the schema version is the first access to the file: a non-database fails here.
   {
     auto version = user_version(store->db_);
-    if (!version) return Status::corruption(path + " is not a LoreKeeper store (" + version.status().message() + ")");
+    if (!version && version.status().code() == StatusCode::kIoError && on_read_only_filesystem(path)) {
+      // A WAL database cannot make its shared-memory file on read-only media; read it as an immutable file
+      // instead (writes then fail, saying the filesystem is read-only).
+      sqlite3* ro = nullptr;
+      const std::string uri = "file:" + uri_path(path) + "?immutable=1";
+      if (sqlite3_open_v2(uri.c_str(), &ro, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr) ==
+          SQLITE_OK) {
+        sqlite3_close_v2(store->db_);
+        store->db_ = ro;
+        sqlite3_extended_result_codes(ro, 1);
+        version = user_version(store->db_);
+      } else {
+        sqlite3_close_v2(ro);
+      }
+    }
+    if (!version && version.status().code() == StatusCode::kCorruption) {
+      return Status::corruption(path + " is not a LoreKeeper store (" + version.status().message() + ")");
+    }
+    if (!version) return Status(version.status().code(), path + ": " + version.status().message() + writable(path));
     store->schema_version_ = *version;
   }
   if (store->schema_version_ > kSchemaVersion) {
@@ -325,14 +433,34 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& path, Mode mode, c
   // Memory-mapped reads and a page cache large enough for the facet tables and indexes of a full corpus.
   LOREKEEPER_RETURN_IF_ERROR(
       sqlite::exec(store->db_, "PRAGMA foreign_keys = ON; PRAGMA mmap_size = 268435456; PRAGMA cache_size = -16384"));
-  // A database with a schema version but without our tables is someone else's: checked before any migration
-  // so it is never modified. (At version 0 the first migration creates the tables.)
-  if (store->schema_version_ > 0) {
-    auto check = Stmt::prepare(store->db_, "SELECT count(*) FROM entities");
-    if (!check) return Status::corruption(path + " is not a LoreKeeper store (" + check.status().message() + ")");
+  // Another program's database is never modified: it is recognised before any migration, by an application id
+  // other than ours, by a schema version without our tables, or (at version 0, where the first migration would
+  // create our tables) by holding any table at all.
+  {
+    auto app = Stmt::prepare(store->db_, "PRAGMA application_id");
+    if (!app) return Status::corruption(path + " is not a LoreKeeper store (" + app.status().message() + ")");
+    auto row = app->step();
+    if (!row) return Status::corruption(path + " is not a LoreKeeper store (" + row.status().message() + ")");
+    const long long id = *row ? app->int64(0) : 0;
+    auto tables = Stmt::prepare(store->db_, "SELECT count(*) FROM sqlite_schema");
+    if (!tables) return tables.status();
+    auto counted = tables->step();
+    if (!counted) return counted.status();
+    const long long objects = *counted ? tables->int64(0) : 0;
+    const bool ours_by_tables =
+        store->schema_version_ > 0 ? Stmt::prepare(store->db_, "SELECT count(*) FROM entities").is_ok() : objects == 0;
+    if ((id != 0 && id != kApplicationId) || !ours_by_tables) {
+      return Status::invalid_argument(path +
+                                      " is not a LoreKeeper store: it is an SQLite database of another program, which "
+                                      "LoreKeeper does not modify");
+    }
   }
   if (store->schema_version_ < kSchemaVersion) {
     LOREKEEPER_RETURN_IF_ERROR(sqlite::exec(store->db_, "PRAGMA journal_mode = WAL"));
+    if (store->schema_version_ == 0) {
+      LOREKEEPER_RETURN_IF_ERROR(
+          sqlite::exec(store->db_, ("PRAGMA application_id = " + std::to_string(kApplicationId)).c_str()));
+    }
     LOREKEEPER_RETURN_IF_ERROR(store->migrate());
   }
   if (Status refreshed = store->refresh_hints(); !refreshed.is_ok()) {
@@ -551,7 +679,7 @@ Result<std::unique_ptr<Store::Batch>> Store::begin_batch() {
 }
 
 Store::Batch::~Batch() {
-  if (open_) sqlite3_exec(store_.db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  if (open_) rollback_and_shrink_log(store_.db_);
 }
 
 Status Store::Batch::remove(const Scope& scope) {
@@ -1023,7 +1151,7 @@ Result<std::vector<Entity>> Store::get(const std::string& key, std::optional<Kin
     Entity e = read_entity(st);
     if (with_raw) {
       std::string err;
-      e.raw = json_util::parse(st.text(22), &err).value_or(model::json::object());
+      e.raw = json_util::parse(st.text(22), &err, nullptr, kStoredJsonDepth).value_or(model::json::object());
     }
     out.push_back(std::move(e));
   }

@@ -985,8 +985,10 @@ store::Store* Engine::store(std::string* why) {
   }
   if (!opened) {
     if (why) *why = opened.status().message();
+    store_status_ = opened.status();
     return nullptr;
   }
+  store_status_ = Status::ok();
   store_ = std::move(*opened);
   store_->set_text_index_in_memory(text_index_in_memory_);
   return store_.get();
@@ -1683,6 +1685,18 @@ ToolResult dispatch_call(Engine& engine, const std::string& name, const json& ar
   if (!args) return error_result(args.status().message());
   std::string why;
   store::Store* st = engine.store(&why);
+  if (st == nullptr && engine.store_status().code() == StatusCode::kInvalidArgument) {
+    return error_result("The LoreKeeper store cannot be used: " + why +
+                        ". Point LOREKEEPER_DB_PATH (or --db) at a LoreKeeper store, or at a new file.");
+  }
+  if (st == nullptr && engine.store_status().code() == StatusCode::kCorruption) {
+    return error_result("The LoreKeeper store " + engine.db_path() + " cannot be used: " + why +
+                        ". Nothing was changed. To rebuild it, move the file aside and load the bundled data: "
+                        "`lorekeeper sync --source bundled --move-aside`.");
+  }
+  if (st == nullptr && engine.store_status().code() != StatusCode::kNotFound) {
+    return error_result("The LoreKeeper store " + engine.db_path() + " cannot be used: " + why + ".");
+  }
   if (st == nullptr) {
     const std::string message =
         "The LoreKeeper store is empty: " + why +

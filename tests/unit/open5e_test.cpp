@@ -393,6 +393,72 @@ TEST(SyncListings, AnEmptiedListingDoesNotReplaceTheStoredData) {
   EXPECT_EQ(st->stats()->per_kind.count("spell"), 0u);
 }
 
+TEST(SyncListings, AHostileSourceCannotRatchetTheDataDownSyncAfterSync) {
+  auto st = fresh_store(testing::temp_dir());
+  ASSERT_TRUE(sync(*make_directory_source(testing::fixture_mirror()), *st, SyncOptions{}).is_ok());
+  // A consistent listing of the first page's 10 spells only: more than half of 16, so it is written...
+  RewritingSource fewer([](const std::string& request, json& page) -> std::optional<std::string> {
+    if (first_spells_page(request)) {
+      page["count"] = 10;
+      page["next"] = nullptr;
+    }
+    return std::nullopt;
+  });
+  auto report = sync(fewer, *st, SyncOptions{});
+  ASSERT_TRUE(report.is_ok());
+  EXPECT_TRUE(report->failed.empty());
+  EXPECT_EQ(report->stored_records.at("v2/spells"), 16) << "the baseline does not fall with it";
+  // ... but the next halving is measured against 16, not 10.
+  RewritingSource fewer_still([](const std::string& request, json& page) -> std::optional<std::string> {
+    if (first_spells_page(request)) {
+      page["results"] = json(page["results"].begin(), page["results"].begin() + 6);
+      page["count"] = 6;
+      page["next"] = nullptr;
+    }
+    return std::nullopt;
+  });
+  report = sync(fewer_still, *st, SyncOptions{});
+  ASSERT_TRUE(report.is_ok());
+  EXPECT_NE(spells_failure(*report).find("holds 6 records where the stored data came from 16"), std::string::npos);
+  EXPECT_EQ(st->stats()->per_kind.at("spell"), 10);
+}
+
+TEST(SyncListings, AListingOfUnusableRecordsFailsItsEndpoint) {
+  for (const bool repeated : {false, true}) {
+    SCOPED_TRACE(repeated ? "one key repeated" : "records without keys");
+    RewritingSource junk([&](const std::string& request, json& page) -> std::optional<std::string> {
+      if (recorded_name(request).rfind("v2/spells/", 0) != 0) return std::nullopt;
+      for (auto& r : page["results"]) {
+        if (repeated) {
+          r = page["results"][0];
+        } else {
+          r.erase("key");
+        }
+      }
+      return std::nullopt;
+    });
+    auto st = fresh_store(testing::temp_dir());
+    auto report = sync(junk, *st, SyncOptions{});
+    ASSERT_TRUE(report.is_ok());
+    EXPECT_NE(spells_failure(*report).find("records could not be stored"), std::string::npos);
+    EXPECT_EQ(st->stats()->per_kind.count("spell"), 0u);
+  }
+}
+
+TEST(SyncListings, AnAbsurdCountIsRefusedAtOnce) {
+  for (const long long count : {1000000000LL, 9223372036854775807LL}) {
+    RewritingSource absurd([&](const std::string& request, json& page) -> std::optional<std::string> {
+      if (first_spells_page(request)) page["count"] = count;
+      return std::nullopt;
+    });
+    auto st = fresh_store(testing::temp_dir());
+    auto report = sync(absurd, *st, SyncOptions{});
+    ASSERT_TRUE(report.is_ok());
+    EXPECT_NE(spells_failure(*report).find("more pages than any Open5e list needs"), std::string::npos);
+    EXPECT_EQ(absurd.requests["v2/spells"], 1);
+  }
+}
+
 TEST(SyncListings, AListingShortOfItsCountFailsEvenOnAFreshStore) {
   RewritingSource cut([](const std::string& request, json& page) -> std::optional<std::string> {
     if (first_spells_page(request)) page["next"] = nullptr;  // count still says 16; 10 records served

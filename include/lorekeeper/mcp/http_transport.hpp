@@ -16,7 +16,7 @@
 //
 // Resource bounds (docs/LIMITS.md): body size, nesting depth, batch length and reply size (mcp::ServerOptions);
 // a deadline per request for reading it and for writing its answer, so clients that trickle bytes are dropped;
-// a graceful stop that ends within the longest answer being made, whatever idle clients do.
+// a graceful stop that ends within the longest answer being made or 2 s, whatever idle clients do.
 //
 // Security defaults: binds 127.0.0.1; Host must name this server (localhost, 127.0.0.1, [::1] or the bound
 // host, with the bound port, or a configured extra host) and a present Origin must be one of those or a
@@ -89,13 +89,12 @@ class HttpTransport {
 
   // Accepts and answers requests until stop(); then waits for the requests in flight and returns.
   Status serve();
-  // Stops accepting connections and reading from open ones; serve() returns once the requests being handled are
-  // answered (idle, reading and trickling connections are closed at once). Thread-safe; may be called before
-  // serve() (which then returns at once) or several times.
+  // Stops accepting connections; serve() returns once the requests being handled are answered (a request still
+  // arriving has 2 s to arrive and is answered too; idle and trickling connections are closed after those 2 s).
+  // Thread-safe; may be called before serve() (which then returns at once) or several times.
   void stop();
 
-  // serve() until SIGINT or SIGTERM, then stop() (graceful: requests being handled are answered; every other
-  // connection is closed at once). Ignores SIGPIPE; restores the previous
+  // serve() until SIGINT or SIGTERM, then stop() (graceful, as stop() says). Ignores SIGPIPE; restores the previous
   // handlers. `ready` (optional) runs once the signals are handled, just before accepting.
   Status serve_until_signalled(const std::function<void()>& ready = nullptr);
 

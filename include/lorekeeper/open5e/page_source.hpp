@@ -11,6 +11,9 @@
 
 namespace lorekeeper::open5e {
 
+// The largest page body a sync reads (the largest recorded Open5e page is 0.8 MB).
+inline constexpr size_t kMaxPageBytes = 16u << 20;
+
 class PageSource {
  public:
   virtual ~PageSource() = default;
@@ -32,7 +35,8 @@ std::string request_path(const std::string& path_or_url);
 std::string recorded_name(const std::string& path_or_url);
 
 // Pages read from a directory in the mirror layout; never a file outside it (a request naming "..", an absolute
-// path or a symbolic link that leads out is NotFound).
+// path or a symbolic link that leads out is NotFound), never anything but a regular file, and never more than
+// kMaxPageBytes of one (Corruption).
 std::unique_ptr<PageSource> make_directory_source(const std::string& dir);
 
 // Pages read from a zstd-compressed tar archive in the mirror layout, held in memory.

@@ -7,7 +7,9 @@
 //
 // A listing is never taken on trust. An endpoint fails (previous data kept) when its listing:
 //   - ends short of the `count` its first page announced, or shrinks to less than half of the listing behind
-//     the stored data (the last report's stored_records), unless SyncOptions::accept_incomplete;
+//     the stored data (the last report's stored_records, which only a written listing raises and only an
+//     accepted one lowers), or has more than a tenth (and at least 5) of its records unusable (unmappable or
+//     repeated keys), unless SyncOptions::accept_incomplete;
 //   - runs past its count, announces a different count on a later page, or needs more pages than its count
 //     allows (at most kMaxPages in any case);
 //   - has a page over kMaxPageBytes, a page with more records than requested, a page without a count, or a
@@ -42,8 +44,6 @@ struct EndpointFailure {
 
 // Any endpoint: more pages than this is a listing that never ends (the largest real one has 36 at 100 a page).
 inline constexpr int kMaxPages = 10000;
-// One page's body (the largest recorded page is 0.8 MB).
-inline constexpr size_t kMaxPageBytes = 64u << 20;
 
 struct SyncReport {
   std::string source;                  // PageSource::describe()

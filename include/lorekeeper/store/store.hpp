@@ -1,6 +1,8 @@
 // The entity store: one SQLite file (WAL mode, versioned schema) holding documents and entities with their
 // typed facets. A Store is a single connection: use it from one thread at a time; open one Store per thread.
-// Several processes may open the same file at once (one writer, many readers).
+// Several processes may open the same file at once (one writer, many readers). A write that finds another
+// process writing waits its turn (saying so on the log after a few seconds) for up to kBusyWaitSeconds, then
+// fails with Unavailable. Opening refuses another program's SQLite database without writing to it.
 #pragma once
 
 #include <functional>
@@ -30,6 +32,8 @@ class TextIndex;
 
 // The schema version this build reads and writes.
 inline constexpr int kSchemaVersion = 6;
+// How long a write waits for another process's write transaction (a full sync holds one for about a minute).
+inline constexpr int kBusyWaitSeconds = 900;
 
 // Structured constraints; every field is optional and fields combine with AND. String facet values must be
 // given in their stored, normalised form (lower-case keys; see model::Facets).
@@ -265,6 +269,7 @@ class Store {
   Status refresh_hints();
 
   struct StatementCache;
+  struct BusyWait;
   struct ChangeMark;
   struct NameCache;
   struct TextState;
@@ -288,6 +293,7 @@ class Store {
   const model::Hints* hints_;
   int schema_version_ = 0;
   std::unique_ptr<StatementCache> cache_;
+  std::unique_ptr<BusyWait> busy_;
   std::unique_ptr<NameCache> names_;
   std::unique_ptr<TextState> text_;
 };

@@ -56,6 +56,9 @@ class Engine {
 
   // The store, opening it if needed; nullptr (with the reason in *why) when there is none or it is unreadable.
   store::Store* store(std::string* why);
+  // Why store() last returned nullptr: NotFound when there is no store (an empty answer says how to fill it),
+  // anything else when the file is damaged, foreign or cannot be read (tools answer with an error).
+  const Status& store_status() const { return store_status_; }
   const std::string& db_path() const { return db_path_; }
 
   // A note about the data that every answer carries while it is non-empty (e.g. "refreshing in the background").
@@ -79,6 +82,7 @@ class Engine {
   std::vector<std::string> complete_names(const std::vector<model::Kind>& kinds, const std::string& prefix, size_t max);
 
  private:
+  Status store_status_;
   std::string db_path_;
   Bootstrap bootstrap_;
   std::function<std::string()> notice_;

@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+"""A broken disk or store, through the real binary: damaged and foreign stores give errors and non-zero exits and
+are never written, the suggested recovery works, a failed sync leaves no store behind, a full disk and a
+read-only filesystem say so and lose nothing, and a writer waits for another instead of failing.
+
+Usage: test_store_errors.py LOREKEEPER_BIN FIXTURE_MIRROR
+The full-disk and read-only tests mount a small tmpfs and are skipped where mounting is not permitted.
+"""
+import glob
+import hashlib
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+
+BIN, FIXTURE = sys.argv[1:3]
+
+
+def run(db, *args, env=None, timeout=300):
+    e = dict(os.environ, LOREKEEPER_LOG_LEVEL="info", LOREKEEPER_EMBED="off", LOREKEEPER_HTTP_RETRIES="0")
+    e.update(env or {})
+    return subprocess.run([BIN, "--db", db] + list(args), capture_output=True, text=True, env=e, timeout=timeout)
+
+
+def digest(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def per_kind(db):
+    out = run(db, "status", "--json")
+    return json.loads(out.stdout)["store"]["per_kind"]
+
+
+def mcp_call(db, tool, args):
+    """One tools/call through `serve` over stdio; returns the result object."""
+    msgs = [{"jsonrpc": "2.0", "id": 0, "method": "initialize",
+             "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                        "clientInfo": {"name": "t", "version": "1"}}},
+            {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool, "arguments": args}}]
+    e = dict(os.environ, LOREKEEPER_EMBED="off", LOREKEEPER_AUTO_SYNC="off")
+    p = subprocess.run([BIN, "--db", db, "serve"], input="".join(json.dumps(m) + "\n" for m in msgs),
+                       capture_output=True, text=True, env=e, timeout=60)
+    replies = [json.loads(line) for line in p.stdout.splitlines() if line.strip()]
+    return [r for r in replies if r.get("id") == 1][0]["result"]
+
+
+class DamagedAndForeignStores(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="lk-store-")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def test_a_foreign_sqlite_database_is_refused_and_never_written(self):
+        db = os.path.join(self.tmp, "other.db")
+        c = sqlite3.connect(db)
+        c.execute("CREATE TABLE people (name TEXT)")
+        c.execute("INSERT INTO people VALUES ('Ada')")
+        c.commit()
+        c.close()
+        before = digest(db)
+        r = run(db, "status")
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn("another program", r.stdout)
+        r = run(db, "search", "fireball", "--kind", "spell")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("another program", r.stderr)
+        result = mcp_call(db, "search_spell", {"search": "fireball"})
+        self.assertTrue(result["isError"])
+        self.assertIn("another program", result["content"][0]["text"])
+        r = run(db, "sync", "--source", FIXTURE, "--quiet")
+        self.assertEqual(r.returncode, 1)
+        self.assertEqual(digest(db), before)
+        tables = sqlite3.connect(db).execute("SELECT name FROM sqlite_schema").fetchall()
+        self.assertEqual(tables, [("people",)])
+
+    def test_a_damaged_store_is_an_error_and_move_aside_rebuilds_it(self):
+        db = os.path.join(self.tmp, "store.db")
+        with open(db, "wb") as f:
+            f.write(os.urandom(100000))
+        before = digest(db)
+        r = run(db, "status")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("--move-aside", r.stdout)
+        r = run(db, "search", "fireball", "--kind", "spell")
+        self.assertEqual(r.returncode, 1)
+        result = mcp_call(db, "search_spell", {"search": "fireball"})
+        self.assertTrue(result["isError"])
+        self.assertIn("--move-aside", result["content"][0]["text"])
+        r = run(db, "sync", "--source", FIXTURE, "--quiet")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("Nothing was changed", r.stderr)
+        self.assertEqual(digest(db), before)
+        # The recovery the messages suggest works.
+        r = run(db, "sync", "--source", FIXTURE, "--quiet", "--move-aside")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        moved = glob.glob(db + ".damaged-*")
+        self.assertEqual(len(moved), 1, os.listdir(self.tmp))
+        self.assertEqual(digest(moved[0]), before)
+        self.assertEqual(per_kind(db)["spell"], 16)
+        self.assertEqual(run(db, "search", "fireball", "--kind", "spell").returncode, 0)
+
+    def test_a_failed_sync_into_a_missing_store_leaves_nothing_behind(self):
+        db = os.path.join(self.tmp, "sub", "store.db")
+        r = run(db, "sync", "--source", "http://127.0.0.1:9", "--quiet")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("No store was created", r.stderr)
+        self.assertEqual(glob.glob(db + "*"), [])
+
+
+class WritersWait(unittest.TestCase):
+    def test_a_sync_waits_for_another_writer_instead_of_failing(self):
+        tmp = tempfile.mkdtemp(prefix="lk-busy-")
+        try:
+            db = os.path.join(tmp, "store.db")
+            self.assertEqual(run(db, "sync", "--source", FIXTURE, "--quiet").returncode, 0)
+            # Another process's write transaction, held for longer than the old 5 s busy timeout.
+            holder = sqlite3.connect(db, timeout=30, isolation_level=None, check_same_thread=False)
+            holder.execute("BEGIN IMMEDIATE")
+            released = threading.Event()
+
+            def release():
+                time.sleep(7)
+                holder.execute("COMMIT")
+                released.set()
+
+            t = threading.Thread(target=release)
+            t.start()
+            r = run(db, "sync", "--source", FIXTURE, "--quiet", "--force", timeout=120)
+            t.join()
+            holder.close()
+            self.assertTrue(released.is_set())
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("waiting for another process", r.stderr)
+            self.assertEqual(per_kind(db)["spell"], 16)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+class BrokenDisk(unittest.TestCase):
+    """A 24 MB tmpfs: filled to the brim, or remounted read-only."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="lk-disk-")
+        self.mnt = os.path.join(self.tmp, "mnt")
+        os.makedirs(self.mnt)
+        m = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=24m", "tmpfs", self.mnt], capture_output=True)
+        if m.returncode != 0:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+            self.skipTest("cannot mount a tmpfs here: " + m.stderr.decode().strip())
+        self.db = os.path.join(self.mnt, "store.db")
+        r = run(self.db, "sync", "--source", FIXTURE, "--quiet")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.before = per_kind(self.db)
+
+    def tearDown(self):
+        subprocess.run(["umount", self.mnt], capture_output=True)
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def fill(self, leave_bytes):
+        st = os.statvfs(self.mnt)
+        free = st.f_bavail * st.f_frsize
+        with open(os.path.join(self.mnt, "fill"), "wb") as f:
+            f.write(b"\0" * max(0, free - leave_bytes))
+
+    def test_a_full_disk_says_so_and_loses_nothing(self):
+        self.fill(4 << 20)  # room to start the sync, not to write the bundled snapshot's 9,873 entities
+        r = run(self.db, "sync", "--source", "bundled", "--force", "--quiet")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("the disk is full", r.stderr)
+        self.assertNotIn("internal error", r.stderr)
+        self.assertNotIn("no transaction is active", r.stderr)
+        self.assertFalse(os.path.exists(self.db + "-wal") and os.path.getsize(self.db + "-wal") > 0,
+                         "a write-ahead log still holds the space")
+        os.remove(os.path.join(self.mnt, "fill"))
+        self.assertEqual(per_kind(self.db), self.before)
+        # Completely full: even opening says why.
+        self.fill(0)
+        r = run(self.db, "status")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("full", r.stdout)
+
+    def test_a_read_only_filesystem_says_so(self):
+        self.assertEqual(subprocess.run(["mount", "-o", "remount,ro", self.mnt]).returncode, 0)
+        r = run(self.db, "sync", "--source", FIXTURE, "--force", "--quiet")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("read-only", r.stderr)
+        self.assertNotIn("is not a LoreKeeper store", r.stderr)
+        self.assertNotIn("no endpoint could be read", r.stderr)
+        r = run(os.path.join(self.mnt, "new.db"), "sync", "--source", FIXTURE, "--quiet")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("read-only", r.stderr)
+        # Reading still works.
+        self.assertEqual(per_kind(self.db), self.before)
+        self.assertEqual(run(self.db, "search", "fireball", "--kind", "spell").returncode, 0)
+
+
+if __name__ == "__main__":
+    unittest.main(argv=[sys.argv[0], "-v"])
