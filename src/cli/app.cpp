@@ -661,6 +661,19 @@ int cmd_search(const Config& cfg, const std::string& query, const std::string& k
       tool = "search_equipment";
       args["type"] = k == "equipment" ? "all" : k;
     } else {
+      std::vector<std::string> rule_kinds;
+      for (const auto& p : tools::find_tool("search_rule")->params) {
+        if (p.name == "rule_type") rule_kinds = p.enum_values;
+      }
+      if (std::find(rule_kinds.begin(), rule_kinds.end(), k) == rule_kinds.end()) {
+        std::vector<std::string> kinds = {"all",   "spell",      "creature",   "monster",  "class",
+                                          "race",  "species",    "background", "feat",     "weapon",
+                                          "armor", "magic-item", "item",       "equipment"};
+        kinds.insert(kinds.end(), rule_kinds.begin(), rule_kinds.end());
+        std::fprintf(stderr, "lorekeeper search: unknown kind '%s'. Kinds: %s.\n", kind.c_str(),
+                     text::join(kinds, ", ").c_str());
+        return 2;
+      }
       tool = "search_rule";
       args["rule_type"] = k;
     }
@@ -1078,7 +1091,19 @@ int run(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // An unknown first word is a command the user expected to exist: name the ones that do.
+    const std::vector<std::string> rest = app.remaining();
+    if (e.get_exit_code() != 0 && !rest.empty() && !rest.front().empty() && rest.front()[0] != '-' &&
+        app.get_subcommands().empty()) {
+      std::vector<std::string> names;
+      for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+        names.push_back(sub->get_name());
+      std::fprintf(stderr, "lorekeeper: unknown command '%s'. Commands: %s.\nRun with --help for more information.\n",
+                   rest.front().c_str(), text::join(names, ", ").c_str());
+      return 2;
+    }
+    // --help and --version exit 0; every usage error exits 2, as documented.
+    return app.exit(e) == 0 ? 0 : 2;
   }
 
   auto env = process_env();

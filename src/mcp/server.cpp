@@ -411,6 +411,11 @@ json Server::resources_list(const json& params, bool* ok, json* error) {
   json result = json::object();
   std::string why;
   store::Store* st = engine_.store(&why);
+  if (st == nullptr && engine_.store_status().code() != StatusCode::kNotFound) {
+    *ok = false;
+    *error = {{"code", kInternalError}, {"message", "The LoreKeeper store cannot be used: " + why}};
+    return {};
+  }
   if (st != nullptr) {
     store::Query q;
     q.limit = options_.resources_page_size;

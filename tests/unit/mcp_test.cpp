@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <set>
 #include <string>
 #include <thread>
@@ -349,6 +350,22 @@ TEST_F(McpTest, ANulInsideAStringArgumentIsAToolError) {
     EXPECT_NE(text.find("must not contain a NUL character"), std::string::npos) << tool << ": " << text;
     EXPECT_EQ(text.find("internal error"), std::string::npos) << tool << ": " << text;
   }
+}
+
+TEST(McpDamagedStore, ToolsAndResourcesSayTheStoreCannotBeUsed) {
+  const std::string path = ::testing::TempDir() + "/damaged-store.db";
+  testing::write_file(path, std::string(4096, 'x'));
+  tools::Engine engine(path);
+  Server server(engine, ServerOptions{});
+  auto call = server.handle(req(1, "tools/call", {{"name", "search_spell"}, {"arguments", {{"search", "fireball"}}}}));
+  ASSERT_TRUE(call);
+  EXPECT_EQ((*call)["result"]["isError"], true) << call->dump();
+  EXPECT_NE((*call)["result"]["content"][0]["text"].get<std::string>().find("--move-aside"), std::string::npos);
+  auto list = server.handle(req(2, "resources/list"));
+  ASSERT_TRUE(list);
+  EXPECT_EQ((*list)["error"]["code"], -32603) << list->dump();
+  EXPECT_NE((*list)["error"]["message"].get<std::string>().find("not a LoreKeeper store"), std::string::npos);
+  std::remove(path.c_str());
 }
 
 TEST_F(McpTest, DeeplyNestedJsonIsAnErrorNotACrash) {
