@@ -379,6 +379,7 @@ std::shared_ptr<search::Semantic> make_semantic(const Config& cfg) {
 tools::Engine make_engine(const Config& cfg, std::shared_ptr<search::Semantic> semantic = nullptr) {
   tools::Engine engine(cfg.db_path, bootstrap_from_bundled);
   engine.set_legacy_tools(cfg.legacy_tools);
+  engine.set_preferred_edition(cfg.preferred_edition);
   engine.set_semantic(std::move(semantic));
   return engine;
 }

@@ -79,8 +79,8 @@ Result<Config> load_config(const EnvLookup& env, const std::string& dotenv_path)
   }
   Config c;
   c.db_path = default_data_dir(env) + "/lorekeeper.db";
-  for (const char* k :
-       {"db_path", "log_level", "open5e_base_url", "cache_ttl_days", "error_cache_ttl_seconds", "legacy_tools"}) {
+  for (const char* k : {"db_path", "log_level", "open5e_base_url", "cache_ttl_days", "error_cache_ttl_seconds",
+                        "legacy_tools", "preferred_edition"}) {
     c.origin[k] = "default";
   }
   auto lookup = [&](const std::string& name, std::string* origin) -> std::optional<std::string> {
@@ -158,6 +158,15 @@ Result<Config> load_config(const EnvLookup& env, const std::string& dotenv_path)
     }
     c.auto_sync = m;
     c.origin["auto_sync"] = origin;
+  }
+  if (auto v = lookup("LOREKEEPER_PREFERRED_EDITION", &origin)) {
+    std::string e = text::lower(text::trim(*v));
+    if (e == "2014" || e == "2024") e = "5e-" + e;
+    if (e != "5e-2014" && e != "5e-2024") {
+      return Status::invalid_argument("LOREKEEPER_PREFERRED_EDITION must be 5e-2014 or 5e-2024, got '" + *v + "'");
+    }
+    c.preferred_edition = e;
+    c.origin["preferred_edition"] = origin;
   }
   if (auto v = lookup("LOREKEEPER_LEGACY_TOOLS", &origin)) {
     if (!parse_bool(*v, &c.legacy_tools)) {

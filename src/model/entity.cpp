@@ -3,6 +3,7 @@
 #include <array>
 #include <cctype>
 #include <string>
+#include <tuple>
 
 namespace lorekeeper::model {
 
@@ -120,6 +121,17 @@ std::string normalize_casting_time(std::string_view s) {
   }
   if (out == "bonusaction") return "bonus-action";
   return out;
+}
+
+bool is_preferred_edition(std::string_view game_system) { return game_system == "5e-2014" || game_system == "5e-2024"; }
+
+bool edition_before(const Document& a, const Document& b, std::string_view preferred) {
+  auto rank = [&](const Document& d) {
+    const int system = d.game_system == preferred ? 0 : is_preferred_edition(d.game_system) ? 1 : 2;
+    const int srd = d.publisher == "Wizards of the Coast" ? 0 : 1;
+    return std::make_tuple(system, srd, std::string_view(d.key));
+  };
+  return rank(a) < rank(b);
 }
 
 }  // namespace lorekeeper::model

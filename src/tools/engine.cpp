@@ -502,6 +502,7 @@ struct Found {
   std::vector<json> results;
   int total = 0;
   std::string how;        // "exact name", "name contains", "close name", "text", "meaning", "filters"
+  int exact_total = 0;    // entities with exactly the searched name (every edition; results may show fewer)
   bool semantic = false;  // the meaning-based ranking took part
   std::string note;       // something the answer should say about the match
 };
@@ -515,6 +516,7 @@ enum class Match { kNamesAndText, kNamesOnly };
 struct SearchContext {
   const search::Semantic* semantic = nullptr;
   Ranking ranking = Ranking::kHybrid;
+  std::string preferred_edition{model::kDefaultPreferredEdition};
   mutable std::map<std::string, std::vector<float>> embedded;              // query text -> embedding, within one call
   mutable std::map<std::string, std::future<std::vector<float>>> pending;  // embeddings being computed
 
@@ -644,25 +646,18 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
   // not, and need no exact-name query under their filters.
   auto is_name = lexical ? st.has_name_or_key(s) : Result<bool>(false);
   if (!is_name) return is_name.status();
-  Query exact = q;
-  exact.name_exact = s;
-  exact.limit = limit;
-  auto r = *is_name ? st.query(exact) : Result<store::QueryResult>(store::QueryResult{});
-  if (!r) return r.status();
+  // Every edition of the name, in edition order, before any cut: the first `limit` of them are shown.
+  auto editions = *is_name ? Engine::editions_named(st, q, s, ctx.preferred_edition)
+                           : Result<std::vector<Entity>>(std::vector<Entity>{});
+  if (!editions) return editions.status();
+  out.exact_total = static_cast<int>(editions->size());
   std::vector<json> exact_results;
-  if (r->total > 0) {
-    // Every edition of the name; the official SRDs first, then other publishers, each by document key.
-    std::stable_sort(r->entities.begin(), r->entities.end(), [](const Entity& a, const Entity& b) {
-      const bool oa = a.document.publisher == "Wizards of the Coast";
-      const bool ob = b.document.publisher == "Wizards of the Coast";
-      return oa && !ob;
-    });
-    for (const auto& e : r->entities) {
-      json j = to_result(e);
-      j["_score"] = 1.0;
-      j["_matched"] = json::array({"exact name"});
-      exact_results.push_back(std::move(j));
-    }
+  for (const auto& e : *editions) {
+    if (static_cast<int>(exact_results.size()) >= limit) break;
+    json j = to_result(e);
+    j["_score"] = 1.0;
+    j["_matched"] = json::array({"exact name"});
+    exact_results.push_back(std::move(j));
   }
   // Candidates from three matchers, each scored in 0..1, merged by entity (best score wins):
   //   names containing every word (0.5-0.99, by how much of the name the query covers),
@@ -679,9 +674,7 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
   };
   std::map<std::pair<int, std::string>, Lexical> merged;
   std::set<std::pair<int, std::string>> exact_ids;
-  for (const auto& j : exact_results) {
-    exact_ids.insert({static_cast<int>(*model::parse_kind(j["kind"].get<std::string>())), j["key"]});
-  }
+  for (const auto& e : *editions) exact_ids.insert({static_cast<int>(e.kind), e.key});
   // Offers a lexical candidate; its result object is loaded only if it is among those shown.
   auto offer = [&](Kind kind, const std::string& key, double score, const char* how) {
     const auto id = std::make_pair(static_cast<int>(kind), key);
@@ -974,6 +967,19 @@ const ToolSpec* find_tool(const std::string& name, bool include_legacy) {
 Engine::Engine(std::string db_path, Bootstrap bootstrap)
     : db_path_(std::move(db_path)), bootstrap_(std::move(bootstrap)) {}
 Engine::~Engine() = default;
+
+Result<std::vector<Entity>> Engine::editions_named(store::Store& st, Query filters, const std::string& name,
+                                                   std::string_view preferred) {
+  filters.name_exact = name;
+  filters.offset = 0;
+  filters.limit = 10000;  // every edition: a name has a handful, never thousands
+  auto r = st.query(filters);
+  if (!r) return r.status();
+  std::stable_sort(r->entities.begin(), r->entities.end(), [&](const Entity& a, const Entity& b) {
+    return model::edition_before(a.document, b.document, preferred);
+  });
+  return std::move(r->entities);
+}
 
 store::Store* Engine::store(std::string* why) {
   if (store_) return store_.get();
@@ -1273,8 +1279,7 @@ ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilde
   add_children(st, found->results);
   std::string header;
   if (found->how == "exact name") {
-    int exact = 0;
-    for (const auto& x : found->results) exact += x.value("_score", 0.0) >= 1.0 ? 1 : 0;
+    const int exact = found->exact_total;
     header = "Found " + plural(label, exact) + " named \"" + search + "\"" +
              (found->total > exact ? ", then " + std::to_string(found->total - exact) + " other match(es)" : "") +
              (found->total > static_cast<int>(found->results.size())
@@ -1416,7 +1421,7 @@ ToolResult search_all(store::Store& st, const json& args, const SearchContext& c
   return out;
 }
 
-ToolResult get_entity(store::Store& st, const json& args) {
+ToolResult get_entity(store::Store& st, const json& args, std::string_view preferred) {
   const std::string key = text::trim(str_arg(args, "key"));
   std::optional<Kind> kind;
   if (args.contains("kind")) {
@@ -1432,17 +1437,15 @@ ToolResult get_entity(store::Store& st, const json& args) {
   auto found = st.get(key, kind, with_raw);
   if (!found) return error_result("Lookup failed: " + found.status().to_string());
   if (found->empty()) {
-    // Perhaps a name was given instead of a key.
+    // Perhaps a name was given instead of a key: its editions' keys, in edition order.
     Query q;
     if (kind) q.kinds = {*kind};
-    q.name_exact = key;
-    q.limit = 10;
-    auto by_name = st.query(q);
+    auto by_name = Engine::editions_named(st, q, key, preferred);
     std::string msg = "No entry has the key '" + key + "'" +
                       (kind ? " among " + std::string(model::kind_name(*kind)) + "s" : "") + ".";
-    if (by_name && !by_name->entities.empty()) {
+    if (by_name && !by_name->empty()) {
       std::vector<std::string> keys;
-      for (const auto& e : by_name->entities) keys.push_back(e.key + " (" + e.document.key + ")");
+      for (const auto& e : *by_name) keys.push_back(e.key + " (" + e.document.key + ")");
       msg += " Entries named '" + key + "' have the keys: " + text::join(keys, ", ") + ".";
     } else {
       auto close = closest_names(st, kind ? std::vector<Kind>{*kind} : std::vector<Kind>{}, key, 5);
@@ -1526,13 +1529,12 @@ ToolResult find_similar(store::Store& st, const json& args, const SearchContext&
     if (!got) return error_result("Lookup failed: " + got.status().to_string());
     refs = *got;
   } else {
+    // The entry of that name in the preferred edition (model::edition_before).
     Query q;
     if (kind) q.kinds = {*kind};
-    q.name_exact = name;
-    q.limit = 10;
-    auto got = st.query(q);
+    auto got = Engine::editions_named(st, q, name, ctx.preferred_edition);
     if (!got) return error_result("Lookup failed: " + got.status().to_string());
-    refs = got->entities;
+    refs = std::move(*got);
   }
   if (refs.empty()) {
     auto close = closest_names(st, kind ? std::vector<Kind>{*kind} : std::vector<Kind>{}, key.empty() ? name : key, 5);
@@ -1715,13 +1717,14 @@ ToolResult dispatch_call(Engine& engine, const std::string& name, const json& ar
   SearchContext ctx;
   ctx.semantic = engine.semantic() && engine.semantic()->has_model() ? engine.semantic() : nullptr;
   ctx.ranking = engine.ranking();
+  ctx.preferred_edition = engine.preferred_edition();
   if (name == "search_spell") return run_search_tool(*st, a, spell_query, false, match, ctx);
   if (name == "search_creature") return run_search_tool(*st, a, creature_query, false, match, ctx);
   if (name == "search_character_option") return run_search_tool(*st, a, character_option_query, true, match, ctx);
   if (name == "search_equipment") return run_search_tool(*st, a, equipment_query, false, match, ctx);
   if (name == "search_rule") return run_search_tool(*st, a, rule_query, false, match, ctx);
   if (name == "search_all") return search_all(*st, a, ctx);
-  if (name == "get_entity") return get_entity(*st, a);
+  if (name == "get_entity") return get_entity(*st, a, ctx.preferred_edition);
   if (name == "find_similar") return find_similar(*st, a, ctx);
   if (name == "list_documents") return list_documents(*st, a);
   return error_result("Unknown tool '" + name + "'.");

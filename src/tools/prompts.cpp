@@ -77,11 +77,11 @@ Result<json> get_prompt(Engine& engine, const std::string& name, const json& arg
     if (store::Store* st = engine.store(&why)) {
       store::Query q;
       q.kinds = {*kind};
-      q.name_exact = entry;
-      q.limit = 3;
-      auto found = st->query(q);
-      if (found && !found->entities.empty()) {
-        for (const auto& e : found->entities) {
+      auto found = Engine::editions_named(*st, q, entry, engine.preferred_edition());
+      if (found && !found->empty()) {
+        // The first three editions in edition order.
+        for (size_t i = 0; i < found->size() && i < 3; ++i) {
+          const auto& e = (*found)[i];
           ToolResult r = engine.call("get_entity", {{"key", e.key}, {"kind", kind_name}});
           if (r.is_error) continue;
           messages.push_back({{"role", "user"},

@@ -216,6 +216,21 @@ TEST(Config, RejectsMalformedValues) {
   EXPECT_FALSE(c3.is_ok());
 }
 
+TEST(Config, PreferredEdition) {
+  auto c = load_config(fake_env({}), "/nonexistent");
+  ASSERT_TRUE(c.is_ok());
+  EXPECT_EQ(c->preferred_edition, "5e-2014");
+  for (const char* given : {"5e-2024", "2024", " 5E-2024 "}) {
+    auto p = load_config(fake_env({{"LOREKEEPER_PREFERRED_EDITION", given}}), "/nonexistent");
+    ASSERT_TRUE(p.is_ok()) << given;
+    EXPECT_EQ(p->preferred_edition, "5e-2024") << given;
+    EXPECT_EQ(p->origin.at("preferred_edition"), "env");
+  }
+  auto bad = load_config(fake_env({{"LOREKEEPER_PREFERRED_EDITION", "a5e"}}), "/nonexistent");
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_NE(bad.status().message().find("5e-2014 or 5e-2024"), std::string::npos);
+}
+
 TEST(Config, TildeExpandsToHome) {
   auto c = load_config(fake_env({{"LOREKEEPER_DB_PATH", "~/lk.db"}, {"HOME", "/home/u"}}), "/nonexistent");
   ASSERT_TRUE(c.is_ok());

@@ -113,6 +113,63 @@ TEST_F(ToolsTest, ExactNameReturnsEveryEdition) {
   EXPECT_NE(r.text.find("### Fireball"), std::string::npos);
 }
 
+TEST_F(ToolsTest, EditionsAreOrderedBeforeAnyCutAndCountedTruly) {
+  // The preferred rules first (2014 by default), then the other 5e rules, then other systems; never the cut of a
+  // name-sorted list.
+  auto all = call("search_spell", {{"search", "Fireball"}});
+  ASSERT_FALSE(all.is_error) << all.text;
+  const std::vector<std::string> order = {"srd_fireball", "srd-2024_fireball", "a5e-ag_fireball"};
+  std::vector<std::string> got;
+  for (const auto& x : exact(all)) got.push_back(x["key"]);
+  EXPECT_EQ(got, order);
+  auto one = call("search_spell", {{"search", "Fireball"}, {"limit", 1}});
+  ASSERT_FALSE(one.is_error) << one.text;
+  EXPECT_EQ(keys(one), std::vector<std::string>{"srd_fireball"});
+  EXPECT_EQ(one.structured["total"], 4) << "three editions and Delayed Blast Fireball, whatever the limit";
+  EXPECT_NE(one.text.find("Found 3 spells named \"Fireball\""), std::string::npos) << one.text;
+  EXPECT_NE(one.text.find("(showing 1)"), std::string::npos) << one.text;
+  // Within one game system, the SRD before a third-party book.
+  auto goblins = call("search_creature", {{"search", "Goblin"}, {"limit", 2}});
+  ASSERT_FALSE(goblins.is_error) << goblins.text;
+  ASSERT_FALSE(keys(goblins).empty());
+  EXPECT_EQ(keys(goblins).front(), "srd_goblin");
+  // The 2024 rules preferred.
+  engine_.set_preferred_edition("5e-2024");
+  one = call("search_spell", {{"search", "Fireball"}, {"limit", 1}});
+  EXPECT_EQ(keys(one), std::vector<std::string>{"srd-2024_fireball"});
+  auto wrong = call("get_entity", {{"key", "Fireball"}});
+  ASSERT_TRUE(wrong.is_error);
+  EXPECT_NE(wrong.text.find("srd-2024_fireball (srd-2024), srd_fireball (srd-2014), a5e-ag_fireball"),
+            std::string::npos)
+      << wrong.text;
+}
+
+TEST(Editions, OrderPrefersTheChosenRulesThenTheSrd) {
+  auto doc = [](std::string key, std::string system, std::string publisher) {
+    model::Document d;
+    d.key = std::move(key);
+    d.game_system = std::move(system);
+    d.publisher = std::move(publisher);
+    return d;
+  };
+  const auto srd14 = doc("srd-2014", "5e-2014", "Wizards of the Coast");
+  const auto srd24 = doc("srd-2024", "5e-2024", "Wizards of the Coast");
+  const auto bfrd = doc("bfrd", "5e-2014", "Kobold Press");
+  const auto a5e = doc("a5e-ag", "a5e", "EN Publishing");
+  const auto homebrew = doc("orcbrew-x", "5e-2014", "");
+  std::vector<model::Document> docs = {a5e, homebrew, bfrd, srd24, srd14};
+  auto sorted_keys = [&](std::string_view preferred) {
+    std::stable_sort(docs.begin(), docs.end(),
+                     [&](const auto& a, const auto& b) { return model::edition_before(a, b, preferred); });
+    std::vector<std::string> out;
+    for (const auto& d : docs) out.push_back(d.key);
+    return out;
+  };
+  EXPECT_EQ(sorted_keys("5e-2014"), (std::vector<std::string>{"srd-2014", "bfrd", "orcbrew-x", "srd-2024", "a5e-ag"}));
+  EXPECT_EQ(sorted_keys("5e-2024"), (std::vector<std::string>{"srd-2024", "srd-2014", "bfrd", "orcbrew-x", "a5e-ag"}));
+  EXPECT_FALSE(model::edition_before(srd14, srd14, "5e-2014"));
+}
+
 TEST_F(ToolsTest, DocumentsNarrowAndAcceptNamesAndAliases) {
   auto exact_keys = [](const ToolResult& r) {
     std::vector<std::string> out;

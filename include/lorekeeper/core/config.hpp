@@ -18,6 +18,8 @@ struct Config {
   int cache_ttl_days = 7;                                  // LOREKEEPER_CACHE_TTL_DAYS
   int error_cache_ttl_seconds = 300;                       // LOREKEEPER_ERROR_CACHE_TTL_SECONDS
   bool legacy_tools = false;                               // LOREKEEPER_LEGACY_TOOLS
+  // LOREKEEPER_PREFERRED_EDITION: the rules listed first among the editions of one name (5e-2014 or 5e-2024).
+  std::string preferred_edition = "5e-2014";
   int http_timeout_seconds = 60;   // LOREKEEPER_HTTP_TIMEOUT_SECONDS: one request, whole transfer
   std::string auto_sync = "auto";  // LOREKEEPER_AUTO_SYNC: serve refreshes stale data (auto, on, off)
   int http_retries = 4;            // LOREKEEPER_HTTP_RETRIES: retries after a failed attempt

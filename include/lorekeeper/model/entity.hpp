@@ -108,4 +108,14 @@ std::string normalize_casting_time(std::string_view s);
 // A key-like slug of a display name: "Two-Handed" -> "two-handed", "Very Rare" -> "very-rare".
 std::string slug(std::string_view s);
 
+// The game systems an edition preference may name.
+inline constexpr std::string_view kDefaultPreferredEdition = "5e-2014";
+bool is_preferred_edition(std::string_view game_system);
+
+// The order in which the editions of one name are listed, the first being "the" entry when one is picked:
+// documents of the `preferred` game system ("5e-2014" or "5e-2024") first, then those of the other 5e rules,
+// then every other system (Level Up A5E, ...); within each, the System Reference Documents (published by Wizards
+// of the Coast) before third-party books; then by document key. A strict weak order over documents.
+bool edition_before(const Document& a, const Document& b, std::string_view preferred);
+
 }  // namespace lorekeeper::model

@@ -72,11 +72,21 @@ class Engine {
   // for long-lived engines (serve, eval), which load it once; one-shot commands query FTS5.
   void set_text_index_in_memory(bool on);
 
+  // The edition listed first among the editions of one name, and picked when one is needed (model::edition_before):
+  // "5e-2014" (default) or "5e-2024".
+  void set_preferred_edition(std::string game_system) { preferred_edition_ = std::move(game_system); }
+  const std::string& preferred_edition() const { return preferred_edition_; }
+
   // Whether the older tool names (lookup_*, search_dnd_content) are served.
   void set_legacy_tools(bool on) { legacy_tools_ = on; }
   bool legacy_tools() const { return legacy_tools_; }
   const search::Semantic* semantic() const { return semantic_.get(); }
   Ranking ranking() const { return ranking_; }
+
+  // Every entity named `name` (after text::fold, or with that key) that `filters` allow, in edition order
+  // (model::edition_before with the preferred edition): nothing is cut before the order is applied.
+  static Result<std::vector<model::Entity>> editions_named(store::Store& st, store::Query filters,
+                                                           const std::string& name, std::string_view preferred);
 
   // Entity names starting with (or containing) `prefix`, for argument completion; at most `max`.
   std::vector<std::string> complete_names(const std::vector<model::Kind>& kinds, const std::string& prefix, size_t max);
@@ -87,6 +97,7 @@ class Engine {
   Bootstrap bootstrap_;
   std::function<std::string()> notice_;
   bool legacy_tools_ = false;
+  std::string preferred_edition_{model::kDefaultPreferredEdition};
   std::shared_ptr<const search::Semantic> semantic_;
   Ranking ranking_ = Ranking::kHybrid;
   bool text_index_in_memory_ = false;
