@@ -2,16 +2,45 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <functional>
+#include <set>
 
 #include "lorekeeper/core/json_util.hpp"
 #include "lorekeeper/core/text.hpp"
+#include "mapper_parts.hpp"
 
 namespace lorekeeper::open5e {
 
 using json_util::child;
 using json_util::num;
 using json_util::str;
+
+namespace detail {
+
+std::string name_of(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  return str(v, "name");
+}
+std::string key_of(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  return str(v, "key");
+}
+
+void put_if(json& data, const char* field, const json& value) {
+  if (value.is_null()) return;
+  if (value.is_string() && value.get_ref<const std::string&>().empty()) return;
+  if ((value.is_array() || value.is_object()) && value.empty()) return;
+  data[field] = value;
+}
+
+void put_str(json& data, const char* field, const std::string& value) {
+  if (!value.empty()) data[field] = value;
+}
+
+}  // namespace detail
+
+using namespace detail;  // the shared helpers and the gear mappers (gear.cpp)
 
 namespace {
 
@@ -43,27 +72,6 @@ const std::vector<Endpoint> kEndpoints = {
     {"armor", Kind::kArmor},
     {"magicitems", Kind::kMagicItem},
 };
-
-// The name of a {name, key} object, or the string itself.
-std::string name_of(const json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  return str(v, "name");
-}
-std::string key_of(const json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  return str(v, "key");
-}
-
-void put_if(json& data, const char* field, const json& value) {
-  if (value.is_null()) return;
-  if (value.is_string() && value.get_ref<const std::string&>().empty()) return;
-  if ((value.is_array() || value.is_object()) && value.empty()) return;
-  data[field] = value;
-}
-
-void put_str(json& data, const char* field, const std::string& value) {
-  if (!value.empty()) data[field] = value;
-}
 
 // Text of a "descriptions" array (reference kinds carry one description per document).
 std::string descriptions_text(const json& rec) {
@@ -272,6 +280,7 @@ void map_creature(const json& rec, Entity& e) {
   }
   if (auto xp = num(rec, "experience_points")) d["experience_points"] = *xp;
   if (auto pb = num(rec, "proficiency_bonus")) d["proficiency_bonus"] = *pb;
+  if (auto init = num(rec, "initiative_bonus")) d["initiative_bonus"] = *init;
   std::vector<std::string> parts;
   json traits = json::array();
   const json& tr = child(rec, "traits");
@@ -318,13 +327,15 @@ void map_creature(const json& rec, Entity& e) {
       if (usage.is_object()) {
         const std::string ut = str(usage, "type");
         const auto param = num(usage, "param");
-        if (ut == "RECHARGE_ON_ROLL" && param)
-          x["usage"] = "Recharge " + text::format_number(*param) + "-6";
+        // RECHARGE (SRD 5.2's records) and RECHARGE_ON_ROLL both recharge on a d6 roll of `param` or higher.
+        if ((ut == "RECHARGE_ON_ROLL" || ut == "RECHARGE") && param)
+          x["usage"] = *param >= 6 ? std::string("Recharge 6") : "Recharge " + text::format_number(*param) + "-6";
         else if (ut == "PER_DAY" && param)
           x["usage"] = text::format_number(*param) + "/Day";
         else if (ut == "RECHARGE_AFTER_REST")
           x["usage"] = "Recharges after a Short or Long Rest";
       }
+      put_str(x, "limited_to", str(*a, "limited_to_form"));  // "Wolf or Hybrid Form Only", "Requires Magic Rope"
       if (auto cost = num(*a, "legendary_action_cost"); cost && t == "LEGENDARY_ACTION" && *cost > 1) {
         x["cost"] = *cost;
       }
@@ -439,111 +450,6 @@ void map_feat(const json& rec, Entity& e) {
   put_str(e.data, "prerequisite", str(rec, "prerequisite"));
   put_str(e.data, "type", str(rec, "type"));
   e.facets.type = text::lower(str(rec, "type"));
-}
-
-void map_weapon(const json& rec, Entity& e) {
-  auto& f = e.facets;
-  auto& d = e.data;
-  f.damage_dice = text::lower(str(rec, "damage_dice"));
-  put_str(d, "damage_dice", str(rec, "damage_dice"));
-  const json& dt = child(rec, "damage_type");
-  put_str(d, "damage_type", name_of(dt));
-  if (!key_of(dt).empty()) f.damage_types.push_back(text::lower(key_of(dt)));
-  f.is_simple = json_util::boolean(rec, "is_simple").value_or(false);
-  d["category"] = *f.is_simple ? "simple" : "martial";
-  f.type = *f.is_simple ? "simple" : "martial";
-  const auto range = num(rec, "range").value_or(0);
-  const auto long_range = num(rec, "long_range").value_or(0);
-  d["is_melee"] = range == 0;
-  if (range > 0) {
-    d["range"] = range;
-    d["long_range"] = long_range;
-    put_str(d, "distance_unit", str(rec, "distance_unit"));
-  }
-  if (json_util::boolean(rec, "is_improvised").value_or(false)) d["is_improvised"] = true;
-  json props = json::array();
-  std::vector<std::string> parts;
-  const json& ps = child(rec, "properties");
-  if (ps.is_array()) {
-    for (const auto& p : ps) {
-      const json& prop = child(p, "property");
-      const std::string n = name_of(prop);
-      if (n.empty()) continue;
-      json x = {{"name", n}};
-      put_str(x, "type", str(prop, "type"));
-      put_str(x, "detail", str(p, "detail"));
-      if (text::lower(n) == "versatile" && !str(p, "detail").empty()) d["versatile_dice"] = str(p, "detail");
-      props.push_back(x);
-      f.properties.push_back(model::slug(n));
-      parts.push_back(n + (str(p, "detail").empty() ? "" : " (" + str(p, "detail") + ")"));
-    }
-  }
-  put_if(d, "properties", props);
-  e.text = name_of(dt) + " damage " + str(rec, "damage_dice") + ". " + text::join(parts, ", ");
-}
-
-// Cost and weight of a weapon or armor, from the /v2/items/ record that describes it (see note_gear_item).
-void add_gear_info(Entity& e, const MappingContext& ctx) {
-  auto it = ctx.gear.find(e.key);
-  if (it == ctx.gear.end()) return;
-  const json& item = it->second;
-  e.facets.cost = num(item, "cost");
-  e.facets.weight = num(item, "weight");
-  if (e.facets.cost) e.data["cost_gp"] = *e.facets.cost;
-  if (e.facets.weight) {
-    e.data["weight"] = *e.facets.weight;
-    put_str(e.data, "weight_unit", str(item, "weight_unit"));
-  }
-  put_str(e.data, "desc", str(item, "desc"));
-}
-
-void map_armor(const json& rec, Entity& e) {
-  auto& f = e.facets;
-  auto& d = e.data;
-  f.type = text::lower(str(rec, "category"));
-  put_str(d, "category", str(rec, "category"));
-  put_str(d, "armor_class", str(rec, "ac_display"));
-  if (auto b = num(rec, "ac_base")) {
-    d["ac_base"] = *b;
-    f.armor_class = static_cast<int>(*b);
-  }
-  if (auto v = json_util::boolean(rec, "ac_add_dexmod")) d["ac_add_dex_modifier"] = *v;
-  if (auto v = num(rec, "ac_cap_dexmod")) d["ac_dex_modifier_max"] = *v;
-  d["stealth_disadvantage"] = json_util::boolean(rec, "grants_stealth_disadvantage").value_or(false);
-  if (auto v = num(rec, "strength_score_required")) d["strength_required"] = *v;
-  e.text = str(rec, "category") + " armor. AC " + str(rec, "ac_display");
-}
-
-void map_item_common(const json& rec, Entity& e) {
-  auto& f = e.facets;
-  auto& d = e.data;
-  const json& cat = child(rec, "category");
-  f.type = text::lower(key_of(cat));
-  put_str(d, "category", name_of(cat));
-  f.cost = num(rec, "cost");
-  f.weight = num(rec, "weight");
-  if (f.cost) d["cost_gp"] = *f.cost;
-  if (f.weight) {
-    d["weight"] = *f.weight;
-    put_str(d, "weight_unit", str(rec, "weight_unit"));
-  }
-  put_str(d, "size", name_of(child(rec, "size")));
-  put_str(d, "desc", str(rec, "desc"));
-  if (child(rec, "weapon").is_object()) put_str(d, "weapon", name_of(child(rec, "weapon")));
-  if (child(rec, "armor").is_object()) put_str(d, "armor", name_of(child(rec, "armor")));
-  e.text = str(rec, "desc");
-}
-
-void map_magic_item(const json& rec, Entity& e) {
-  map_item_common(rec, e);
-  auto& f = e.facets;
-  auto& d = e.data;
-  const json& rarity = child(rec, "rarity");
-  f.rarity = text::lower(key_of(rarity));
-  put_str(d, "rarity", name_of(rarity));
-  f.requires_attunement = json_util::boolean(rec, "requires_attunement").value_or(false);
-  d["requires_attunement"] = *f.requires_attunement;
-  put_str(d, "attunement_detail", str(rec, "attunement_detail"));
 }
 
 // The SRD chapter each rule section belongs to, so `section: "combat"` finds the rules of every combat section.
@@ -672,111 +578,6 @@ const std::vector<Endpoint> kV1Endpoints = {
     {"armor", Kind::kArmor},
 };
 
-// "25 gp" / "5 sp" / "2 cp" -> gold pieces.
-std::optional<double> parse_cost(const std::string& s) {
-  char* end = nullptr;
-  const double v = std::strtod(s.c_str(), &end);
-  if (end == s.c_str()) return std::nullopt;
-  const std::string unit = text::lower(text::trim(end));
-  if (unit.rfind("gp", 0) == 0 || unit.empty()) return v;
-  if (unit.rfind("sp", 0) == 0) return v / 10;
-  if (unit.rfind("cp", 0) == 0) return v / 100;
-  if (unit.rfind("pp", 0) == 0) return v * 10;
-  if (unit.rfind("ep", 0) == 0) return v / 2;
-  return std::nullopt;
-}
-
-// "8 lb." -> 8.
-std::optional<double> parse_weight(const std::string& s) {
-  char* end = nullptr;
-  const double v = std::strtod(s.c_str(), &end);
-  if (end == s.c_str()) return std::nullopt;
-  return v;
-}
-
-void map_v1_magic_item(const json& rec, Entity& e) {
-  auto& f = e.facets;
-  auto& d = e.data;
-  put_str(d, "category", str(rec, "type"));
-  f.type = model::slug(str(rec, "type"));
-  put_str(d, "rarity", str(rec, "rarity"));
-  f.rarity = model::slug(str(rec, "rarity"));
-  const std::string att = text::lower(str(rec, "requires_attunement"));
-  f.requires_attunement = att.find("requires attunement") != std::string::npos;
-  d["requires_attunement"] = *f.requires_attunement;
-  const size_t by = att.find("by ");
-  if (*f.requires_attunement && by != std::string::npos)
-    d["attunement_detail"] = str(rec, "requires_attunement").substr(by);
-  put_str(d, "desc", str(rec, "desc"));
-  e.text = str(rec, "desc");
-}
-
-void map_v1_weapon(const json& rec, Entity& e) {
-  auto& f = e.facets;
-  auto& d = e.data;
-  const std::string category = text::lower(str(rec, "category"));  // "martial melee weapons"
-  f.is_simple = category.find("simple") != std::string::npos;
-  d["category"] = *f.is_simple ? "simple" : "martial";
-  f.type = *f.is_simple ? "simple" : "martial";
-  d["is_melee"] = category.find("ranged") == std::string::npos;
-  f.damage_dice = text::lower(str(rec, "damage_dice"));
-  put_str(d, "damage_dice", str(rec, "damage_dice"));
-  put_str(d, "damage_type", str(rec, "damage_type"));
-  if (!str(rec, "damage_type").empty()) f.damage_types.push_back(text::lower(str(rec, "damage_type")));
-  f.cost = parse_cost(str(rec, "cost"));
-  f.weight = parse_weight(str(rec, "weight"));
-  if (f.cost) d["cost_gp"] = *f.cost;
-  if (f.weight) {
-    d["weight"] = *f.weight;
-    d["weight_unit"] = "lb";
-  }
-  json props = json::array();
-  std::vector<std::string> parts;
-  const json& ps = child(rec, "properties");
-  if (ps.is_array()) {
-    for (const auto& p : ps) {
-      if (!p.is_string()) continue;
-      std::string name = p.get<std::string>();
-      std::string detail;
-      if (auto open = name.find(" ("); open != std::string::npos && name.back() == ')') {
-        detail = name.substr(open + 2, name.size() - open - 3);
-        name = name.substr(0, open);
-      }
-      json x = {{"name", name}};
-      put_str(x, "detail", detail);
-      if (text::lower(name) == "versatile" && !detail.empty()) d["versatile_dice"] = detail;
-      f.properties.push_back(model::slug(name));
-      props.push_back(std::move(x));
-      parts.push_back(p.get<std::string>());
-    }
-  }
-  put_if(d, "properties", props);
-  e.text = str(rec, "damage_type") + " damage " + str(rec, "damage_dice") + ". " + text::join(parts, ", ");
-}
-
-void map_v1_armor(const json& rec, Entity& e) {
-  auto& f = e.facets;
-  auto& d = e.data;
-  std::string category = text::lower(str(rec, "category"));  // "light armor"
-  if (const auto sp = category.find(" armor"); sp != std::string::npos) category = category.substr(0, sp);
-  f.type = category;
-  d["category"] = category;
-  put_str(d, "armor_class", str(rec, "ac_string"));
-  if (auto b = num(rec, "base_ac")) {
-    d["ac_base"] = *b;
-    f.armor_class = static_cast<int>(*b);
-  }
-  if (auto v = json_util::boolean(rec, "plus_dex_mod")) d["ac_add_dex_modifier"] = *v;
-  if (auto m = num(rec, "plus_max"); m && *m > 0) d["ac_dex_modifier_max"] = *m;
-  d["stealth_disadvantage"] = json_util::boolean(rec, "stealth_disadvantage").value_or(false);
-  if (auto v = num(rec, "strength_requirement"); v && *v > 0) d["strength_required"] = *v;
-  f.cost = parse_cost(str(rec, "cost"));
-  f.weight = parse_weight(str(rec, "weight"));
-  if (f.cost) d["cost_gp"] = *f.cost;
-  if (f.weight) d["weight"] = *f.weight;
-  e.text = category + " armor. AC " + str(rec, "ac_string");
-}
-
 // What every mapped record starts with, v1 or v2: the kind, its key (v2 "key", v1 "slug") and a trimmed name.
 Result<Entity> start_entity(const Endpoint& endpoint, const json& rec, const char* key_field) {
   if (!rec.is_object()) return Status::invalid_argument("record is not an object");
@@ -792,17 +593,6 @@ Result<Entity> start_entity(const Endpoint& endpoint, const json& rec, const cha
 
 const std::vector<Endpoint>& v2_endpoints() { return kEndpoints; }
 
-bool note_gear_item(const json& rec, MappingContext& ctx) {
-  for (const char* link : {"weapon", "armor"}) {
-    const json& target = child(rec, link);
-    if (!target.is_object() && !target.is_string()) continue;
-    const std::string key = key_of(target);
-    if (key.empty()) continue;
-    ctx.gear[key] = rec;
-    return true;
-  }
-  return false;
-}
 const std::vector<Endpoint>& v1_endpoints() { return kV1Endpoints; }
 
 Result<Document> map_v1_document(const json& rec, const MappingContext& ctx) {
@@ -868,7 +658,10 @@ Result<Document> map_v2_document(const json& rec) {
   return d;
 }
 
-Result<Entity> map_v2_record(const Endpoint& endpoint, const json& rec, const MappingContext& ctx) {
+namespace {
+
+// What every v2 record starts with: kind, key, name, document, source and URL, and the untouched record.
+Result<Entity> start_v2_entity(const Endpoint& endpoint, const json& rec, const MappingContext& ctx) {
   auto started = start_entity(endpoint, rec, "key");
   if (!started) return started.status();
   Entity e = std::move(*started);
@@ -895,6 +688,23 @@ Result<Entity> map_v2_record(const Endpoint& endpoint, const json& rec, const Ma
   e.source_api = "open5e_v2";
   e.url = ctx.base_url + "/v2/" + std::string(endpoint.path) + "/" + e.key + "/";
   e.raw = rec;
+  return e;
+}
+
+}  // namespace
+
+Result<Entity> map_standalone_armor(const json& rec, const MappingContext& ctx) {
+  auto started = start_v2_entity({"items", Kind::kArmor}, rec, ctx);
+  if (!started) return started.status();
+  Entity e = std::move(*started);
+  map_item_armor(rec, e);
+  return e;
+}
+
+Result<Entity> map_v2_record(const Endpoint& endpoint, const json& rec, const MappingContext& ctx) {
+  auto started = start_v2_entity(endpoint, rec, ctx);
+  if (!started) return started.status();
+  Entity e = std::move(*started);
   switch (endpoint.kind) {
     case Kind::kSpell: map_spell(rec, e); break;
     case Kind::kCreature: map_creature(rec, e); break;

@@ -238,7 +238,9 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
     if (!s.is_ok() && store_error.is_ok()) store_error = s;
     return s;
   };
-  auto run_endpoint = [&](const std::string& endpoint, const store::Store::Scope& scope, const Mapper& map) -> Status {
+  // `extra` entities (records another endpoint noted for this one) are written after its listing.
+  auto run_endpoint = [&](const std::string& endpoint, const store::Store::Scope& scope, const Mapper& map,
+                          const std::function<std::vector<model::Entity>()>& extra = {}) -> Status {
     LOREKEEPER_RETURN_IF_ERROR(stored((*batch)->savepoint("endpoint")));
     LOREKEEPER_RETURN_IF_ERROR(stored((*batch)->remove(scope)));
     std::vector<std::pair<int, std::string>> added;
@@ -247,10 +249,9 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
     int duplicates = 0;
     size_t skipped_before = report.skipped.size();
     const int stored_from = baseline(endpoint);
-    Status walked = walk(source, endpoint, options, report, stored_from, [&](std::vector<json>& records) {
+    auto write_entities = [&](std::vector<std::optional<model::Entity>> mapped) {
       std::vector<model::Entity> entities;
-      for (const auto& rec : records) {
-        auto e = map(rec);
+      for (auto& e : mapped) {
         if (!e) continue;
         if (!seen.insert({static_cast<int>(e->kind), e->key}).second) {
           ++duplicates;
@@ -266,7 +267,17 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
         entities.push_back(std::move(*e));
       }
       return stored((*batch)->write(documents, entities));
+    };
+    Status walked = walk(source, endpoint, options, report, stored_from, [&](std::vector<json>& records) {
+      std::vector<std::optional<model::Entity>> mapped;
+      for (const auto& rec : records) mapped.push_back(map(rec));
+      return write_entities(std::move(mapped));
     });
+    if (walked.is_ok() && extra) {
+      std::vector<std::optional<model::Entity>> mapped;
+      for (auto& e : extra()) mapped.push_back(std::move(e));
+      walked = write_entities(std::move(mapped));
+    }
     if (walked.code() == StatusCode::kCancelled || !store_error.is_ok()) return walked;  // the whole batch rolls back
     if (walked.is_ok()) {
       // A listing of the announced size whose records cannot be stored (unmappable, or one key repeated) would
@@ -322,20 +333,41 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
     }
     std::vector<std::pair<int, std::string>> kind_documents;
     int merged = 0;
-    Status s = run_endpoint(endpoint, {"open5e_v2", ep.kind, ""}, [&](const json& rec) -> std::optional<model::Entity> {
-      if (ep.kind == Kind::kItem && note_gear_item(rec, ctx)) {
-        ++merged;
-        return std::nullopt;
-      }
-      auto e = map_v2_record(ep, rec, ctx);
-      if (!e) {
-        report.skipped.push_back({endpoint, json_util::str(rec, "key"), e.status().message()});
-        return std::nullopt;
-      }
-      if (ep.kind == Kind::kRuleSection) ctx.rule_section_names[e->key] = e->name;
-      kind_documents.push_back({static_cast<int>(e->kind), e->document.key});
-      return std::move(*e);
-    });
+    // Items that are armor with no armor record of their own are written as armor, with the armor endpoint.
+    std::function<std::vector<model::Entity>()> standalone_armor;
+    if (ep.kind == Kind::kArmor) {
+      standalone_armor = [&] {
+        std::vector<model::Entity> out;
+        for (const json& rec : ctx.standalone_armor) {
+          auto e = map_standalone_armor(rec, ctx);
+          if (!e) {
+            report.skipped.push_back({"v2/items", json_util::str(rec, "key"), e.status().message()});
+            continue;
+          }
+          kind_documents.push_back({static_cast<int>(e->kind), e->document.key});
+          out.push_back(std::move(*e));
+        }
+        return out;
+      };
+    }
+    Status s = run_endpoint(
+        endpoint, {"open5e_v2", ep.kind, ""},
+        [&](const json& rec) -> std::optional<model::Entity> {
+          const size_t standalone_before = ctx.standalone_armor.size();
+          if (ep.kind == Kind::kItem && note_gear_item(rec, ctx)) {
+            if (ctx.standalone_armor.size() == standalone_before) ++merged;  // else stored as armor
+            return std::nullopt;
+          }
+          auto e = map_v2_record(ep, rec, ctx);
+          if (!e) {
+            report.skipped.push_back({endpoint, json_util::str(rec, "key"), e.status().message()});
+            return std::nullopt;
+          }
+          if (ep.kind == Kind::kRuleSection) ctx.rule_section_names[e->key] = e->name;
+          kind_documents.push_back({static_cast<int>(e->kind), e->document.key});
+          return std::move(*e);
+        },
+        standalone_armor);
     if (s.code() == StatusCode::kCancelled) return s;
     if (!store_error.is_ok()) return store_error;
     if (s.is_ok()) {

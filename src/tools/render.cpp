@@ -61,12 +61,35 @@ std::string signed_map(const json& m) {
   return text::join(parts, ", ");
 }
 
+// Per-ability values in stat-block order (Str, Dex, Con, Int, Wis, Cha): "Dex +6, Con +13".
+std::string ability_map(const json& m) {
+  static const std::pair<const char*, const char*> kAbilities[] = {{"strength", "Str"},     {"dexterity", "Dex"},
+                                                                   {"constitution", "Con"}, {"intelligence", "Int"},
+                                                                   {"wisdom", "Wis"},       {"charisma", "Cha"}};
+  std::vector<std::string> parts;
+  for (const auto& [key, label] : kAbilities) {
+    auto v = num(m, key);
+    if (!v) continue;
+    parts.push_back(std::string(label) + " " + (*v >= 0 ? "+" : "") + text::format_number(*v));
+  }
+  // Keys that are not the six abilities (an importer's own spelling) follow, as recorded.
+  for (auto it = m.begin(); it != m.end(); ++it) {
+    if (!it->is_number()) continue;
+    bool known = false;
+    for (const auto& [key, label] : kAbilities) known = known || it.key() == key;
+    if (known) continue;
+    parts.push_back(it.key() + " " + (it->get<double>() >= 0 ? "+" : "") + text::format_number(it->get<double>()));
+  }
+  return text::join(parts, ", ");
+}
+
 void named_entries(std::string& out, const char* heading, const json& list) {
   if (!list.is_array() || list.empty()) return;
   out += "\n**" + std::string(heading) + "**\n\n";
   for (const auto& x : list) {
     std::string name = str(x, "name");
     if (auto u = str(x, "usage"); !u.empty()) name += " (" + u + ")";
+    if (auto l = str(x, "limited_to"); !l.empty()) name += " (" + l + ")";
     if (auto c = num(x, "cost"); c) name += " (Costs " + text::format_number(*c) + " Actions)";
     if (x.contains("levels") && x["levels"].is_array()) {
       std::vector<std::string> lv;
@@ -111,6 +134,10 @@ void render_creature(std::string& out, const json& r) {
   std::string ac = r.contains("armor_class") ? scalar(r["armor_class"]) : "";
   if (!str(r, "armor_detail").empty()) ac += " (" + str(r, "armor_detail") + ")";
   if (!ac.empty()) out += "**Armor Class:** " + ac + "  \n";
+  if (auto init = num(r, "initiative_bonus")) {
+    out += "**Initiative:** " + std::string(*init >= 0 ? "+" : "") + text::format_number(*init) + " (" +
+           text::format_number(10 + *init) + ")  \n";
+  }
   std::string hp = r.contains("hit_points") ? scalar(r["hit_points"]) : "";
   if (!str(r, "hit_dice").empty()) hp += " (" + str(r, "hit_dice") + ")";
   if (!hp.empty()) out += "**Hit Points:** " + hp + "  \n";
@@ -134,7 +161,7 @@ void render_creature(std::string& out, const json& r) {
     }
     out += "\n\n";
   }
-  if (r.contains("saving_throws")) out += "**Saving Throws:** " + signed_map(r["saving_throws"]) + "  \n";
+  if (r.contains("saving_throws")) out += "**Saving Throws:** " + ability_map(r["saving_throws"]) + "  \n";
   if (r.contains("skill_bonuses")) out += "**Skills:** " + signed_map(r["skill_bonuses"]) + "  \n";
   field(out, "Damage Vulnerabilities", r, "damage_vulnerabilities");
   field(out, "Damage Resistances", r, "damage_resistances");
@@ -165,6 +192,47 @@ void render_creature(std::string& out, const json& r) {
   named_entries(out, "Lair Actions", r.value("lair_actions", json()));
 }
 
+// "Finesse, Thrown (range 20/60), Nick [Mastery]".
+std::string property_list(const json& props) {
+  std::vector<std::string> parts;
+  if (!props.is_array()) return "";
+  for (const auto& p : props) {
+    std::string s = str(p, "name");
+    if (!str(p, "detail").empty()) s += " (" + str(p, "detail") + ")";
+    if (!str(p, "type").empty()) s += " [" + str(p, "type") + "]";
+    parts.push_back(s);
+  }
+  return text::join(parts, ", ");
+}
+
+// Cost in the coins a price list uses: 0.05 gp is "5 cp", 0.2 gp "2 sp", 2000 gp "2,000 gp".
+std::string format_cost(double gp) {
+  auto grouped = [](double v) {
+    std::string digits = text::format_number(v);
+    const size_t dot = digits.find('.');
+    const size_t int_end = dot == std::string::npos ? digits.size() : dot;
+    for (size_t i = int_end; i > 3; i -= 3) digits.insert(i - 3, ",");
+    return digits;
+  };
+  if (gp >= 1 || gp <= 0) return grouped(gp) + " gp";
+  const double sp = gp * 10;
+  if (std::abs(sp - std::round(sp)) < 1e-9) return text::format_number(std::round(sp)) + " sp";
+  return text::format_number(std::round(gp * 100 * 1000) / 1000) + " cp";
+}
+
+void cost_and_weight(std::string& out, const json& r) {
+  if (auto c = num(r, "cost_gp"); c && *c > 0) out += "**Cost:** " + format_cost(*c) + "  \n";
+  if (auto w = num(r, "weight"); w && *w > 0) {
+    const std::string unit = str(r, "weight_unit").empty() ? "lb" : str(r, "weight_unit");
+    out += "**Weight:** " + text::format_number(*w) + " " + unit + ".  \n";
+  }
+}
+
+std::string armor_class_line(const json& r) {
+  const std::string ac = str(r, "armor_class");
+  return !ac.empty() && ac[0] == '+' ? ac + " AC" : ac;
+}
+
 void render_weapon(std::string& out, const json& r) {
   out += "*" + str(r, "category") + (r.value("is_melee", true) ? " melee" : " ranged") + " weapon*\n\n";
   field(out, "Damage", r, "damage_dice");
@@ -174,23 +242,42 @@ void render_weapon(std::string& out, const json& r) {
     out += "**Range:** " + scalar(r["range"]) + "/" + scalar(r.value("long_range", json(0))) + " " +
            str(r, "distance_unit") + "  \n";
   }
-  if (r.contains("properties") && r["properties"].is_array()) {
-    std::vector<std::string> parts;
-    for (const auto& p : r["properties"]) {
-      std::string s = str(p, "name");
-      if (!str(p, "detail").empty()) s += " (" + str(p, "detail") + ")";
-      if (!str(p, "type").empty()) s += " [" + str(p, "type") + "]";
-      parts.push_back(s);
-    }
-    out += "**Properties:** " + text::join(parts, ", ") + "  \n";
-  }
+  if (const std::string props = property_list(r.value("properties", json())); !props.empty())
+    out += "**Properties:** " + props + "  \n";
+  cost_and_weight(out, r);
+  if (!str(r, "desc").empty() && text::fold(str(r, "desc")) != text::fold("A " + str(r, "name")))
+    out += "\n" + str(r, "desc") + "\n";
 }
 
 void render_armor(std::string& out, const json& r) {
-  out += "*" + str(r, "category") + " armor*\n\n";
-  field(out, "Armor Class", r, "armor_class");
+  out += "*" + (str(r, "category") == "shield" ? std::string("shield") : str(r, "category") + " armor") + "*\n\n";
+  if (const std::string ac = armor_class_line(r); !ac.empty()) out += "**Armor Class:** " + ac + "  \n";
   field(out, "Strength Required", r, "strength_required");
   out += std::string("**Stealth:** ") + (r.value("stealth_disadvantage", false) ? "Disadvantage" : "—") + "  \n";
+  cost_and_weight(out, r);
+  if (!str(r, "desc").empty() && text::fold(str(r, "desc")) != text::fold("A " + str(r, "name")))
+    out += "\n" + str(r, "desc") + "\n";
+}
+
+// A magic weapon's or armor's base item: "**Base weapon:** Longsword (martial; 1d8 slashing; Sap [Mastery], ...)".
+void base_item(std::string& out, const json& r) {
+  if (const json& w = r.value("base_weapon", json()); w.is_object()) {
+    std::vector<std::string> parts;
+    if (!str(w, "category").empty()) parts.push_back(str(w, "category"));
+    std::string dmg = str(w, "damage_dice");
+    if (!str(w, "damage_type").empty()) dmg += (dmg.empty() ? "" : " ") + text::lower(str(w, "damage_type"));
+    if (!dmg.empty()) parts.push_back(dmg);
+    if (const std::string props = property_list(w.value("properties", json())); !props.empty()) parts.push_back(props);
+    out += "**Base weapon:** " + str(w, "name") + (parts.empty() ? "" : " (" + text::join(parts, "; ") + ")") + "  \n";
+  }
+  if (const json& a = r.value("base_armor", json()); a.is_object()) {
+    std::vector<std::string> parts;
+    if (!str(a, "category").empty()) parts.push_back(str(a, "category"));
+    if (const std::string ac = armor_class_line(a); !ac.empty()) parts.push_back("AC " + ac);
+    if (auto s = num(a, "strength_required"); s && *s > 0) parts.push_back("Str " + text::format_number(*s));
+    if (a.value("stealth_disadvantage", false)) parts.push_back("Stealth disadvantage");
+    out += "**Base armor:** " + str(a, "name") + (parts.empty() ? "" : " (" + text::join(parts, "; ") + ")") + "  \n";
+  }
 }
 
 void render_item(std::string& out, const json& r) {
@@ -201,9 +288,8 @@ void render_item(std::string& out, const json& r) {
         " (requires attunement" + (str(r, "attunement_detail").empty() ? "" : " " + str(r, "attunement_detail")) + ")";
   }
   if (!line.empty()) out += "*" + line + "*\n\n";
-  if (auto c = num(r, "cost_gp"); c && *c > 0) out += "**Cost:** " + text::format_number(*c) + " gp  \n";
-  if (auto w = num(r, "weight"); w && *w > 0)
-    out += "**Weight:** " + text::format_number(*w) + " " + str(r, "weight_unit") + "  \n";
+  base_item(out, r);
+  cost_and_weight(out, r);
   if (!str(r, "desc").empty()) out += "\n" + str(r, "desc") + "\n";
 }
 

@@ -37,12 +37,21 @@ struct MappingContext {
   std::map<std::string, std::string> rule_section_names;  // ruleset key -> name
   std::map<std::string, Document> v1_documents;           // v1 document slug -> the document to attribute to
   std::map<std::string, json> gear;                       // weapon/armor key -> the /v2/items/ record for it
+  std::vector<json> standalone_armor;                     // /v2/items/ records that are armor without an armor record
 };
 
-// A /v2/items/ record that is a weapon or armor describes the same thing as its /v2/weapons/ or /v2/armor/
-// record. Notes it in ctx.gear (its cost, weight and text go to that entity) and returns true: it is not stored
-// as an item of its own, so nothing is stored twice.
+// A /v2/items/ record of a weapon or armor of the same name ("Longsword"; "Plate Armor" for armor "Plate")
+// describes the same thing as that /v2/weapons/ or /v2/armor/ record: notes it in ctx.gear (its cost, weight and
+// text go to that entity) and returns true, and it is not stored as an item, so nothing is stored twice. An item
+// that only links to one (the 2014 "Staff" arcane focus links to Quarterstaff) is an item of its own. An item
+// of category armor or shield with no armor record (SRD 5.1's Shield) is noted in ctx.standalone_armor and
+// returns true: it is stored as armor (map_standalone_armor), with the armor endpoint.
 bool note_gear_item(const json& record, MappingContext& ctx);
+
+// A record noted in ctx.standalone_armor as an armor entity (its key, document and URL stay the item's): category
+// from the item's ("shield"), the Armor Class its description states ("increases your Armor Class by 2" is a +2
+// bonus), cost, weight and description.
+Result<Entity> map_standalone_armor(const json& record, const MappingContext& ctx);
 
 // A /v2/documents/ record as a Document.
 Result<Document> map_v2_document(const json& record);

@@ -1,0 +1,226 @@
+// Fidelity over the whole recorded API: the bundled snapshot is synced once into a fresh store and the answers
+// are checked against the records themselves. Runs as one process (see tests/CMakeLists.txt) so the sync is
+// done once.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lorekeeper/core/text.hpp"
+#include "lorekeeper/open5e/page_source.hpp"
+#include "lorekeeper/open5e/sync.hpp"
+#include "lorekeeper/store/store.hpp"
+#include "lorekeeper/tools/engine.hpp"
+#include "test_support.hpp"
+
+namespace lorekeeper {
+namespace {
+
+using json = nlohmann::json;
+using model::Entity;
+using model::Kind;
+
+class Fidelity : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    path_ = new std::string(testing::temp_dir() + "/bundled.db");
+    auto st = store::Store::open(*path_, store::Store::Mode::kReadWrite);
+    ASSERT_TRUE(st.is_ok()) << st.status().to_string();
+    auto source = open5e::make_bundled_source();
+    ASSERT_TRUE(source.is_ok()) << source.status().to_string();
+    auto report = open5e::sync(**source, **st, open5e::SyncOptions{});
+    ASSERT_TRUE(report.is_ok()) << report.status().to_string();
+    ASSERT_TRUE(report->failed.empty());
+    // Every entity with its original record (scan leaves `raw` out).
+    std::vector<std::pair<std::string, Kind>> keys;
+    ASSERT_TRUE((*st)
+                    ->scan([&](const Entity& e) {
+                      keys.push_back({e.key, e.kind});
+                      return true;
+                    })
+                    .is_ok());
+    entities_ = new std::vector<Entity>();
+    for (const auto& [key, kind] : keys) {
+      auto got = (*st)->get(key, kind, true);
+      ASSERT_TRUE(got.is_ok() && got->size() == 1) << key;
+      entities_->push_back(std::move((*got)[0]));
+    }
+    engine_ = new tools::Engine(*path_);
+  }
+  static void TearDownTestSuite() {
+    delete engine_;
+    delete entities_;
+    delete path_;
+  }
+
+  static std::vector<const Entity*> all(Kind kind) {
+    std::vector<const Entity*> out;
+    for (const auto& e : *entities_) {
+      if (e.kind == kind) out.push_back(&e);
+    }
+    return out;
+  }
+  static const Entity& one(const std::string& key, Kind kind) {
+    for (const auto& e : *entities_) {
+      if (e.key == key && e.kind == kind) return e;
+    }
+    ADD_FAILURE() << "no " << model::kind_name(kind) << " " << key;
+    static const Entity kNone;
+    return kNone;
+  }
+  static bool exists(const std::string& key, Kind kind) {
+    for (const auto& e : *entities_) {
+      if (e.key == key && e.kind == kind) return true;
+    }
+    return false;
+  }
+  static tools::ToolResult call(const std::string& tool, const json& args) { return engine_->call(tool, args); }
+
+  static std::string* path_;
+  static std::vector<Entity>* entities_;
+  static tools::Engine* engine_;
+};
+
+std::string* Fidelity::path_ = nullptr;
+std::vector<Entity>* Fidelity::entities_ = nullptr;
+tools::Engine* Fidelity::engine_ = nullptr;
+
+TEST_F(Fidelity, WeaponsAreMeleeOrRangedByTheirCategoryNotTheirRange) {
+  // Thrown melee weapons have a range and stay melee weapons, in both SRDs.
+  for (const std::string prefix : {"srd_", "srd-2024_"}) {
+    for (const std::string slug : {"dagger", "handaxe", "javelin", "light-hammer", "spear", "trident", "club"}) {
+      const Entity& w = one(prefix + slug, Kind::kWeapon);
+      EXPECT_EQ(w.data.value("is_melee", false), true) << w.key;
+    }
+    for (const std::string slug : {"dart", "longbow", "shortbow", "sling", "blowgun"}) {
+      const Entity& w = one(prefix + slug, Kind::kWeapon);
+      EXPECT_EQ(w.data.value("is_melee", true), false) << w.key;
+    }
+  }
+  EXPECT_EQ(one("srd_net", Kind::kWeapon).data.value("is_melee", true), false);
+  // SRD 5.1's Heavy Crossbow lacks the Ammunition property in the API; the SRD's table still makes it ranged.
+  EXPECT_EQ(one("srd_crossbow-heavy", Kind::kWeapon).data.value("is_melee", true), false);
+  // v1 records state their category: it decides, for every one of them.
+  int v1 = 0;
+  for (const Entity* w : all(Kind::kWeapon)) {
+    if (w->source_api != "open5e_v1") continue;
+    ++v1;
+    const bool ranged = text::lower(w->raw.value("category", "")).find("ranged") != std::string::npos;
+    EXPECT_EQ(w->data.value("is_melee", ranged), !ranged) << w->key;
+  }
+  EXPECT_GT(v1, 20);
+}
+
+TEST_F(Fidelity, GearFoldsIntoAWeaponOrArmorOnlyWhenItIsTheSameThing) {
+  const Entity& staff = one("srd_quarterstaff", Kind::kWeapon);
+  EXPECT_DOUBLE_EQ(staff.data.value("cost_gp", 0.0), 0.2);  // 2 sp, not the arcane focus's 5 gp
+  EXPECT_EQ(staff.data.value("desc", "").find("focus"), std::string::npos);
+  for (const std::string key : {"srd_staff", "srd_wooden-staff"}) {
+    ASSERT_TRUE(exists(key, Kind::kItem)) << key;
+    EXPECT_EQ(one(key, Kind::kItem).data["base_weapon"].value("name", ""), "Quarterstaff");
+  }
+  // "Plate Armor" is the item of armor "Plate": folded, not stored twice.
+  EXPECT_FALSE(exists("srd_plate-armor", Kind::kItem));
+  EXPECT_DOUBLE_EQ(one("srd_plate", Kind::kArmor).data.value("cost_gp", 0.0), 1500);
+  // Every SRD weapon and armor has a price from its item.
+  for (Kind k : {Kind::kWeapon, Kind::kArmor}) {
+    for (const Entity* e : all(k)) {
+      if (e->document.key == "srd-2014" || e->document.key == "srd-2024") {
+        EXPECT_TRUE(e->data.contains("cost_gp")) << e->key;
+      }
+    }
+  }
+}
+
+TEST_F(Fidelity, EveryV1PriceIsParsedThousandsSeparatorsIncluded) {
+  int priced = 0;
+  for (Kind k : {Kind::kWeapon, Kind::kArmor}) {
+    for (const Entity* e : all(k)) {
+      if (e->source_api != "open5e_v1" || e->raw.value("cost", "").empty()) continue;
+      ++priced;
+      EXPECT_TRUE(e->data.contains("cost_gp")) << e->key << " " << e->raw.value("cost", "");
+    }
+  }
+  EXPECT_GT(priced, 30);
+  EXPECT_DOUBLE_EQ(one("silk-backed-coin-mail", Kind::kArmor).data.value("cost_gp", 0.0), 2000);
+  EXPECT_DOUBLE_EQ(one("stonesteel", Kind::kArmor).data.value("cost_gp", 0.0), 3000);
+}
+
+TEST_F(Fidelity, TheShieldIsArmorAndReadsAsABonus) {
+  for (const std::string key : {"srd_shield", "srd-2024_shield"}) {
+    const Entity& s = one(key, Kind::kArmor);
+    EXPECT_EQ(s.data.value("armor_class", ""), "+2") << key;
+    EXPECT_EQ(s.data.value("ac_base", 0), 2) << key;
+  }
+  EXPECT_FALSE(exists("srd_shield", Kind::kItem));
+  auto r = call("search_equipment", {{"type", "armor"}, {"search", "shield"}, {"documents", {"srd-2014"}}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  ASSERT_FALSE(r.structured["result"].empty());
+  EXPECT_EQ(r.structured["result"][0]["key"], "srd_shield");
+  EXPECT_NE(r.text.find("**Armor Class:** +2 AC"), std::string::npos) << r.text;
+  EXPECT_EQ(r.text.find("**Armor Class:** 2 "), std::string::npos);
+}
+
+TEST_F(Fidelity, TheTextShowsCostWeightAndAMagicItemsBaseItem) {
+  auto sword = call("get_entity", {{"key", "srd_longsword"}, {"kind", "weapon"}});
+  ASSERT_FALSE(sword.is_error) << sword.text;
+  EXPECT_NE(sword.text.find("**Cost:** 15 gp"), std::string::npos) << sword.text;
+  EXPECT_NE(sword.text.find("**Weight:** 3 lb."), std::string::npos) << sword.text;
+  auto dart = call("get_entity", {{"key", "srd_dart"}, {"kind", "weapon"}});
+  EXPECT_NE(dart.text.find("**Cost:** 5 cp"), std::string::npos) << dart.text;
+  EXPECT_NE(dart.text.find("simple ranged weapon"), std::string::npos) << dart.text;
+  auto plate = call("get_entity", {{"key", "srd_plate"}, {"kind", "armor"}});
+  EXPECT_NE(plate.text.find("**Cost:** 1,500 gp"), std::string::npos) << plate.text;
+  auto vorpal = call("get_entity", {{"key", "srd_vorpal-sword-longsword"}});
+  ASSERT_FALSE(vorpal.is_error) << vorpal.text;
+  EXPECT_NE(vorpal.text.find("**Base weapon:** Longsword (martial; 1d8 slashing; Versatile (1d10))"), std::string::npos)
+      << vorpal.text;
+  auto adamantine = call("get_entity", {{"key", "srd-2024_adamantine-armor-breastplate"}});
+  EXPECT_NE(adamantine.text.find("**Base armor:** Breastplate (medium; AC 14 + Dex modifier (max 2))"),
+            std::string::npos)
+      << adamantine.text;
+}
+
+TEST_F(Fidelity, EveryActionKeepsItsRechargeAndItsFormOrItemRestriction) {
+  int recharge_recorded = 0, recharge_kept = 0, limited_recorded = 0, limited_kept = 0;
+  for (const Entity* c : all(Kind::kCreature)) {
+    const json& actions = c->raw.contains("actions") ? c->raw["actions"] : json::array();
+    for (const auto& a : actions.is_array() ? actions : json::array()) {
+      const json& usage = a.contains("usage_limits") ? a["usage_limits"] : json();
+      const std::string type = usage.is_object() ? usage.value("type", "") : "";
+      if (type == "RECHARGE" || type == "RECHARGE_ON_ROLL") ++recharge_recorded;
+      if (a.contains("limited_to_form") && a["limited_to_form"].is_string() &&
+          !a["limited_to_form"].get<std::string>().empty()) {
+        ++limited_recorded;
+      }
+    }
+    for (const char* group :
+         {"actions", "bonus_actions", "reactions", "legendary_actions", "mythic_actions", "lair_actions"}) {
+      for (const auto& a : c->data.value(group, json::array())) {
+        if (a.value("usage", "").rfind("Recharge", 0) == 0) ++recharge_kept;
+        if (!a.value("limited_to", "").empty()) ++limited_kept;
+      }
+    }
+  }
+  EXPECT_GT(recharge_recorded, 900);
+  EXPECT_EQ(recharge_kept, recharge_recorded);
+  EXPECT_GT(limited_recorded, 200);
+  EXPECT_EQ(limited_kept, limited_recorded);
+
+  auto medusa = call("get_entity", {{"key", "srd-2024_medusa"}});
+  EXPECT_NE(medusa.text.find("***Petrifying Gaze (Recharge 5-6).***"), std::string::npos) << medusa.text;
+  EXPECT_NE(medusa.text.find("**Initiative:** +6 (16)"), std::string::npos) << medusa.text;
+  auto werewolf = call("get_entity", {{"key", "srd-2024_werewolf"}});
+  EXPECT_NE(werewolf.text.find("***Bite (Wolf or Hybrid Form Only).***"), std::string::npos) << werewolf.text;
+}
+
+TEST_F(Fidelity, SavingThrowsAreInAbilityOrder) {
+  auto dragon = call("get_entity", {{"key", "srd_adult-red-dragon"}});
+  ASSERT_FALSE(dragon.is_error) << dragon.text;
+  EXPECT_NE(dragon.text.find("**Saving Throws:** Dex +6, Con +13, Wis +7, Cha +11"), std::string::npos) << dragon.text;
+}
+
+}  // namespace
+}  // namespace lorekeeper
