@@ -233,17 +233,25 @@ class BackgroundSync {
   bool stop() {
     cancel_ = true;
     if (!thread_.joinable()) return true;
-    for (int i = 0; i < 40 && running_; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    if (running_) return false;
+    auto running = [this] {
+      std::lock_guard<std::mutex> lock(mutex_);
+      return running_;
+    };
+    for (int i = 0; i < 40 && running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (running()) return false;
     thread_.join();
     return true;
   }
 
+  // While a refresh runs, that it does; after a refresh of stale data failed (or could not start: the API was
+  // unreachable), how old the data is, so every answer says so and not only the log.
   std::string notice() const {
-    if (!running_) return "";
     std::lock_guard<std::mutex> lock(mutex_);
-    return "Note: the data is being refreshed from " + cfg_.open5e_base_url +
-           " in the background; this answer uses the data synced " + age_ + " ago.";
+    if (running_) {
+      return "Note: the data is being refreshed from " + cfg_.open5e_base_url +
+             " in the background; this answer uses the data synced " + age_ + " ago.";
+    }
+    return stale_;
   }
 
  private:
@@ -255,22 +263,29 @@ class BackgroundSync {
     auto last_iso = st.meta("synced_at:open5e");
     const long long synced = last_unix && *last_unix ? std::atoll((*last_unix)->c_str()) : 0;
     if (unix_now() - synced < static_cast<long long>(cfg_.cache_ttl_days) * 86400) return;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      age_ = last_iso && *last_iso ? age_of(**last_iso) : "an unknown time";
+    }
     if (mode_ == "auto") {
       auto probe = http::make_curl_client(http::Options{3000, 5000, 5, http::Options{}.user_agent});
       auto r = probe->get(cfg_.open5e_base_url + "/v2/");
       if (!r || r->status >= 500) {
         log::info("data is older than " + std::to_string(cfg_.cache_ttl_days) + " days but " + cfg_.open5e_base_url +
                   " is not reachable; serving the stored data");
+        set_stale(cfg_.open5e_base_url + " was not reachable");
         return;
       }
     }
     auto src = open_source(cfg_, cfg_.open5e_base_url);
-    if (!src) return;
+    if (!src) {
+      set_stale(src.status().message());
+      return;
+    }
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      age_ = last_iso && *last_iso ? age_of(**last_iso) : "an unknown time";
+      running_ = true;
     }
-    running_ = true;
     log::info("data is older than " + std::to_string(cfg_.cache_ttl_days) + " days; refreshing from " +
               cfg_.open5e_base_url + " in the background");
     open5e::SyncOptions options;
@@ -281,20 +296,40 @@ class BackgroundSync {
       record_endpoint_failures(st, *report, options);
       log::info("background sync done: " + std::to_string(report->total_entities()) + " entities, " +
                 std::to_string(report->failed.size()) + " endpoint(s) failed");
+      if (!report->failed.empty()) {
+        std::vector<std::string> lists;
+        for (const auto& f : report->failed) lists.push_back(f.endpoint);
+        set_partly_stale(lists);
+      }
       if (synced_) synced_();
     } else {
       log::warning("background sync failed: " + report.status().to_string() + "; the stored data is unchanged");
+      if (report.status().code() != StatusCode::kCancelled) set_stale(report.status().message());
     }
+    std::lock_guard<std::mutex> lock(mutex_);
     running_ = false;
+  }
+
+  void set_stale(const std::string& why) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stale_ = "Note: this data was synced " + age_ + " ago, longer than the refresh interval of " +
+             std::to_string(cfg_.cache_ttl_days) + " day(s), and refreshing it failed (" + why +
+             "); it may be out of date.";
+  }
+  void set_partly_stale(const std::vector<std::string>& lists) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stale_ = "Note: refreshing " + text::join(lists, ", ") + " failed; those lists keep the data synced " + age_ +
+             " ago and may be out of date.";
   }
 
   Config cfg_;
   std::string mode_;
   std::function<void()> synced_;
   std::atomic<bool> cancel_{false};
-  std::atomic<bool> running_{false};
+  bool running_ = false;  // guarded by mutex_
   mutable std::mutex mutex_;
   std::string age_;
+  std::string stale_;
   std::thread thread_;
 };
 

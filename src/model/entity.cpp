@@ -1,5 +1,6 @@
 #include "lorekeeper/model/entity.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <string>
@@ -121,6 +122,22 @@ std::string normalize_casting_time(std::string_view s) {
   }
   if (out == "bonusaction") return "bonus-action";
   return out;
+}
+
+std::string casting_time_text(std::string_view t) {
+  for (std::string_view unit : {"action", "bonus-action", "reaction", "turn", "round"}) {
+    if (t == unit) {
+      std::string out = "1 " + std::string(unit);
+      std::replace(out.begin(), out.end(), '-', ' ');
+      return out;
+    }
+  }
+  size_t digits = 0;
+  while (digits < t.size() && std::isdigit(static_cast<unsigned char>(t[digits]))) ++digits;
+  const std::string_view unit = t.substr(digits);
+  static const std::string_view kUnits[] = {"minute", "minutes", "hour", "hours", "day", "days", "week", "weeks"};
+  if (digits == 0 || std::find(std::begin(kUnits), std::end(kUnits), unit) == std::end(kUnits)) return std::string(t);
+  return std::string(t.substr(0, digits)) + " " + std::string(unit);
 }
 
 bool is_preferred_edition(std::string_view game_system) { return game_system == "5e-2014" || game_system == "5e-2024"; }

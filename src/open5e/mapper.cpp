@@ -131,6 +131,18 @@ std::string components_of(const json& rec) {
   return text::join(c, ", ");
 }
 
+// Where a spell's roll goes: "damage_roll" when it deals a damage type, "healing_roll" when instead its text says
+// creatures regain hit points and never mentions damage, else "roll".
+const char* spell_roll_field(const std::vector<std::string>& damage_types, const std::string& desc) {
+  if (!damage_types.empty()) return "damage_roll";
+  const std::string t = text::fold(desc);
+  if (t.find("regain") != std::string::npos && t.find("hit point") != std::string::npos &&
+      t.find("damage") == std::string::npos) {
+    return "healing_roll";
+  }
+  return "roll";
+}
+
 void map_spell(const json& rec, Entity& e) {
   auto& f = e.facets;
   auto& d = e.data;
@@ -143,7 +155,7 @@ void map_spell(const json& rec, Entity& e) {
   put_str(d, "school", name_of(school));
   const std::string ct = str(rec, "casting_time");
   f.casting_time = model::normalize_casting_time(ct);
-  put_str(d, "casting_time", ct);
+  put_str(d, "casting_time", model::casting_time_text(f.casting_time));
   put_str(d, "reaction_condition", str(rec, "reaction_condition"));
   std::string range = str(rec, "range_text");
   if (range.empty()) {
@@ -175,7 +187,6 @@ void map_spell(const json& rec, Entity& e) {
     }
   }
   d["classes"] = classes;
-  put_str(d, "damage_roll", str(rec, "damage_roll"));
   const json& dts = child(rec, "damage_types");
   if (dts.is_array()) {
     json types = json::array();
@@ -188,6 +199,9 @@ void map_spell(const json& rec, Entity& e) {
     }
     put_if(d, "damage_types", types);
   }
+  // The API's damage_roll is the spell's roll whatever it is for: Cure Wounds' healing, Bless's 1d4, Teleport's
+  // 1d100. It is a damage roll only when the spell deals a damage type.
+  put_str(d, spell_roll_field(f.damage_types, str(rec, "desc")), str(rec, "damage_roll"));
   put_str(d, "saving_throw_ability", str(rec, "saving_throw_ability"));
   if (json_util::boolean(rec, "attack_roll").value_or(false)) d["attack_roll"] = true;
   put_str(d, "target_type", str(rec, "target_type"));
@@ -448,7 +462,17 @@ void map_species(const json& rec, Entity& e) {
 void map_feat(const json& rec, Entity& e) {
   map_traits_kind(rec, e, "benefits");
   put_str(e.data, "prerequisite", str(rec, "prerequisite"));
-  put_str(e.data, "type", str(rec, "type"));
+  // "GENERAL" (an enum value in most records) reads "General", like the records that spell it out.
+  std::string type = str(rec, "type");
+  if (std::none_of(type.begin(), type.end(), [](unsigned char c) { return std::islower(c); })) {
+    for (size_t i = 0; i < type.size(); ++i) {
+      const bool first = i == 0 || type[i - 1] == ' ' || type[i - 1] == '_';
+      type[i] = type[i] == '_' ? ' '
+                : first        ? type[i]
+                               : static_cast<char>(std::tolower(static_cast<unsigned char>(type[i])));
+    }
+  }
+  put_str(e.data, "type", type);
   e.facets.type = text::lower(str(rec, "type"));
 }
 
@@ -557,17 +581,6 @@ void map_reference(const json& rec, Entity& e) {
       continue;
     }
     if (it->is_string() || it->is_number() || it->is_boolean()) put_if(d, it.key().c_str(), *it);
-  }
-  if (e.kind == Kind::kCondition) {
-    const json& ds = child(rec, "descriptions");
-    if (ds.is_array() && ds.size() > 1) {
-      json per = json::array();
-      for (const auto& x : ds) {
-        per.push_back(
-            {{"document", str(x, "document")}, {"game_system", str(x, "gamesystem")}, {"desc", str(x, "desc")}});
-      }
-      d["descriptions"] = per;
-    }
   }
   e.text = desc;
 }
@@ -692,6 +705,37 @@ Result<Entity> start_v2_entity(const Endpoint& endpoint, const json& rec, const 
 }
 
 }  // namespace
+
+std::vector<Entity> split_by_document(Entity e, const MappingContext& ctx) {
+  std::vector<Entity> out;
+  const json& ds = child(e.raw, "descriptions");
+  bool per_document = ds.is_array() && !ds.empty();
+  for (size_t i = 0; per_document && i < ds.size(); ++i) per_document = !str(ds[i], "document").empty();
+  if (!per_document || (ds.size() == 1 && str(ds[0], "document") == e.document.key)) {
+    out.push_back(std::move(e));
+    return out;
+  }
+  for (const auto& x : ds) {
+    Entity v = e;
+    const std::string doc = str(x, "document");
+    // SRD 5.1's records are keyed "srd_..." by the API; every other document's by its own key.
+    if (doc != e.document.key) v.key = (doc == "srd-2014" ? std::string("srd") : doc) + "_" + e.key;
+    if (auto it = ctx.documents.find(doc); it != ctx.documents.end()) {
+      v.document = it->second;
+    } else {
+      v.document = Document{};
+      v.document.key = doc;
+      v.document.name = doc;
+      v.document.game_system = str(x, "gamesystem");
+    }
+    v.document.source_api = "open5e_v2";
+    const std::string desc = str(x, "desc");
+    v.data["desc"] = desc;
+    v.text = desc;
+    out.push_back(std::move(v));
+  }
+  return out;
+}
 
 Result<Entity> map_standalone_armor(const json& rec, const MappingContext& ctx) {
   auto started = start_v2_entity({"items", Kind::kArmor}, rec, ctx);

@@ -229,8 +229,9 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
   std::set<int> v2_failed_kinds;
   int written_endpoints = 0;
 
-  // Runs one entity endpoint: `map` turns a record into an entity to keep, or nullopt to leave it out.
-  using Mapper = std::function<std::optional<model::Entity>(const json& rec)>;
+  // Runs one entity endpoint: `map` turns a record into the entities to keep (none to leave it out; several when
+  // a record holds one entry per document).
+  using Mapper = std::function<std::vector<model::Entity>(const json& rec)>;
   // A failure of the store itself (a full disk, a read-only file) is not an endpoint's failure: it ends the sync,
   // the batch rolls back and the error says what happened.
   Status store_error;
@@ -249,35 +250,32 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
     int duplicates = 0;
     size_t skipped_before = report.skipped.size();
     const int stored_from = baseline(endpoint);
-    auto write_entities = [&](std::vector<std::optional<model::Entity>> mapped) {
+    auto write_entities = [&](std::vector<model::Entity> mapped) {
       std::vector<model::Entity> entities;
       for (auto& e : mapped) {
-        if (!e) continue;
-        if (!seen.insert({static_cast<int>(e->kind), e->key}).second) {
+        if (!seen.insert({static_cast<int>(e.kind), e.key}).second) {
           ++duplicates;
           continue;
         }
-        added.push_back({static_cast<int>(e->kind), e->key});
-        kinds[std::string(model::kind_name(e->kind))]++;
-        per_document[e->document.key]++;
+        added.push_back({static_cast<int>(e.kind), e.key});
+        kinds[std::string(model::kind_name(e.kind))]++;
+        per_document[e.document.key]++;
         if (std::none_of(documents.begin(), documents.end(),
-                         [&](const model::Document& d) { return d.key == e->document.key; })) {
-          documents.push_back(e->document);
+                         [&](const model::Document& d) { return d.key == e.document.key; })) {
+          documents.push_back(e.document);
         }
-        entities.push_back(std::move(*e));
+        entities.push_back(std::move(e));
       }
       return stored((*batch)->write(documents, entities));
     };
     Status walked = walk(source, endpoint, options, report, stored_from, [&](std::vector<json>& records) {
-      std::vector<std::optional<model::Entity>> mapped;
-      for (const auto& rec : records) mapped.push_back(map(rec));
+      std::vector<model::Entity> mapped;
+      for (const auto& rec : records) {
+        for (auto& e : map(rec)) mapped.push_back(std::move(e));
+      }
       return write_entities(std::move(mapped));
     });
-    if (walked.is_ok() && extra) {
-      std::vector<std::optional<model::Entity>> mapped;
-      for (auto& e : extra()) mapped.push_back(std::move(e));
-      walked = write_entities(std::move(mapped));
-    }
+    if (walked.is_ok() && extra) walked = write_entities(extra());
     if (walked.code() == StatusCode::kCancelled || !store_error.is_ok()) return walked;  // the whole batch rolls back
     if (walked.is_ok()) {
       // A listing of the announced size whose records cannot be stored (unmappable, or one key repeated) would
@@ -352,20 +350,21 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
     }
     Status s = run_endpoint(
         endpoint, {"open5e_v2", ep.kind, ""},
-        [&](const json& rec) -> std::optional<model::Entity> {
+        [&](const json& rec) -> std::vector<model::Entity> {
           const size_t standalone_before = ctx.standalone_armor.size();
           if (ep.kind == Kind::kItem && note_gear_item(rec, ctx)) {
             if (ctx.standalone_armor.size() == standalone_before) ++merged;  // else stored as armor
-            return std::nullopt;
+            return {};
           }
           auto e = map_v2_record(ep, rec, ctx);
           if (!e) {
             report.skipped.push_back({endpoint, json_util::str(rec, "key"), e.status().message()});
-            return std::nullopt;
+            return {};
           }
           if (ep.kind == Kind::kRuleSection) ctx.rule_section_names[e->key] = e->name;
-          kind_documents.push_back({static_cast<int>(e->kind), e->document.key});
-          return std::move(*e);
+          std::vector<model::Entity> out = split_by_document(std::move(*e), ctx);
+          for (const auto& x : out) kind_documents.push_back({static_cast<int>(x.kind), x.document.key});
+          return out;
         },
         standalone_armor);
     if (s.code() == StatusCode::kCancelled) return s;
@@ -413,17 +412,19 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
         if (skipped_now(endpoint)) continue;
         int covered = 0;
         Status s =
-            run_endpoint(endpoint, {"open5e_v1", ep.kind, ""}, [&](const json& rec) -> std::optional<model::Entity> {
+            run_endpoint(endpoint, {"open5e_v1", ep.kind, ""}, [&](const json& rec) -> std::vector<model::Entity> {
               auto e = map_v1_record(ep, rec, ctx);
               if (!e) {
                 report.skipped.push_back({endpoint, json_util::str(rec, "slug"), e.status().message()});
-                return std::nullopt;
+                return {};
               }
               if (v2_kind_documents.count({static_cast<int>(e->kind), e->document.key})) {
                 ++covered;
-                return std::nullopt;
+                return {};
               }
-              return std::move(*e);
+              std::vector<model::Entity> out;
+              out.push_back(std::move(*e));
+              return out;
             });
         if (s.code() == StatusCode::kCancelled) return s;
         if (!store_error.is_ok()) return store_error;

@@ -550,7 +550,7 @@ void map_spell(Fields& f, Entity& e, PendingLink& link) {
     const std::string norm = model::normalize_casting_time(head);
     if (kKnownCastingTimes.count(norm) > 0) {
       fc.casting_time = norm;
-      d["casting_time"] = norm;
+      d["casting_time"] = model::casting_time_text(norm);
       put_str(d, "reaction_condition", tail);
     } else {
       fc.casting_time = model::normalize_casting_time(ct);

@@ -204,7 +204,7 @@ std::vector<ToolSpec> build_specs() {
                    "Search character options",
                    "Find classes (with their subclasses), races/species (with subraces), backgrounds and feats.",
                    {str_param("type", "Kind of option.", {"class", "race", "background", "feat"}, true), search_param(),
-                    documents_param(), limit_param()},
+                    documents_param(), game_system_param(), limit_param()},
                    list_output_schema()});
   {
     ToolSpec s{"search_equipment",
@@ -242,7 +242,7 @@ std::vector<ToolSpec> build_specs() {
                     str_param("section",
                               "For rule_type=rule: rules section, e.g. \"combat\", \"spellcasting\", "
                               "\"adventuring\"."),
-                    documents_param(), limit_param()},
+                    documents_param(), game_system_param(), limit_param()},
                    list_output_schema()});
   specs.push_back({"search_all",
                    "Search everything",
@@ -360,8 +360,18 @@ ToolResult list_answer(std::vector<json> results, const std::string& header, std
   return out;
 }
 
+// "class" -> "classes", "species" and "armor" unchanged, "spell" -> "spells".
+std::string plural_of(const std::string& noun) {
+  auto ends_with = [&](std::string_view tail) {
+    return noun.size() >= tail.size() && noun.compare(noun.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  if (ends_with("species") || ends_with("armor")) return noun;
+  if (!noun.empty() && (noun.back() == 's' || noun.back() == 'x')) return noun + "es";
+  return noun + "s";
+}
+
 std::string plural(const std::string& kind_label, int n) {
-  return std::to_string(n) + " " + kind_label + (n == 1 ? "" : "s");
+  return std::to_string(n) + " " + (n == 1 ? kind_label : plural_of(kind_label));
 }
 
 // Known aliases for document keys: older LoreKeeper examples and Open5e v1 slugs.
@@ -1121,6 +1131,7 @@ Result<Query> character_option_query(const json& args) {
     q.kinds = {Kind::kBackground};
   else
     q.kinds = {Kind::kFeat};
+  q.game_system = str_arg(args, "game_system");
   return q;
 }
 
@@ -1141,7 +1152,7 @@ Result<Query> equipment_query(const json& args) {
   auto restrict_to = [&](Kind k, const char* param) -> Status {
     if (std::find(q.kinds.begin(), q.kinds.end(), k) == q.kinds.end()) {
       return Status::invalid_argument(std::string("Parameter '") + param + "' applies only to " +
-                                      std::string(model::kind_name(k)) + "s, but type is '" + type + "'.");
+                                      plural_of(std::string(model::kind_name(k))) + ", but type is '" + type + "'.");
     }
     q.kinds = {k};
     return Status::ok();
@@ -1219,6 +1230,7 @@ Result<Query> rule_query(const json& args) {
       {"environment", {Kind::kEnvironment}},
   };
   q.kinds = kKinds.at(t);
+  q.game_system = str_arg(args, "game_system");
   const std::string section = text::trim(str_arg(args, "section"));
   if (!section.empty()) {
     if (t != "rule" && t != "rule-section") {
@@ -1247,6 +1259,12 @@ void add_children(store::Store& st, std::vector<json>& results) {
   for (auto& r : results) {
     const std::string kind = r.value("kind", "");
     if (kind != "class" && kind != "species") continue;
+    // Some records name their parent by key only ("subspecies_of": "srd_elf"): show its name.
+    const char* parent_field = kind == "class" ? "subclass_of" : "subspecies_of";
+    if (r.contains(parent_field) && r[parent_field].is_string()) {
+      auto parent = st.get(r[parent_field].get<std::string>(), kind == "class" ? Kind::kClass : Kind::kSpecies, false);
+      if (parent && parent->size() == 1) r[parent_field] = (*parent)[0].name;
+    }
     Query q;
     q.kinds = {kind == "class" ? Kind::kClass : Kind::kSpecies};
     q.parent_key = r.value("key", "");
@@ -1272,7 +1290,7 @@ ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilde
   q.document_keys = docs.keys;
   const std::string label = kind_label(q.kinds);
   if (docs.select_nothing) {
-    return list_answer({}, "No " + label + "s: no source document selected.", docs.message, 0, args);
+    return list_answer({}, "No " + plural_of(label) + ": no source document selected.", docs.message, 0, args);
   }
   auto found = find(st, q, search, limit, match, ctx);
   if (!found) return error_result("Search failed: " + found.status().to_string());
@@ -1333,7 +1351,7 @@ ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilde
     }
     if (hints.empty()) hints.push_back("Nothing in the store matches these filters.");
     message = (message.empty() ? "" : message + " ") + text::join(hints, " ");
-    header = "No " + label + "s found.";
+    header = "No " + plural_of(label) + " found.";
   }
   return list_answer(std::move(found->results), header, message, found->total, args);
 }
@@ -1442,7 +1460,7 @@ ToolResult get_entity(store::Store& st, const json& args, std::string_view prefe
     if (kind) q.kinds = {*kind};
     auto by_name = Engine::editions_named(st, q, key, preferred);
     std::string msg = "No entry has the key '" + key + "'" +
-                      (kind ? " among " + std::string(model::kind_name(*kind)) + "s" : "") + ".";
+                      (kind ? " among " + plural_of(std::string(model::kind_name(*kind))) : "") + ".";
     if (by_name && !by_name->empty()) {
       std::vector<std::string> keys;
       for (const auto& e : *by_name) keys.push_back(e.key + " (" + e.document.key + ")");

@@ -97,7 +97,7 @@ void named_entries(std::string& out, const char* heading, const json& list) {
       name += " (level " + text::join(lv, ", ") + ")";
     }
     const std::string desc = str(x, "desc");
-    out += "- ***" + name + ".*** " + desc + "\n";
+    out += name.empty() ? "- " + desc + "\n" : "- ***" + name + ".*** " + desc + "\n";
   }
 }
 
@@ -110,7 +110,9 @@ void render_spell(std::string& out, const json& r) {
   }
   if (r.value("ritual", false)) line += " (ritual)";
   if (!line.empty()) out += "*" + line + "*\n\n";
-  field(out, "Casting Time", r, "casting_time");
+  std::string casting = str(r, "casting_time");
+  if (!str(r, "reaction_condition").empty()) casting += ", " + str(r, "reaction_condition");
+  if (!casting.empty()) out += "**Casting Time:** " + casting + "  \n";
   field(out, "Range", r, "range");
   std::string comps = str(r, "components");
   if (!str(r, "material").empty()) comps += " (" + str(r, "material") + ")";
@@ -120,6 +122,8 @@ void render_spell(std::string& out, const json& r) {
   if (!duration.empty()) out += "**Duration:** " + duration + "  \n";
   field(out, "Classes", r, "classes");
   field(out, "Damage", r, "damage_roll");
+  field(out, "Healing", r, "healing_roll");
+  field(out, "Roll", r, "roll");
   field(out, "Damage Types", r, "damage_types");
   field(out, "Saving Throw", r, "saving_throw_ability");
   field(out, "Area", r, "area");
@@ -297,6 +301,7 @@ void render_generic(std::string& out, const json& r) {
   field(out, "Subclass of", r, "subclass_of");
   field(out, "Subspecies of", r, "subspecies_of");
   field(out, "Section", r, "section");
+  if (str(r, "kind") == "feat") field(out, "Feat Type", r, "type");
   field(out, "Prerequisite", r, "prerequisite");
   field(out, "Hit Dice", r, "hit_dice");
   field(out, "Saving Throws", r, "saving_throws");
@@ -306,11 +311,6 @@ void render_generic(std::string& out, const json& r) {
   named_entries(out, "Traits", r.value("traits", json()));
   named_entries(out, "Benefits", r.value("benefits", json()));
   named_entries(out, "Features", r.value("features", json()));
-  if (r.contains("descriptions") && r["descriptions"].is_array()) {
-    for (const auto& d : r["descriptions"]) {
-      out += "\n*" + str(d, "document") + ":* " + str(d, "desc") + "\n";
-    }
-  }
 }
 
 }  // namespace

@@ -161,7 +161,7 @@ run_era() {
 
   call search_rule '{"rule_type":"condition","search":"grappled"}'
   ok "search_rule condition grappled finds grappled" ok_json \
-    "$LIST and (.result.structuredContent.result | any(.[]; .key == \"grappled\"))"
+    "$LIST and (.result.structuredContent.result | any(.[]; .key == \"srd_grappled\"))"
 
   call search_all '{"query":"fireball"}'
   ok "search_all fireball: kind -> results, includes srd_fireball" ok_json \

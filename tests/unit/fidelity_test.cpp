@@ -3,6 +3,7 @@
 // done once.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <map>
 #include <memory>
 #include <string>
@@ -220,6 +221,73 @@ TEST_F(Fidelity, SavingThrowsAreInAbilityOrder) {
   auto dragon = call("get_entity", {{"key", "srd_adult-red-dragon"}});
   ASSERT_FALSE(dragon.is_error) << dragon.text;
   EXPECT_NE(dragon.text.find("**Saving Throws:** Dex +6, Con +13, Wis +7, Cha +11"), std::string::npos) << dragon.text;
+}
+
+TEST_F(Fidelity, EachEditionsConditionIsItsOwnEntityInItsOwnDocument) {
+  // One entity per description the API gives (the mirror's README: 50 condition descriptions), each holding only
+  // its own document's text.
+  std::map<std::string, int> per_document;
+  for (const Entity* c : all(Kind::kCondition)) {
+    ++per_document[c->document.key];
+    EXPECT_NE(c->document.key, "core") << c->key;
+    int matching = 0;
+    for (const auto& d : c->raw["descriptions"]) {
+      if (d.value("document", "") != c->document.key) continue;
+      ++matching;
+      EXPECT_EQ(c->data.value("desc", ""), d.value("desc", "")) << c->key;
+    }
+    EXPECT_EQ(matching, 1) << c->key;
+  }
+  EXPECT_EQ(all(Kind::kCondition).size(), 50u);
+  EXPECT_EQ(per_document["srd-2014"], 15);
+  EXPECT_EQ(per_document["srd-2024"], 15);
+  for (Kind k : {Kind::kDamageType, Kind::kSkill, Kind::kAbilityScore, Kind::kAlignment, Kind::kCreatureType}) {
+    for (const Entity* e : all(k)) EXPECT_NE(e->document.key, "core") << e->key;
+  }
+  auto r = call("search_rule", {{"rule_type", "condition"}, {"search", "grappled"}, {"documents", {"srd-2024"}}});
+  ASSERT_EQ(r.structured["result"].size(), 1u) << r.text;
+  EXPECT_EQ(r.structured["result"][0]["key"], "srd-2024_grappled");
+  auto old = call("search_rule", {{"rule_type", "condition"}, {"search", "stunned"}, {"game_system", "5e-2014"}});
+  ASSERT_EQ(old.structured["result"].size(), 1u) << old.text;
+  EXPECT_EQ(old.text.find("5e-2024"), std::string::npos) << old.text;
+}
+
+TEST_F(Fidelity, SpellsAndFeatsReadAsPeopleWriteThem) {
+  // Casting times as a stat block prints them, for every spell.
+  for (const Entity* sp : all(Kind::kSpell)) {
+    const std::string ct = sp->data.value("casting_time", "");
+    EXPECT_TRUE(ct.empty() || std::isdigit(static_cast<unsigned char>(ct[0]))) << sp->key << ": " << ct;
+    EXPECT_EQ(ct.find('-'), std::string::npos) << sp->key << ": " << ct;
+  }
+  auto shield = call("get_entity", {{"key", "srd_shield"}, {"kind", "spell"}});
+  EXPECT_NE(shield.text.find("**Casting Time:** 1 reaction, which you take when you are hit by an attack"),
+            std::string::npos)
+      << shield.text;
+  auto counter = call("get_entity", {{"key", "srd_counterspell"}});
+  EXPECT_NE(counter.text.find("1 reaction, which you take when you see a creature"), std::string::npos);
+  // A roll is labelled for what it is: healing, damage, or neither.
+  auto cure = call("get_entity", {{"key", "srd-2024_cure-wounds"}});
+  EXPECT_NE(cure.text.find("**Healing:** 2d8"), std::string::npos) << cure.text;
+  EXPECT_EQ(cure.text.find("**Damage:**"), std::string::npos) << cure.text;
+  auto bless = call("get_entity", {{"key", "srd-2024_bless"}});
+  EXPECT_EQ(bless.text.find("**Damage:**"), std::string::npos) << bless.text;
+  auto fireball = call("get_entity", {{"key", "srd_fireball"}});
+  EXPECT_NE(fireball.text.find("**Damage:** 8d6"), std::string::npos) << fireball.text;
+  // Feats: their type, and unnamed benefits as plain bullets.
+  auto alert = call("get_entity", {{"key", "srd-2024_alert"}});
+  EXPECT_NE(alert.text.find("**Feat Type:** Origin"), std::string::npos) << alert.text;
+  EXPECT_EQ(alert.text.find("***.***"), std::string::npos) << alert.text;
+  for (const Entity* f : all(Kind::kFeat)) {
+    const std::string type = f->data.value("type", "");
+    EXPECT_TRUE(type.empty() || type != "GENERAL") << f->key;
+  }
+  // Plurals and a species' parent by name.
+  auto classes = call("search_character_option", {{"type", "class"}, {"search", "Wizard"}});
+  EXPECT_EQ(classes.text.find("classs"), std::string::npos) << classes.text;
+  auto species = call("search_character_option", {{"type", "race"}, {"search", "Elf"}});
+  EXPECT_EQ(species.text.find("speciess"), std::string::npos) << species.text;
+  auto high_elf = call("get_entity", {{"key", "srd_high-elf"}});
+  EXPECT_NE(high_elf.text.find("**Subspecies of:** Elf"), std::string::npos) << high_elf.text;
 }
 
 }  // namespace

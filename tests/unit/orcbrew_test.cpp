@@ -115,7 +115,7 @@ TEST(OrcBrewSpells, FacetsDataTextAndAttribution) {
   EXPECT_EQ(e.facets.classes, (std::vector<std::string>{"sorcerer", "srd_sorcerer", "srd_wizard", "wizard"}));
   EXPECT_EQ(e.data["level"], 2);
   EXPECT_EQ(e.data["school"], "Evocation");
-  EXPECT_EQ(e.data["casting_time"], "action");
+  EXPECT_EQ(e.data["casting_time"], "1 action");
   EXPECT_EQ(e.data["range"], "90 feet");
   EXPECT_EQ(e.data["components"], "V, S, M");
   EXPECT_EQ(e.data["material"], "a shard of ice");

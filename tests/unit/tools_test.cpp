@@ -219,7 +219,7 @@ TEST_F(ToolsTest, FiltersAreHardConstraints) {
   }
   r = call("search_spell", {{"casting_time", "1 Bonus Action"}});
   ASSERT_FALSE(r.is_error) << r.text;
-  for (const auto& x : r.structured["result"]) EXPECT_EQ(x["casting_time"], "bonus-action");
+  for (const auto& x : r.structured["result"]) EXPECT_EQ(x["casting_time"], "1 bonus action");
   r = call("search_equipment", {{"rarity", "legendary"}});
   ASSERT_FALSE(r.is_error);
   EXPECT_EQ(keys(r), std::vector<std::string>{"srd_vorpal-sword-longsword"});
@@ -338,8 +338,16 @@ TEST_F(ToolsTest, RulesBySection) {
   auto r = call("search_rule", {{"rule_type", "rule"}, {"section", "attacking"}});
   ASSERT_FALSE(r.is_error) << r.text;
   ASSERT_EQ(r.structured["result"].size(), 2u);
+  // Each edition's condition is its own entity in its own document, the preferred rules first.
   r = call("search_rule", {{"rule_type", "condition"}, {"search", "Grappled"}});
-  EXPECT_EQ(keys(r), std::vector<std::string>{"grappled"});
+  EXPECT_EQ(keys(r), (std::vector<std::string>{"srd_grappled", "srd-2024_grappled", "a5e-ag_grappled"}));
+  r = call("search_rule", {{"rule_type", "condition"}, {"search", "Grappled"}, {"documents", {"srd-2024"}}});
+  ASSERT_EQ(keys(r), std::vector<std::string>{"srd-2024_grappled"}) << r.text;
+  EXPECT_NE(r.text.find("Disadvantage on attack rolls"), std::string::npos) << r.text;
+  r = call("search_rule", {{"rule_type", "condition"}, {"search", "Grappled"}, {"game_system", "5e-2014"}});
+  ASSERT_EQ(keys(r), std::vector<std::string>{"srd_grappled"});
+  EXPECT_EQ(r.text.find("Disadvantage on attack rolls"), std::string::npos) << "2024 rules in a 2014 answer";
+  EXPECT_EQ(r.text.find("Doubleteam"), std::string::npos) << "Level Up rules in a 2014 answer";
 }
 
 TEST_F(ToolsTest, SearchAllGroupsByKind) {
@@ -525,7 +533,7 @@ TEST_F(LegacyTest, AliasesRunTheCurrentTools) {
   ASSERT_FALSE(r.is_error) << r.text;
   EXPECT_EQ(r.structured["result"][0]["key"], "srd_longsword");
   r = engine_.call("lookup_rule", {{"rule_type", "condition"}, {"name", "Grappled"}});
-  EXPECT_EQ(r.structured["result"][0]["key"], "grappled");
+  EXPECT_EQ(r.structured["result"][0]["key"], "srd_grappled");
   r = engine_.call("search_dnd_content", {{"query", "fireball"}, {"documents", {"srd-2024"}}});
   EXPECT_EQ(r.structured["result"]["spell"][0]["key"], "srd-2024_fireball");
 }

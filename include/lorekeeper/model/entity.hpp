@@ -104,6 +104,9 @@ namespace lorekeeper::model {
 // Normalises a casting time to the stored form: "1 Action" -> "action", "1 Bonus Action" -> "bonus-action",
 // "Reaction" -> "reaction", "10 Minutes" -> "10minutes", "1 hour" -> "1hour". Case and spacing are ignored.
 std::string normalize_casting_time(std::string_view s);
+// A normalised casting time as people write it: "action" -> "1 action", "bonus-action" -> "1 bonus action",
+// "10minutes" -> "10 minutes", "1hour" -> "1 hour". Anything else is returned unchanged.
+std::string casting_time_text(std::string_view normalized);
 
 // A key-like slug of a display name: "Two-Handed" -> "two-handed", "Very Rare" -> "very-rare".
 std::string slug(std::string_view s);

@@ -63,6 +63,13 @@ Result<Document> map_v1_document(const json& record, const MappingContext& ctx);
 // Maps one v1 record (magic item, weapon or armor) into an Entity with source_api "open5e_v1".
 Result<Entity> map_v1_record(const Endpoint& endpoint, const json& record, const MappingContext& ctx);
 
+// A reference record (condition, damage type, skill, ability, alignment, creature type) that carries one
+// description per document (Level Up, SRD 5.1, SRD 5.2) as one entity per document: each in its own document (so
+// document and game-system filters apply), with only that document's description, keyed like the document's other
+// records ("srd_grappled" for SRD 5.1, "srd-2024_grappled", "a5e-ag_grappled"; a description of the record's own
+// document keeps the record's key). Any other entity is returned as it is, alone.
+std::vector<Entity> split_by_document(Entity entity, const MappingContext& ctx);
+
 // Maps one record of `endpoint` into an Entity. Errors (InvalidArgument) name what is missing or malformed;
 // the caller skips such records and reports them.
 Result<Entity> map_v2_record(const Endpoint& endpoint, const json& record, const MappingContext& ctx);

@@ -339,7 +339,7 @@ export function defineContractSuite(name, { connect, ping = false, extra }) {
         await call('search_rule', { rule_type: 'condition', search: 'grappled' }),
         'search_rule condition grappled'
       );
-      assert.ok(keysOf(list).includes('grappled'), `grappled missing: ${keysOf(list)}`);
+      assert.ok(keysOf(list).includes('srd_grappled'), `grappled missing: ${keysOf(list)}`);
     });
 
     it('search_all "fireball" groups results by kind and includes srd_fireball', async () => {
