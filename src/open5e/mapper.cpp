@@ -382,6 +382,78 @@ void map_creature(const json& rec, Entity& e) {
   e.text = text::join(parts, "\n");
 }
 
+// The class table by level, as the book prints it: {"header": ["Level", "Proficiency Bonus", "Features", <the
+// class's own columns: "Cantrips Known", "Rages", "Sneak Attack", ...>, <spell slot levels "1st".."9th">],
+// "rows": [["1", "+2", "Spellcasting, Arcane Recovery", "3", "2", "—", ...], ...]}, from the record's column
+// features (PROFICIENCY_BONUS, CLASS_TABLE_DATA, SPELL_SLOTS; "[Column data]") and the levels its features are
+// gained at. A level a column has two values for (an error in some SRD 5.1 records) shows both ("2/3"). Null when
+// the record has no columns.
+json class_table(const json& feats, const json& features) {
+  struct Column {
+    std::string name;
+    std::map<int, std::vector<std::string>> values;
+  };
+  std::vector<Column> pb, own, slots;
+  int max_level = 0;
+  if (!feats.is_array()) return json();
+  for (const auto& ft : feats) {
+    const std::string type = str(ft, "feature_type");
+    std::vector<Column>* into = type == "PROFICIENCY_BONUS"  ? &pb
+                                : type == "CLASS_TABLE_DATA" ? &own
+                                : type == "SPELL_SLOTS"      ? &slots
+                                                             : nullptr;
+    if (!into) continue;
+    Column c{str(ft, "name"), {}};
+    const json& rows = child(ft, "data_for_class_table");
+    if (!rows.is_array()) continue;
+    for (const auto& row : rows) {
+      const auto level = num(row, "level");
+      const std::string value = str(row, "column_value");
+      if (!level || *level < 1 || *level > 30) continue;
+      c.values[static_cast<int>(*level)].push_back(value);
+      max_level = std::max(max_level, static_cast<int>(*level));
+    }
+    if (!c.values.empty()) into->push_back(std::move(c));
+  }
+  if (pb.empty() && own.empty() && slots.empty()) return json();
+  std::map<int, std::vector<std::string>> gained;
+  for (const auto& f : features) {
+    if (!f.contains("levels")) continue;
+    for (const auto& l : f["levels"]) {
+      const int level = l.get<int>();
+      if (level >= 1 && level <= max_level) gained[level].push_back(f.value("name", ""));
+    }
+  }
+  json header = json::array({"Level"});
+  std::vector<const Column*> columns;  // nullptr: the Features column
+  for (const auto& c : pb) {
+    header.push_back("Proficiency Bonus");
+    columns.push_back(&c);
+  }
+  header.push_back("Features");
+  columns.push_back(nullptr);
+  for (const auto* group : {&own, &slots}) {
+    for (const auto& c : *group) {
+      header.push_back(c.name);
+      columns.push_back(&c);
+    }
+  }
+  json rows = json::array();
+  for (int level = 1; level <= max_level; ++level) {
+    json row = json::array({std::to_string(level)});
+    for (const Column* c : columns) {
+      if (!c) {
+        row.push_back(gained.count(level) ? text::join(gained[level], ", ") : "—");
+        continue;
+      }
+      auto it = c->values.find(level);
+      row.push_back(it == c->values.end() ? "—" : text::join(it->second, "/"));
+    }
+    rows.push_back(std::move(row));
+  }
+  return {{"header", header}, {"rows", rows}};
+}
+
 void map_class(const json& rec, Entity& e) {
   auto& d = e.data;
   const json& parent = child(rec, "subclass_of");
@@ -427,6 +499,7 @@ void map_class(const json& rec, Entity& e) {
     });
   }
   put_if(d, "features", features);
+  put_if(d, "class_table", class_table(feats, features));
   e.text = text::join(parts, "\n");
 }
 

@@ -27,9 +27,18 @@ using store::Query;
 
 namespace {
 
-// Past this many characters of Markdown, further results are summarised (about 10k tokens of text, so text
-// and structuredContent together stay well under the 25k-token limit hosts enforce).
-constexpr size_t kTextBudget = 40000;
+// Answer budgets, in characters of text plus structuredContent (about four characters a token): a default
+// (`detail` standard) answer stays under about 4,000 tokens, a `detail` full one under about 20,000, well under
+// the 25,000-token limit hosts enforce on a tool result.
+constexpr size_t kStandardBudget = 16000;
+constexpr size_t kFullBudget = 80000;
+// Results a standard answer shows in full; the others are one line each, of about this many characters of text
+// and structuredContent.
+constexpr size_t kStandardInFull = 3;
+constexpr size_t kSummaryChars = 550;
+// The longest text field an answer carries, per detail; longer ones are cut where a word ends and say so.
+constexpr size_t kStandardFieldChars = 3000;
+constexpr size_t kFullFieldChars = 20000;
 
 // ---------------------------------------------------------------------------------------------------------
 // Parameter and tool specifications.
@@ -57,7 +66,8 @@ ParamSpec search_param() {
   return {"search",
           ParamType::kString,
           "Name or words to look for. An exact name (any case or accents) returns that entry, every edition of "
-          "it; otherwise names containing the words are returned, best first.",
+          "it, and nothing else; other words are matched against names (typos forgiven), descriptions and "
+          "meaning, best first: \"monster that turns people to stone\".",
           {},
           {},
           {},
@@ -87,6 +97,18 @@ ParamSpec game_system_param() {
           json(),
           false,
           {{"2014", "5e-2014"}, {"2024", "5e-2024"}, {"5e", "5e-2014"}}};
+}
+ParamSpec detail_param() {
+  return {"detail",
+          ParamType::kString,
+          "How much to show: standard (default: the first 3 results in full, the rest one line each), summary "
+          "(one line each) or full (every result in full, in a larger answer).",
+          {"summary", "standard", "full"},
+          {},
+          {},
+          json("standard"),
+          false,
+          {}};
 }
 ParamSpec limit_param(int def = 20) {
   return {"limit", ParamType::kInteger, "Maximum results (1-100).", {}, 1, 100, json(def), false, {}};
@@ -186,7 +208,7 @@ std::vector<ToolSpec> build_specs() {
                   "Casting time, e.g. \"1 Action\", \"1 Bonus Action\", \"Reaction\", \"1 Minute\", "
                   "\"10 Minutes\", \"1 Hour\"."),
         str_param("damage_type", "Damage type the spell deals.", kDamageTypes), documents_param(), game_system_param(),
-        limit_param()},
+        detail_param(), limit_param()},
        list_output_schema()});
   specs.push_back({"search_creature",
                    "Search creatures",
@@ -198,13 +220,13 @@ std::vector<ToolSpec> build_specs() {
                     str_param("type", "Creature type.", kCreatureTypes), str_param("size", "Size category.", kSizes),
                     int_param("armor_class_min", "Minimum armor class.", 0, 50),
                     int_param("hit_points_min", "Minimum hit points.", 0, 10000), documents_param(),
-                    game_system_param(), limit_param()},
+                    game_system_param(), detail_param(), limit_param()},
                    list_output_schema()});
   specs.push_back({"search_character_option",
                    "Search character options",
                    "Find classes (with their subclasses), races/species (with subraces), backgrounds and feats.",
                    {str_param("type", "Kind of option.", {"class", "race", "background", "feat"}, true), search_param(),
-                    documents_param(), game_system_param(), limit_param()},
+                    documents_param(), game_system_param(), detail_param(), limit_param()},
                    list_output_schema()});
   {
     ToolSpec s{"search_equipment",
@@ -227,7 +249,7 @@ std::vector<ToolSpec> build_specs() {
                 num_param("cost_min", "Minimum cost in gold pieces.", 0, 1e9),
                 num_param("cost_max", "Maximum cost in gold pieces.", 0, 1e9),
                 num_param("weight_max", "Maximum weight in pounds.", 0, 1e6), documents_param(), game_system_param(),
-                limit_param()},
+                detail_param(), limit_param()},
                list_output_schema()};
     s.params[0].aliases = {
         {"magic item", "magic-item"}, {"magicitem", "magic-item"}, {"weapons", "weapon"}, {"gear", "item"}};
@@ -242,7 +264,7 @@ std::vector<ToolSpec> build_specs() {
                     str_param("section",
                               "For rule_type=rule: rules section, e.g. \"combat\", \"spellcasting\", "
                               "\"adventuring\"."),
-                    documents_param(), game_system_param(), limit_param()},
+                    documents_param(), game_system_param(), detail_param(), limit_param()},
                    list_output_schema()});
   specs.push_back({"search_all",
                    "Search everything",
@@ -258,6 +280,7 @@ std::vector<ToolSpec> build_specs() {
                      false,
                      {}},
                     documents_param(),
+                    detail_param(),
                     limit_param()},
                    grouped_output_schema()});
   specs.push_back({"get_entity",
@@ -274,7 +297,7 @@ std::vector<ToolSpec> build_specs() {
                    {str_param("key", "Key of the reference entry."),
                     str_param("name", "Name of the reference entry (used when no key is given)."),
                     str_param("kind", "Kind of the reference entry, to disambiguate a name."), documents_param(),
-                    game_system_param(), limit_param(10)},
+                    game_system_param(), detail_param(), limit_param(10)},
                    list_output_schema()});
   specs.push_back({"list_documents",
                    "List source documents",
@@ -308,16 +331,65 @@ json to_result(const Entity& e) {
   return r;
 }
 
+// How much of each result an answer shows (the search tools' `detail`).
+enum class Detail { kSummary, kStandard, kFull };
+
+// One result as a summary: what identifies it and the kind's key facts (level and school, CR and type, rarity,
+// category, cost), marked `summarized`; get_entity gives it in full.
 json summary_of(const json& r) {
-  json s = {{"key", r["key"]},
-            {"name", r["name"]},
-            {"kind", r["kind"]},
-            {"document", r["document"]},
-            {"source_api", r["source_api"]},
-            {"url", r["url"]},
-            {"summarized", true}};
-  if (r.contains("_score")) s["_score"] = r["_score"];
+  const json& doc = r["document"];  // whole: every result names its source (key, name, publisher, licence, system)
+  json s = {
+      {"key", r["key"]}, {"name", r["name"]}, {"kind", r["kind"]}, {"document", doc}, {"source_api", r["source_api"]},
+      {"url", r["url"]}, {"summarized", true}};
+  for (const char* fact : {"level",
+                           "school",
+                           "concentration",
+                           "ritual",
+                           "casting_time",
+                           "challenge_rating",
+                           "challenge_rating_text",
+                           "size",
+                           "type",
+                           "alignment",
+                           "hit_dice",
+                           "rarity",
+                           "requires_attunement",
+                           "category",
+                           "is_melee",
+                           "damage_dice",
+                           "damage_type",
+                           "armor_class",
+                           "cost_gp",
+                           "subclass_of",
+                           "subspecies_of",
+                           "section",
+                           "_score",
+                           "_matched",
+                           "_snippet"}) {
+    if (r.contains(fact) && !r[fact].is_null() && !r[fact].is_object()) s[fact] = r[fact];
+  }
   return s;
+}
+
+// Cuts every text field of `r` longer than `max_chars` where a word ends, marking the result `truncated`: one
+// entity of any size (a homebrew description of megabytes) stays within an answer's budget.
+void clip_fields(json& r, size_t max_chars) {
+  bool clipped = false;
+  std::function<void(json&)> walk = [&](json& v) {
+    if (v.is_string()) {
+      std::string& t = v.get_ref<std::string&>();
+      if (t.size() <= max_chars) return;
+      size_t cut = t.rfind(' ', max_chars);
+      if (cut == std::string::npos || cut < max_chars / 2) cut = max_chars;
+      while (cut > 0 && (static_cast<unsigned char>(t[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 sequence
+      t = t.substr(0, cut) + " […]";
+      clipped = true;
+    } else if (v.is_array() || v.is_object()) {
+      for (auto& x : v) walk(x);
+    }
+  };
+  walk(r);
+  if (clipped) r["truncated"] = "Long text is cut short here ([…]); get_entity with detail full shows more.";
 }
 
 double round3(double v) { return std::round(v * 1000.0) / 1000.0; }
@@ -331,31 +403,63 @@ ToolResult error_result(const std::string& message) {
 }
 
 // Assembles a list answer: Markdown of each result within the budget, summaries past it.
+Detail detail_of(const json& args) {
+  const std::string d = args.is_object() && args.contains("detail") && args["detail"].is_string()
+                            ? args["detail"].get<std::string>()
+                            : std::string();
+  return d == "summary" ? Detail::kSummary : d == "full" ? Detail::kFull : Detail::kStandard;
+}
+
 ToolResult list_answer(std::vector<json> results, const std::string& header, std::string message, int total,
-                       const json& filters) {
+                       const json& filters, Detail detail) {
   ToolResult out;
+  const size_t budget = detail == Detail::kFull ? kFullBudget : kStandardBudget;
+  // What the envelope costs: the header, notes and filters, with room for the notes added below.
+  size_t used = header.size() + message.size() + filters.dump().size() + 400;
   std::string body;
+  std::vector<json> shown;
   size_t summarized = 0;
-  for (auto& r : results) {
-    std::string block = render_entity(r);
-    if (body.size() + block.size() > kTextBudget && !body.empty()) {
-      r = summary_of(r);
-      body += "- " + render_summary_line(r) + "\n";
-      ++summarized;
-      continue;
+  for (size_t i = 0; i < results.size(); ++i) {
+    json& r = results[i];
+    const bool in_full = detail == Detail::kFull || (detail == Detail::kStandard && i < kStandardInFull);
+    if (in_full) {
+      // Room is kept for the one-line results after this one, so the whole answer stays near the budget.
+      const size_t reserve = (results.size() - i - 1) * kSummaryChars;
+      // The first result is always shown in full, its long fields cut shorter until it fits.
+      for (size_t cap = detail == Detail::kFull ? kFullFieldChars : kStandardFieldChars;; cap /= 2) {
+        json c = r;
+        clip_fields(c, cap);
+        std::string block = render_entity(c) + "\n---\n\n";
+        const size_t cost = block.size() + c.dump().size();
+        if (used + cost + reserve <= budget || (i == 0 && cap < 400)) {
+          used += cost;
+          body += block;
+          shown.push_back(std::move(c));
+          break;
+        }
+        if (i > 0) break;
+      }
+      if (shown.size() == i + 1) continue;
     }
-    body += block + "\n---\n\n";
+    // Results are never dropped: past the budget they are one line each (a few hundred characters), so an answer
+    // is at most its budget plus `limit` summaries.
+    json s = summary_of(r);
+    std::string line = "- " + render_summary_line(s) + "\n";
+    used += line.size() + s.dump().size();
+    if (detail != Detail::kSummary) ++summarized;
+    body += line;
+    shown.push_back(std::move(s));
   }
   if (summarized > 0) {
-    const std::string note = std::to_string(summarized) +
-                             " result(s) are shortened to a summary to keep this answer small; fetch one in full "
-                             "with get_entity(key), or narrow the search.";
+    std::string note =
+        std::to_string(summarized) + " result(s) are shown as one line; get_entity(key) gives one in full";
+    note += detail == Detail::kFull ? "." : ", detail \"full\" more of them.";
     message = message.empty() ? note : message + " " + note;
   }
   out.text = header + "\n";
   if (!message.empty()) out.text += message + "\n";
   out.text += "\n" + body;
-  out.structured = {{"result", std::move(results)}, {"total", total}, {"filters", filters}};
+  out.structured = {{"result", std::move(shown)}, {"total", total}, {"filters", filters}};
   if (!message.empty()) out.structured["message"] = message;
   return out;
 }
@@ -634,8 +738,12 @@ std::string snippet(const std::string& text, const std::vector<std::string>& ter
   return (start > 0 ? "..." : "") + out + (end < text.size() ? "..." : "");
 }
 
+// What an exact name answers: that entry alone (every edition), or the entry first and then the other matches
+// (search_all, a search of everything by words).
+enum class OnExactName { kOnlyIt, kItFirst };
+
 Result<Found> find(store::Store& st, Query q, const std::string& search, int limit, Match match = Match::kNamesAndText,
-                   const SearchContext& ctx = {}) {
+                   const SearchContext& ctx = {}, OnExactName on_exact = OnExactName::kOnlyIt) {
   Found out;
   const std::string s = text::trim(search);
   if (s.empty()) {
@@ -668,6 +776,15 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
     j["_score"] = 1.0;
     j["_matched"] = json::array({"exact name"});
     exact_results.push_back(std::move(j));
+  }
+  // An exact name is answered with that entry, every edition of it, and nothing else (02-lookup-tools-early.md:
+  // "If name parameter exactly matches, return single result").
+  if (!exact_results.empty() && on_exact == OnExactName::kOnlyIt) {
+    out.results = std::move(exact_results);
+    out.total = out.exact_total;
+    out.how = "exact name";
+    out.semantic = ix != nullptr;
+    return out;
   }
   // Candidates from three matchers, each scored in 0..1, merged by entity (best score wins):
   //   names containing every word (0.5-0.99, by how much of the name the query covers),
@@ -921,7 +1038,6 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
     if (sa != sb) return sa > sb;
     return a.id < b.id;
   });
-  // An exact name comes first (every edition of it), then the other matches.
   out.results = std::move(exact_results);
   for (auto& c : scored) {
     if (static_cast<int>(out.results.size()) >= limit) break;
@@ -1271,9 +1387,15 @@ void add_children(store::Store& st, std::vector<json>& results) {
     q.limit = 100;
     auto kids = st.query(q);
     if (!kids || kids->entities.empty()) continue;
-    json names = json::array();
-    for (const auto& e : kids->entities) names.push_back(e.name);
-    r[kind == "class" ? "subclasses" : "subspecies"] = names;
+    // Each child with its key and, when it comes from another document than its parent, that document's name.
+    const std::string own_document = r.value("document", json::object()).value("key", "");
+    json children = json::array();
+    for (const auto& e : kids->entities) {
+      json c = {{"name", e.name}, {"key", e.key}, {"document", e.document.key}};
+      if (e.document.key != own_document) c["source"] = e.document.name;
+      children.push_back(std::move(c));
+    }
+    r[kind == "class" ? "subclasses" : "subspecies"] = std::move(children);
   }
 }
 
@@ -1290,7 +1412,8 @@ ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilde
   q.document_keys = docs.keys;
   const std::string label = kind_label(q.kinds);
   if (docs.select_nothing) {
-    return list_answer({}, "No " + plural_of(label) + ": no source document selected.", docs.message, 0, args);
+    return list_answer({}, "No " + plural_of(label) + ": no source document selected.", docs.message, 0, args,
+                       detail_of(args));
   }
   auto found = find(st, q, search, limit, match, ctx);
   if (!found) return error_result("Search failed: " + found.status().to_string());
@@ -1353,7 +1476,7 @@ ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilde
     message = (message.empty() ? "" : message + " ") + text::join(hints, " ");
     header = "No " + plural_of(label) + " found.";
   }
-  return list_answer(std::move(found->results), header, message, found->total, args);
+  return list_answer(std::move(found->results), header, message, found->total, args, detail_of(args));
 }
 
 std::optional<std::vector<Kind>> parse_content_types(const json& values, std::string* bad) {
@@ -1400,9 +1523,28 @@ ToolResult search_all(store::Store& st, const json& args, const SearchContext& c
     Query q;
     q.kinds = kinds;
     q.document_keys = docs.keys;
-    auto f = find(st, q, query, limit, Match::kNamesAndText, ctx);
+    auto f = find(st, q, query, limit, Match::kNamesAndText, ctx, OnExactName::kItFirst);
     if (!f) return error_result("Search failed: " + f.status().to_string());
     add_children(st, f->results);
+    // In ranking order, the first results stay whole in structuredContent and the rest are summaries, as in the
+    // other search tools' answers (the text lists every result as one line).
+    const Detail detail = detail_of(args);
+    size_t used = 0;
+    for (size_t i = 0; i < f->results.size(); ++i) {
+      json& r = f->results[i];
+      const bool whole = detail == Detail::kFull || (detail == Detail::kStandard && i < kStandardInFull);
+      if (whole) {
+        clip_fields(r, detail == Detail::kFull ? kFullFieldChars : kStandardFieldChars);
+        const size_t cost = r.dump().size();
+        const size_t reserve = (f->results.size() - i - 1) * kSummaryChars;
+        if (used + cost + reserve <= (detail == Detail::kFull ? kFullBudget : kStandardBudget)) {
+          used += cost;
+          continue;
+        }
+      }
+      r = summary_of(r);
+      used += kSummaryChars;
+    }
     std::vector<std::pair<std::string, std::vector<json>>> per_kind;
     for (auto& r : f->results) {
       const std::string k = r.value("kind", "");
@@ -1482,10 +1624,16 @@ ToolResult get_entity(store::Store& st, const json& args, std::string_view prefe
   add_children(st, one);
   json r = std::move(one.front());
   if (with_raw) r["source_record"] = e.raw;
+  // Within the full budget whatever the entry's size: long text fields are cut shorter until it fits.
   ToolResult out;
-  out.text = render_entity(r);
-  if (with_raw) out.text += "\n**Source record:**\n```json\n" + json_util::dump(e.raw) + "\n```\n";
-  out.structured = {{"result", r}, {"total", 1}, {"filters", args}};
+  for (size_t cap = kFullFieldChars;; cap /= 2) {
+    json c = r;
+    clip_fields(c, cap);
+    out.text = render_entity(c);
+    if (with_raw) out.text += "\n**Source record:**\n```json\n" + json_util::dump(c["source_record"]) + "\n```\n";
+    out.structured = {{"result", std::move(c)}, {"total", 1}, {"filters", args}};
+    if (out.text.size() + out.structured.dump().size() <= kFullBudget || cap < 1000) break;
+  }
   return out;
 }
 
@@ -1618,7 +1766,7 @@ ToolResult find_similar(store::Store& st, const json& args, const SearchContext&
                    "category, rarity): meaning-based similarity is not ready.";
   message = message.empty() ? how : message + " " + how;
   const std::string header = "Entries like " + ref.name + " (" + ref.key + "):";
-  return list_answer(std::move(results), header, message, static_cast<int>(scored.size()), args);
+  return list_answer(std::move(results), header, message, static_cast<int>(scored.size()), args, detail_of(args));
 }
 
 ToolResult list_documents(store::Store& st, const json& args) {

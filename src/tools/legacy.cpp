@@ -121,6 +121,8 @@ const std::vector<ToolSpec>& legacy_tool_specs() {
 
 Result<std::pair<std::string, json>> translate_legacy_call(const std::string& name, const json& arguments) {
   json args = arguments;
+  // The older tools answered with whole entries: they show results in full, within the full budget.
+  if (name != "search_dnd_content") args["detail"] = "full";
   if (args.contains("name")) {
     args["search"] = args["name"];
     args.erase("name");

@@ -87,6 +87,7 @@ ojson input_schema(const std::vector<ParamSpec>& params) {
   }
   ojson schema = {{"type", "object"}, {"properties", std::move(props)}};
   if (!required.empty()) schema["required"] = std::move(required);
+  schema["additionalProperties"] = false;  // validate_arguments refuses unknown parameters
   return schema;
 }
 

@@ -297,6 +297,39 @@ void render_item(std::string& out, const json& r) {
   if (!str(r, "desc").empty()) out += "\n" + str(r, "desc") + "\n";
 }
 
+// "**Subclasses:** School of Evocation, Circle of the Many (Tome of Heroes)": a child from another document than
+// its parent names it.
+void child_list(std::string& out, const json& r, const char* key, const char* label) {
+  const json& list = r.value(key, json());
+  if (!list.is_array() || list.empty()) return;
+  std::vector<std::string> parts;
+  for (const auto& c : list) {
+    if (c.is_string()) {
+      parts.push_back(c.get<std::string>());
+    } else {
+      parts.push_back(str(c, "name") + (str(c, "source").empty() ? "" : " (" + str(c, "source") + ")"));
+    }
+  }
+  out += "**" + std::string(label) + ":** " + text::join(parts, ", ") + "  \n";
+}
+
+void class_table(std::string& out, const json& t) {
+  if (!t.is_object() || !t.contains("header") || !t.contains("rows")) return;
+  const json& header = t["header"];
+  out += "\n| ";
+  std::string rule = "|";
+  for (const auto& h : header) {
+    out += (h.is_string() ? h.get<std::string>() : std::string()) + " | ";
+    rule += "---|";
+  }
+  out += "\n" + rule + "\n";
+  for (const auto& row : t["rows"]) {
+    out += "| ";
+    for (const auto& v : row) out += (v.is_string() ? v.get<std::string>() : scalar(v)) + " | ";
+    out += "\n";
+  }
+}
+
 void render_generic(std::string& out, const json& r) {
   field(out, "Subclass of", r, "subclass_of");
   field(out, "Subspecies of", r, "subspecies_of");
@@ -305,18 +338,56 @@ void render_generic(std::string& out, const json& r) {
   field(out, "Prerequisite", r, "prerequisite");
   field(out, "Hit Dice", r, "hit_dice");
   field(out, "Saving Throws", r, "saving_throws");
-  field(out, "Subclasses", r, "subclasses");
-  field(out, "Subspecies", r, "subspecies");
+  child_list(out, r, "subclasses", "Subclasses");
+  child_list(out, r, "subspecies", "Subspecies");
+  class_table(out, r.value("class_table", json()));
   if (!str(r, "desc").empty()) out += "\n" + str(r, "desc") + "\n";
   named_entries(out, "Traits", r.value("traits", json()));
   named_entries(out, "Benefits", r.value("benefits", json()));
   named_entries(out, "Features", r.value("features", json()));
 }
 
+// The kind's key facts for a one-line summary: "3rd-level evocation", "CR 1/4 Small humanoid", "rare, requires
+// attunement", "martial melee weapon, 1d8", "AC 14 + Dex modifier (max 2)", "15 gp".
+std::string key_facts(const json& r) {
+  const std::string kind = str(r, "kind");
+  std::vector<std::string> facts;
+  if (kind == "spell") {
+    if (auto level = num(r, "level")) {
+      facts.push_back(*level == 0 ? str(r, "school") + " cantrip"
+                                  : ordinal(static_cast<int>(*level)) + "-level " + text::lower(str(r, "school")));
+    }
+  } else if (kind == "creature") {
+    std::string c;
+    if (auto cr = num(r, "challenge_rating")) c = "CR " + text::format_cr(*cr);
+    const std::string what = text::trim(str(r, "size") + " " + text::lower(str(r, "type")));
+    if (!what.empty()) c += (c.empty() ? "" : " ") + what;
+    if (!c.empty()) facts.push_back(c);
+  } else if (kind == "magic-item") {
+    std::string c = text::lower(str(r, "rarity"));
+    if (r.value("requires_attunement", false)) c += (c.empty() ? "" : ", ") + std::string("requires attunement");
+    if (!c.empty()) facts.push_back(c);
+  } else if (kind == "weapon") {
+    facts.push_back(str(r, "category") + (r.value("is_melee", true) ? " melee" : " ranged") + " weapon" +
+                    (str(r, "damage_dice").empty() ? "" : ", " + str(r, "damage_dice")));
+  } else if (kind == "armor") {
+    if (!str(r, "armor_class").empty()) facts.push_back("AC " + str(r, "armor_class"));
+  } else if (kind == "class" && !str(r, "subclass_of").empty()) {
+    facts.push_back("subclass of " + str(r, "subclass_of"));
+  } else if (kind == "species" && !str(r, "subspecies_of").empty()) {
+    facts.push_back("subspecies of " + str(r, "subspecies_of"));
+  }
+  if (kind == "weapon" || kind == "armor" || kind == "item") {
+    if (auto c = num(r, "cost_gp"); c && *c > 0) facts.push_back(format_cost(*c));
+  }
+  return text::join(facts, ", ");
+}
+
 }  // namespace
 
 std::string render_summary_line(const json& r) {
   std::string s = "**" + str(r, "name") + "** (" + str(r, "kind") + ", `" + str(r, "key") + "`)";
+  if (const std::string facts = key_facts(r); !facts.empty()) s += ": " + facts;
   const json& doc = r.value("document", json::object());
   if (!str(doc, "name").empty()) s += " — " + str(doc, "name");
   if (auto score = num(r, "_score")) {

@@ -3,6 +3,7 @@
 // done once.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cctype>
 #include <map>
 #include <memory>
@@ -288,6 +289,51 @@ TEST_F(Fidelity, SpellsAndFeatsReadAsPeopleWriteThem) {
   EXPECT_EQ(species.text.find("speciess"), std::string::npos) << species.text;
   auto high_elf = call("get_entity", {{"key", "srd_high-elf"}});
   EXPECT_NE(high_elf.text.find("**Subspecies of:** Elf"), std::string::npos) << high_elf.text;
+}
+
+TEST_F(Fidelity, ClassesKeepTheirTableByLevel) {
+  auto cell = [](const json& table, int level, const std::string& column) -> std::string {
+    const json& header = table["header"];
+    for (size_t i = 0; i < header.size(); ++i) {
+      if (header[i] == column) return table["rows"][level - 1][i].get<std::string>();
+    }
+    ADD_FAILURE() << "no column " << column << " in " << header.dump();
+    return "";
+  };
+  const json& wizard = one("srd_wizard", Kind::kClass).data["class_table"];
+  ASSERT_TRUE(wizard.is_object());
+  EXPECT_EQ(wizard["rows"].size(), 20u);
+  EXPECT_EQ(cell(wizard, 7, "3rd"), "3");  // "how many 3rd-level slots does a 7th-level wizard have?"
+  EXPECT_EQ(cell(wizard, 7, "4th"), "1");
+  EXPECT_EQ(cell(wizard, 1, "Cantrips Known"), "3");
+  EXPECT_EQ(cell(wizard, 13, "Proficiency Bonus"), "+5");
+  EXPECT_NE(cell(wizard, 18, "Features").find("Spell Mastery"), std::string::npos);
+  EXPECT_EQ(cell(one("srd-2024_barbarian", Kind::kClass).data["class_table"], 3, "Rages"), "3");
+  EXPECT_EQ(cell(one("srd-2024_rogue", Kind::kClass).data["class_table"], 5, "Sneak Attack"), "3d6");
+  // Every column value the records give is in some class's table.
+  int recorded = 0, kept = 0;
+  for (const Entity* c : all(Kind::kClass)) {
+    for (const auto& ft : c->raw["features"]) {
+      const std::string type = ft.value("feature_type", "");
+      if (type != "PROFICIENCY_BONUS" && type != "CLASS_TABLE_DATA" && type != "SPELL_SLOTS") continue;
+      recorded += static_cast<int>(ft["data_for_class_table"].size());
+    }
+    if (!c->data.contains("class_table")) continue;
+    for (const auto& row : c->data["class_table"]["rows"]) {
+      for (size_t i = 1; i < row.size(); ++i) {
+        if (c->data["class_table"]["header"][i] == "Features") continue;
+        const std::string v = row[i];
+        if (v != "—") kept += 1 + static_cast<int>(std::count(v.begin(), v.end(), '/'));
+      }
+    }
+  }
+  EXPECT_GT(recorded, 1000);
+  EXPECT_EQ(kept, recorded);
+  // Subclasses from other books than their class's say so.
+  auto r = call("get_entity", {{"key", "srd_wizard"}});
+  EXPECT_NE(r.text.find("School of Evocation,"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("(Tome of Heroes)"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("| 7 | +3 |"), std::string::npos) << r.text;
 }
 
 }  // namespace

@@ -694,8 +694,9 @@ TEST(HttpTransportTest, AnswersStayWholeWhileAnotherConnectionRewritesTheStore) 
       httplib::Client c("127.0.0.1", s.port());
       c.set_read_timeout(20, 0);
       for (int i = 0; writing || i < 2; ++i) {
-        const json body = req(t * 1000 + i, "tools/call",
-                              {{"name", "search_spell"}, {"arguments", {{"search", "zorblax"}, {"limit", 100}}}});
+        const json body = req(
+            t * 1000 + i, "tools/call",
+            {{"name", "search_spell"}, {"arguments", {{"search", "zorblax"}, {"limit", 100}, {"detail", "summary"}}}});
         auto r =
             c.Post("/mcp", {{"Accept", kJson}, {"MCP-Protocol-Version", "2025-11-25"}}, json_util::dump(body), kJson);
         json b = body_of(r);

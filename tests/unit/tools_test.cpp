@@ -42,6 +42,11 @@ TEST(Params, SchemaComesFromTheSameSpecAsValidation) {
   for (const auto& spec : tool_specs()) {
     ojson schema = input_schema(spec.params);
     EXPECT_EQ(schema["type"], "object") << spec.name;
+    // Unknown parameters are refused, and the schema says so.
+    EXPECT_EQ(schema["additionalProperties"], false) << spec.name;
+    EXPECT_TRUE(validate_arguments(spec.params, {{"no_such_parameter", 1}}).status().code() ==
+                StatusCode::kInvalidArgument)
+        << spec.name;
     for (const auto& p : spec.params) {
       ASSERT_TRUE(schema["properties"].contains(p.name)) << spec.name << "." << p.name;
       EXPECT_FALSE(schema["properties"][p.name]["description"].get<std::string>().empty());
@@ -97,9 +102,9 @@ TEST_F(ToolsTest, ExactNameReturnsEveryEdition) {
   auto r = call("search_spell", {{"search", "fireball"}});
   ASSERT_FALSE(r.is_error) << r.text;
   ASSERT_EQ(exact(r).size(), 3u);
-  // Then the other matches: Delayed Blast Fireball by name.
-  ASSERT_GT(r.structured["result"].size(), 3u);
-  EXPECT_EQ(r.structured["result"][3]["name"], "Delayed Blast Fireball");
+  // The exact name and nothing else: no Delayed Blast Fireball after it.
+  EXPECT_EQ(r.structured["result"].size(), 3u);
+  EXPECT_EQ(r.text.find("Delayed Blast"), std::string::npos) << r.text;
   std::set<std::string> docs;
   for (const auto& x : exact(r)) {
     EXPECT_EQ(x["name"], "Fireball");
@@ -125,7 +130,7 @@ TEST_F(ToolsTest, EditionsAreOrderedBeforeAnyCutAndCountedTruly) {
   auto one = call("search_spell", {{"search", "Fireball"}, {"limit", 1}});
   ASSERT_FALSE(one.is_error) << one.text;
   EXPECT_EQ(keys(one), std::vector<std::string>{"srd_fireball"});
-  EXPECT_EQ(one.structured["total"], 4) << "three editions and Delayed Blast Fireball, whatever the limit";
+  EXPECT_EQ(one.structured["total"], 3) << "the three editions, whatever the limit";
   EXPECT_NE(one.text.find("Found 3 spells named \"Fireball\""), std::string::npos) << one.text;
   EXPECT_NE(one.text.find("(showing 1)"), std::string::npos) << one.text;
   // Within one game system, the SRD before a third-party book.
@@ -203,7 +208,7 @@ TEST_F(ToolsTest, UnknownDocumentNamesTheClosestKnown) {
 }
 
 TEST_F(ToolsTest, FiltersAreHardConstraints) {
-  auto r = call("search_spell", {{"level", 3}, {"class_key", "Wizard"}});
+  auto r = call("search_spell", {{"level", 3}, {"class_key", "Wizard"}, {"detail", "full"}});
   ASSERT_FALSE(r.is_error);
   ASSERT_FALSE(r.structured["result"].empty());
   for (const auto& x : r.structured["result"]) {
@@ -318,14 +323,16 @@ TEST_F(ToolsTest, InvalidArgumentsAreToolErrors) {
 }
 
 TEST_F(ToolsTest, CharacterOptionsCarryTheirChildren) {
-  auto r = call("search_character_option", {{"type", "class"}});
+  auto r = call("search_character_option", {{"type", "class"}, {"detail", "full"}});
   ASSERT_FALSE(r.is_error);
   bool wizard = false;
   for (const auto& x : r.structured["result"]) {
     EXPECT_FALSE(x.contains("subclass_of")) << "subclasses are listed under their class";
     if (x["key"] == "srd_wizard") {
       wizard = true;
-      EXPECT_EQ(x["subclasses"], json::array({"School of Evocation"}));
+      ASSERT_EQ(x["subclasses"].size(), 1u);
+      EXPECT_EQ(x["subclasses"][0]["name"], "School of Evocation");
+      EXPECT_EQ(x["subclasses"][0]["key"], "srd_school-of-evocation");
     }
   }
   EXPECT_TRUE(wizard);
@@ -468,15 +475,67 @@ TEST(Engine, LargeAnswersAreSummarisedWithinBudget) {
     ASSERT_TRUE((*st)->upsert({doc}, many).is_ok());
   }
   Engine engine(path);
+  auto size = [](const ToolResult& r) { return r.text.size() + r.structured.dump().size(); };
+  // Default detail: the first three in full within about 4,000 tokens, the rest one line each.
   auto r = engine.call("search_creature", {{"limit", 100}});
   ASSERT_FALSE(r.is_error);
-  EXPECT_LT(r.text.size(), 50000u);
-  ASSERT_EQ(r.structured["result"].size(), 100u);
-  size_t summarized = 0;
-  for (const auto& x : r.structured["result"]) summarized += x.value("summarized", false) ? 1 : 0;
-  EXPECT_GT(summarized, 50u);
-  EXPECT_LT(summarized, 100u);
-  EXPECT_NE(r.structured["message"].get<std::string>().find("get_entity"), std::string::npos);
+  // The first in full (each is about 6.5 KB, so two fit), then only one-line summaries.
+  EXPECT_FALSE(r.structured["result"][0].value("summarized", false));
+  for (size_t i = 3; i < r.structured["result"].size(); ++i) {
+    EXPECT_TRUE(r.structured["result"][i].value("summarized", false)) << i;
+  }
+  EXPECT_EQ(r.structured["total"], 100);
+  const std::string message = r.structured["message"];
+  EXPECT_NE(message.find("get_entity"), std::string::npos) << message;
+  // Nothing is dropped: every result asked for is there, past the budget as one line of a few hundred characters.
+  EXPECT_EQ(r.structured["result"].size(), 100u);
+  EXPECT_LE(size(r), 16000u + 100 * 500u);
+  auto twenty = engine.call("search_creature", {{"limit", 20}});
+  EXPECT_LE(size(twenty), 16000u + 20 * 500u);
+  auto summary = engine.call("search_creature", {{"limit", 100}, {"detail", "summary"}});
+  for (const auto& x : summary.structured["result"]) EXPECT_TRUE(x.value("summarized", false));
+  EXPECT_EQ(summary.structured["result"].size(), 100u);
+  EXPECT_LE(size(summary), 100 * 500u);
+  // Full: more in full, within about 20,000 tokens before the summaries.
+  auto full = engine.call("search_creature", {{"limit", 100}, {"detail", "full"}});
+  EXPECT_LE(size(full), 80000u + 100 * 500u);
+  size_t in_full = 0;
+  for (const auto& x : full.structured["result"]) in_full += x.value("summarized", false) ? 0 : 1;
+  EXPECT_GT(in_full, 3u);
+}
+
+TEST(Engine, OneHugeEntryStaysWithinTheBudget) {
+  const std::string path = testing::temp_dir() + "/huge.db";
+  {
+    auto st = store::Store::open(path, store::Store::Mode::kReadWrite);
+    ASSERT_TRUE(st.is_ok());
+    model::Document doc{"home", "Homebrew", "", "", "", "5e-2014", "test", "", ""};
+    model::Entity e;
+    e.kind = model::Kind::kSpell;
+    e.key = "home_endless";
+    e.name = "Endless Words";
+    e.document = doc;
+    e.source_api = "test";
+    e.url = "https://example.invalid/endless";
+    std::string desc;
+    while (desc.size() < 10 * 1024 * 1024) desc += "The words go on and on. ";
+    e.data = {{"level", 1}, {"school", "Evocation"}, {"desc", desc}};
+    e.text = desc.substr(0, 1000);
+    e.facets.level = 1;
+    ASSERT_TRUE((*st)->upsert({doc}, {e}).is_ok());
+  }
+  Engine engine(path);
+  for (const std::string detail : {"summary", "standard", "full"}) {
+    auto r = engine.call("search_spell", {{"search", "Endless Words"}, {"detail", detail}});
+    ASSERT_FALSE(r.is_error) << r.text.substr(0, 300);
+    EXPECT_LE(r.text.size() + r.structured.dump().size(), detail == "full" ? 80000u : 16000u) << detail;
+    ASSERT_EQ(r.structured["result"].size(), 1u) << detail;
+  }
+  auto one = engine.call("get_entity", {{"key", "home_endless"}});
+  ASSERT_FALSE(one.is_error);
+  EXPECT_LE(one.text.size() + one.structured.dump().size(), 80000u);
+  EXPECT_TRUE(one.structured["result"].contains("truncated"));
+  EXPECT_NE(one.text.find("[…]"), std::string::npos);
 }
 
 }  // namespace
@@ -528,7 +587,10 @@ TEST_F(LegacyTest, AliasesRunTheCurrentTools) {
   for (const auto& x : r.structured["result"]) EXPECT_EQ(x["challenge_rating"], 0.25);
   r = engine_.call("lookup_character_option", {{"option_type", "race"}, {"name", "Elf"}});
   ASSERT_FALSE(r.is_error) << r.text;
-  EXPECT_EQ(r.structured["result"][0]["subspecies"], json::array({"High Elf"}));
+  ASSERT_EQ(r.structured["result"][0]["subspecies"].size(), 1u);
+  EXPECT_EQ(r.structured["result"][0]["subspecies"][0]["name"], "High Elf");
+  EXPECT_EQ(r.structured["result"][0]["subspecies"][0]["key"], "srd_high-elf");
+  EXPECT_FALSE(r.structured["result"][0]["subspecies"][0].contains("source"));  // the same document as Elf
   r = engine_.call("lookup_equipment", {{"item_type", "weapon"}, {"name", "longsword"}, {"documents", {"srd-2014"}}});
   ASSERT_FALSE(r.is_error) << r.text;
   EXPECT_EQ(r.structured["result"][0]["key"], "srd_longsword");
