@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <string>
@@ -334,6 +335,53 @@ TEST_F(Fidelity, ClassesKeepTheirTableByLevel) {
   EXPECT_NE(r.text.find("School of Evocation,"), std::string::npos) << r.text;
   EXPECT_NE(r.text.find("(Tome of Heroes)"), std::string::npos) << r.text;
   EXPECT_NE(r.text.find("| 7 | +3 |"), std::string::npos) << r.text;
+}
+
+// Markdown goldens: how representative entries of every kind and edition read (tests/fixtures/markdown/, one
+// file per key). LOREKEEPER_UPDATE_GOLDENS=1 rewrites them; read every changed file before committing it.
+TEST_F(Fidelity, RepresentativeEntriesReadAsTheirGoldens) {
+  const std::vector<std::pair<std::string, std::string>> entries = {
+      {"srd_fireball", "spell"},
+      {"srd-2024_cure-wounds", "spell"},
+      {"srd_shield", "spell"},
+      {"a5e-ag_fireball", "spell"},
+      {"deepm_acid-rain", "spell"},
+      {"srd_goblin", "creature"},
+      {"srd-2024_medusa", "creature"},
+      {"srd-2024_werewolf", "creature"},
+      {"bfrd_owlbear", "creature"},
+      {"tob_aboleth-nihilith", "creature"},
+      {"srd_wizard", "class"},
+      {"srd-2024_rogue", "class"},
+      {"srd_high-elf", "species"},
+      {"srd-2024_acolyte", "background"},
+      {"srd-2024_alert", "feat"},
+      {"srd_dagger", "weapon"},
+      {"srd-2024_longbow", "weapon"},
+      {"chain-hook", "weapon"},
+      {"srd_shield", "armor"},
+      {"srd_plate", "armor"},
+      {"silk-backed-coin-mail", "armor"},
+      {"srd_staff", "item"},
+      {"srd_vorpal-sword-longsword", "magic-item"},
+      {"srd-2024_adamantine-armor-breastplate", "magic-item"},
+      {"srd_grappled", "condition"},
+      {"srd-2024_grappled", "condition"},
+      {"srd_radiant", "damage-type"},
+      {"srd-2024_d20-tests_ability-checks", "rule"},
+  };
+  const std::string dir = std::string(LOREKEEPER_FIXTURES) + "/markdown";
+  const bool update = std::getenv("LOREKEEPER_UPDATE_GOLDENS") != nullptr;
+  for (const auto& [key, kind] : entries) {
+    auto r = call("get_entity", {{"key", key}, {"kind", kind}});
+    ASSERT_FALSE(r.is_error) << key << ": " << r.text;
+    const std::string path = dir + "/" + kind + "_" + key + ".md";
+    if (update) {
+      testing::write_file(path, r.text);
+      continue;
+    }
+    EXPECT_EQ(r.text, testing::read_file(path)) << path << " differs (LOREKEEPER_UPDATE_GOLDENS=1 rewrites it)";
+  }
 }
 
 }  // namespace
