@@ -1,5 +1,6 @@
 #include "lorekeeper/tools/render.hpp"
 
+#include <cctype>
 #include <cmath>
 #include <vector>
 
@@ -125,7 +126,10 @@ void render_spell(std::string& out, const json& r) {
   field(out, "Healing", r, "healing_roll");
   field(out, "Roll", r, "roll");
   field(out, "Damage Types", r, "damage_types");
-  field(out, "Saving Throw", r, "saving_throw_ability");
+  if (std::string save = str(r, "saving_throw_ability"); !save.empty()) {
+    save[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(save[0])));  // "dexterity" -> "Dexterity"
+    out += "**Saving Throw:** " + save + "  \n";
+  }
   field(out, "Area", r, "area");
   if (!str(r, "desc").empty()) out += "\n" + str(r, "desc") + "\n";
   if (!str(r, "higher_level").empty()) out += "\n***At Higher Levels.*** " + str(r, "higher_level") + "\n";
