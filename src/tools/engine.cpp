@@ -1839,7 +1839,9 @@ ToolResult Engine::call(const std::string& name, const json& arguments) {
   if (!note.empty() && !r.is_error) {
     const std::string message = r.structured.value("message", "");
     r.structured["message"] = message.empty() ? note : message + " " + note;
-    r.text = note + "\n\n" + r.text;
+    // One entry's text (get_entity, and resources/read, which shows it) and the list of documents stay as they
+    // are; the notice heads the text of search answers only.
+    if (name != "get_entity" && name != "list_documents") r.text = note + "\n\n" + r.text;
   }
   return r;
 }

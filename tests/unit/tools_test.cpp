@@ -341,6 +341,20 @@ TEST_F(ToolsTest, CharacterOptionsCarryTheirChildren) {
   EXPECT_EQ(exact(r)[0]["key"], "srd_high-elf");
 }
 
+TEST_F(ToolsTest, NoticesGoInTheMessageAndHeadSearchAnswersOnly) {
+  engine_.set_notice([] { return std::string("Note: meaning-based search is being prepared."); });
+  auto search = call("search_spell", {{"search", "Fireball"}});
+  EXPECT_EQ(search.text.rfind("Note: meaning-based search", 0), 0u) << search.text.substr(0, 100);
+  EXPECT_NE(search.structured["message"].get<std::string>().find("being prepared"), std::string::npos);
+  auto one = call("get_entity", {{"key", "srd_fireball"}});
+  EXPECT_EQ(one.text.find("being prepared"), std::string::npos) << one.text.substr(0, 100);
+  EXPECT_EQ(one.text.rfind("### Fireball", 0), 0u);
+  EXPECT_NE(one.structured["message"].get<std::string>().find("being prepared"), std::string::npos);
+  auto docs = call("list_documents", json::object());
+  EXPECT_EQ(docs.text.find("being prepared"), std::string::npos);
+  engine_.set_notice(nullptr);
+}
+
 TEST_F(ToolsTest, RulesBySection) {
   auto r = call("search_rule", {{"rule_type", "rule"}, {"section", "attacking"}});
   ASSERT_FALSE(r.is_error) << r.text;
