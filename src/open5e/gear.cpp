@@ -113,6 +113,41 @@ void v1_cost_and_weight(const json& rec, Entity& e) {
   }
 }
 
+// A /v2/items/ record's cost and weight (decimal strings in gold pieces and its weight unit) into cost_gp and weight.
+void v2_cost_and_weight(const json& item, Entity& e) {
+  e.facets.cost = num(item, "cost");
+  e.facets.weight = num(item, "weight");
+  if (e.facets.cost) e.data["cost_gp"] = *e.facets.cost;
+  if (e.facets.weight) {
+    e.data["weight"] = *e.facets.weight;
+    put_str(e.data, "weight_unit", str(item, "weight_unit"));
+  }
+}
+
+// A v2 weapon's (or a magic item's base weapon's) properties: [{name, type ("Mastery"), detail ("1d10")}].
+json v2_weapon_properties(const json& weapon) {
+  json props = json::array();
+  const json& ps = child(weapon, "properties");
+  if (!ps.is_array()) return props;
+  for (const auto& p : ps) {
+    const json& prop = child(p, "property");
+    const std::string n = name_of(prop);
+    if (n.empty()) continue;
+    json x = {{"name", n}};
+    put_str(x, "type", str(prop, "type"));
+    put_str(x, "detail", str(p, "detail"));
+    props.push_back(std::move(x));
+  }
+  return props;
+}
+
+// Armor that adds to another Armor Class (a shield): shown "+2", its facet the bonus.
+void set_ac_bonus(Entity& e, int bonus) {
+  e.data["armor_class"] = "+" + std::to_string(bonus);
+  e.data["ac_base"] = bonus;
+  e.facets.armor_class = bonus;
+}
+
 }  // namespace
 
 void map_weapon(const json& rec, Entity& e) {
@@ -134,22 +169,14 @@ void map_weapon(const json& rec, Entity& e) {
     put_str(d, "distance_unit", str(rec, "distance_unit"));
   }
   if (json_util::boolean(rec, "is_improvised").value_or(false)) d["is_improvised"] = true;
-  json props = json::array();
+  const json props = v2_weapon_properties(rec);
   std::vector<std::string> parts;
-  const json& ps = child(rec, "properties");
-  if (ps.is_array()) {
-    for (const auto& p : ps) {
-      const json& prop = child(p, "property");
-      const std::string n = name_of(prop);
-      if (n.empty()) continue;
-      json x = {{"name", n}};
-      put_str(x, "type", str(prop, "type"));
-      put_str(x, "detail", str(p, "detail"));
-      if (text::lower(n) == "versatile" && !str(p, "detail").empty()) d["versatile_dice"] = str(p, "detail");
-      props.push_back(x);
-      f.properties.push_back(model::slug(n));
-      parts.push_back(n + (str(p, "detail").empty() ? "" : " (" + str(p, "detail") + ")"));
-    }
+  for (const auto& p : props) {
+    const std::string n = str(p, "name");
+    const std::string detail = str(p, "detail");
+    if (text::lower(n) == "versatile" && !detail.empty()) d["versatile_dice"] = detail;
+    f.properties.push_back(model::slug(n));
+    parts.push_back(n + (detail.empty() ? "" : " (" + detail + ")"));
   }
   put_if(d, "properties", props);
   d["is_melee"] = !is_ranged_weapon(e.document.key, e.name, f.properties);
@@ -161,13 +188,7 @@ void add_gear_info(Entity& e, const MappingContext& ctx) {
   auto it = ctx.gear.find(e.key);
   if (it == ctx.gear.end()) return;
   const json& item = it->second;
-  e.facets.cost = num(item, "cost");
-  e.facets.weight = num(item, "weight");
-  if (e.facets.cost) e.data["cost_gp"] = *e.facets.cost;
-  if (e.facets.weight) {
-    e.data["weight"] = *e.facets.weight;
-    put_str(e.data, "weight_unit", str(item, "weight_unit"));
-  }
+  v2_cost_and_weight(item, e);
   put_str(e.data, "desc", str(item, "desc"));
 }
 
@@ -196,11 +217,7 @@ void map_item_armor(const json& rec, Entity& e) {
   f.type = key_of(child(rec, "category")) == "shield" ? "shield" : text::lower(name_of(child(rec, "category")));
   d["category"] = f.type;
   d["stealth_disadvantage"] = false;
-  if (auto bonus = stated_ac_bonus(str(rec, "desc"))) {
-    d["ac_base"] = *bonus;
-    d["armor_class"] = "+" + std::to_string(*bonus);
-    f.armor_class = *bonus;
-  }
+  if (auto bonus = stated_ac_bonus(str(rec, "desc"))) set_ac_bonus(e, *bonus);
   e.text = f.type + " armor. AC " + str(d, "armor_class") + ". " + str(rec, "desc");
 }
 
@@ -210,13 +227,7 @@ void map_item_common(const json& rec, Entity& e) {
   const json& cat = child(rec, "category");
   f.type = text::lower(key_of(cat));
   put_str(d, "category", name_of(cat));
-  f.cost = num(rec, "cost");
-  f.weight = num(rec, "weight");
-  if (f.cost) d["cost_gp"] = *f.cost;
-  if (f.weight) {
-    d["weight"] = *f.weight;
-    put_str(d, "weight_unit", str(rec, "weight_unit"));
-  }
+  v2_cost_and_weight(rec, e);
   put_str(d, "size", name_of(child(rec, "size")));
   put_str(d, "desc", str(rec, "desc"));
   if (const json& w = child(rec, "weapon"); w.is_object()) {
@@ -225,19 +236,7 @@ void map_item_common(const json& rec, Entity& e) {
     put_str(base, "key", key_of(w));
     put_str(base, "damage_dice", str(w, "damage_dice"));
     put_str(base, "damage_type", name_of(child(w, "damage_type")));
-    json props = json::array();
-    const json& ps = child(w, "properties");
-    if (ps.is_array()) {
-      for (const auto& p : ps) {
-        const std::string n = name_of(child(p, "property"));
-        if (n.empty()) continue;
-        json x = {{"name", n}};
-        put_str(x, "type", str(child(p, "property"), "type"));
-        put_str(x, "detail", str(p, "detail"));
-        props.push_back(std::move(x));
-      }
-    }
-    put_if(base, "properties", props);
+    put_if(base, "properties", v2_weapon_properties(w));
     if (auto simple = json_util::boolean(w, "is_simple")) base["category"] = *simple ? "simple" : "martial";
     d["base_weapon"] = std::move(base);
   }
@@ -334,9 +333,7 @@ void map_v1_armor(const json& rec, Entity& e) {
   }
   // A base of 0 with a flat bonus is a bonus item: SRD 5.1's Shield is recorded as base 0, "0 +2".
   if (auto flat = num(rec, "plus_flat_mod"); flat && *flat > 0 && num(rec, "base_ac").value_or(0) == 0) {
-    d["armor_class"] = "+" + text::format_number(*flat);
-    d["ac_base"] = *flat;
-    f.armor_class = static_cast<int>(*flat);
+    set_ac_bonus(e, static_cast<int>(*flat));
   }
   if (auto v = json_util::boolean(rec, "plus_dex_mod")) d["ac_add_dex_modifier"] = *v;
   if (auto m = num(rec, "plus_max"); m && *m > 0) d["ac_dex_modifier_max"] = *m;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <functional>
 #include <future>
@@ -402,14 +403,38 @@ ToolResult error_result(const std::string& message) {
   return r;
 }
 
-// Assembles a list answer: Markdown of each result within the budget, summaries past it.
+std::string str_arg(const json& args, const char* name);
+
 Detail detail_of(const json& args) {
-  const std::string d = args.is_object() && args.contains("detail") && args["detail"].is_string()
-                            ? args["detail"].get<std::string>()
-                            : std::string();
+  const std::string d = str_arg(args, "detail");
   return d == "summary" ? Detail::kSummary : d == "full" ? Detail::kFull : Detail::kStandard;
 }
 
+// One result whole: its text fields cut at `cap` characters, then at half as many again and again while its
+// Markdown (`render`) and JSON together exceed `room`, until the cap falls below `floor`. `fits` says whether it
+// ended within `room`.
+struct Whole {
+  json result;
+  std::string text;
+  bool fits = false;
+};
+Whole whole_within(const json& r, size_t cap, size_t room, size_t floor,
+                   const std::function<std::string(const json&)>& render) {
+  for (;; cap /= 2) {
+    Whole w{r, {}, false};
+    clip_fields(w.result, cap);
+    if (render) w.text = render(w.result);
+    w.fits = w.text.size() + w.result.dump().size() <= room;
+    if (w.fits || cap < floor) return w;
+  }
+}
+
+// Room left in a budget once `used` and `reserve` are spent.
+size_t room_left(size_t budget, size_t used, size_t reserve) {
+  return budget > used + reserve ? budget - used - reserve : 0;
+}
+
+// Assembles a list answer: Markdown of each result within the budget, summaries past it.
 ToolResult list_answer(std::vector<json> results, const std::string& header, std::string message, int total,
                        const json& filters, Detail detail) {
   ToolResult out;
@@ -423,23 +448,18 @@ ToolResult list_answer(std::vector<json> results, const std::string& header, std
     json& r = results[i];
     const bool in_full = detail == Detail::kFull || (detail == Detail::kStandard && i < kStandardInFull);
     if (in_full) {
-      // Room is kept for the one-line results after this one, so the whole answer stays near the budget.
+      // Room is kept for the one-line results after this one, so the whole answer stays near the budget. The
+      // first result is always shown in full, its long fields cut shorter until it fits.
       const size_t reserve = (results.size() - i - 1) * kSummaryChars;
-      // The first result is always shown in full, its long fields cut shorter until it fits.
-      for (size_t cap = detail == Detail::kFull ? kFullFieldChars : kStandardFieldChars;; cap /= 2) {
-        json c = r;
-        clip_fields(c, cap);
-        std::string block = render_entity(c) + "\n---\n\n";
-        const size_t cost = block.size() + c.dump().size();
-        if (used + cost + reserve <= budget || (i == 0 && cap < 400)) {
-          used += cost;
-          body += block;
-          shown.push_back(std::move(c));
-          break;
-        }
-        if (i > 0) break;
+      Whole w = whole_within(r, detail == Detail::kFull ? kFullFieldChars : kStandardFieldChars,
+                             room_left(budget, used, reserve), i == 0 ? 400 : SIZE_MAX,
+                             [](const json& c) { return render_entity(c) + "\n---\n\n"; });
+      if (w.fits || i == 0) {
+        used += w.text.size() + w.result.dump().size();
+        body += w.text;
+        shown.push_back(std::move(w.result));
+        continue;
       }
-      if (shown.size() == i + 1) continue;
     }
     // Results are never dropped: past the budget they are one line each (a few hundred characters), so an answer
     // is at most its budget plus `limit` summaries.
@@ -1534,11 +1554,13 @@ ToolResult search_all(store::Store& st, const json& args, const SearchContext& c
       json& r = f->results[i];
       const bool whole = detail == Detail::kFull || (detail == Detail::kStandard && i < kStandardInFull);
       if (whole) {
-        clip_fields(r, detail == Detail::kFull ? kFullFieldChars : kStandardFieldChars);
-        const size_t cost = r.dump().size();
         const size_t reserve = (f->results.size() - i - 1) * kSummaryChars;
-        if (used + cost + reserve <= (detail == Detail::kFull ? kFullBudget : kStandardBudget)) {
-          used += cost;
+        Whole w = whole_within(r, detail == Detail::kFull ? kFullFieldChars : kStandardFieldChars,
+                               room_left(detail == Detail::kFull ? kFullBudget : kStandardBudget, used, reserve),
+                               SIZE_MAX, nullptr);
+        r = std::move(w.result);
+        if (w.fits) {
+          used += r.dump().size();
           continue;
         }
       }
@@ -1625,15 +1647,15 @@ ToolResult get_entity(store::Store& st, const json& args, std::string_view prefe
   json r = std::move(one.front());
   if (with_raw) r["source_record"] = e.raw;
   // Within the full budget whatever the entry's size: long text fields are cut shorter until it fits.
+  const size_t envelope = json{{"filters", args}, {"result", 0}, {"total", 1}}.dump().size() - 1;
+  Whole w = whole_within(r, kFullFieldChars, room_left(kFullBudget, envelope, 0), 1000, [&](const json& c) {
+    std::string text = render_entity(c);
+    if (with_raw) text += "\n**Source record:**\n```json\n" + json_util::dump(c["source_record"]) + "\n```\n";
+    return text;
+  });
   ToolResult out;
-  for (size_t cap = kFullFieldChars;; cap /= 2) {
-    json c = r;
-    clip_fields(c, cap);
-    out.text = render_entity(c);
-    if (with_raw) out.text += "\n**Source record:**\n```json\n" + json_util::dump(c["source_record"]) + "\n```\n";
-    out.structured = {{"result", std::move(c)}, {"total", 1}, {"filters", args}};
-    if (out.text.size() + out.structured.dump().size() <= kFullBudget || cap < 1000) break;
-  }
+  out.text = std::move(w.text);
+  out.structured = {{"result", std::move(w.result)}, {"total", 1}, {"filters", args}};
   return out;
 }
 

@@ -45,10 +45,10 @@ void field(std::string& out, const char* label, const json& r, const char* key) 
   out += "**" + std::string(label) + ":** " + s + "  \n";
 }
 
-std::string modifier(double score) {
-  const int m = static_cast<int>(std::floor((score - 10) / 2));
-  return (m >= 0 ? "+" : "") + std::to_string(m);
-}
+// "+6", "-1", "+0".
+std::string signed_number(double v) { return (v >= 0 ? "+" : "") + text::format_number(v); }
+
+std::string modifier(double score) { return signed_number(std::floor((score - 10) / 2)); }
 
 std::string signed_map(const json& m) {
   std::vector<std::string> parts;
@@ -57,7 +57,7 @@ std::string signed_map(const json& m) {
     const double v = it->get<double>();
     std::string name = it.key();
     if (!name.empty()) name[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(name[0])));
-    parts.push_back(name + " " + (v >= 0 ? "+" : "") + text::format_number(v));
+    parts.push_back(name + " " + signed_number(v));
   }
   return text::join(parts, ", ");
 }
@@ -71,7 +71,7 @@ std::string ability_map(const json& m) {
   for (const auto& [key, label] : kAbilities) {
     auto v = num(m, key);
     if (!v) continue;
-    parts.push_back(std::string(label) + " " + (*v >= 0 ? "+" : "") + text::format_number(*v));
+    parts.push_back(std::string(label) + " " + signed_number(*v));
   }
   // Keys that are not the six abilities (an importer's own spelling) follow, as recorded.
   for (auto it = m.begin(); it != m.end(); ++it) {
@@ -79,7 +79,7 @@ std::string ability_map(const json& m) {
     bool known = false;
     for (const auto& [key, label] : kAbilities) known = known || it.key() == key;
     if (known) continue;
-    parts.push_back(it.key() + " " + (it->get<double>() >= 0 ? "+" : "") + text::format_number(it->get<double>()));
+    parts.push_back(it.key() + " " + signed_number(it->get<double>()));
   }
   return text::join(parts, ", ");
 }
@@ -102,13 +102,21 @@ void named_entries(std::string& out, const char* heading, const json& list) {
   }
 }
 
-void render_spell(std::string& out, const json& r) {
+// "3rd-level evocation", "Evocation cantrip"; empty without a level.
+std::string spell_level_line(const json& r) {
   const auto level = num(r, "level");
-  std::string line;
-  if (level) {
-    line = *level == 0 ? str(r, "school") + " cantrip"
-                       : ordinal(static_cast<int>(*level)) + "-level " + text::lower(str(r, "school"));
-  }
+  if (!level) return "";
+  return *level == 0 ? str(r, "school") + " cantrip"
+                     : ordinal(static_cast<int>(*level)) + "-level " + text::lower(str(r, "school"));
+}
+
+// "simple melee weapon".
+std::string weapon_line(const json& r) {
+  return str(r, "category") + (r.value("is_melee", true) ? " melee" : " ranged") + " weapon";
+}
+
+void render_spell(std::string& out, const json& r) {
+  std::string line = spell_level_line(r);
   if (r.value("ritual", false)) line += " (ritual)";
   if (!line.empty()) out += "*" + line + "*\n\n";
   std::string casting = str(r, "casting_time");
@@ -143,8 +151,7 @@ void render_creature(std::string& out, const json& r) {
   if (!str(r, "armor_detail").empty()) ac += " (" + str(r, "armor_detail") + ")";
   if (!ac.empty()) out += "**Armor Class:** " + ac + "  \n";
   if (auto init = num(r, "initiative_bonus")) {
-    out += "**Initiative:** " + std::string(*init >= 0 ? "+" : "") + text::format_number(*init) + " (" +
-           text::format_number(10 + *init) + ")  \n";
+    out += "**Initiative:** " + signed_number(*init) + " (" + text::format_number(10 + *init) + ")  \n";
   }
   std::string hp = r.contains("hit_points") ? scalar(r["hit_points"]) : "";
   if (!str(r, "hit_dice").empty()) hp += " (" + str(r, "hit_dice") + ")";
@@ -236,13 +243,19 @@ void cost_and_weight(std::string& out, const json& r) {
   }
 }
 
+// A weapon's or armor's description from its item, unless it only names the thing ("A longsword.").
+void gear_description(std::string& out, const json& r) {
+  if (!str(r, "desc").empty() && text::fold(str(r, "desc")) != text::fold("A " + str(r, "name")))
+    out += "\n" + str(r, "desc") + "\n";
+}
+
 std::string armor_class_line(const json& r) {
   const std::string ac = str(r, "armor_class");
   return !ac.empty() && ac[0] == '+' ? ac + " AC" : ac;
 }
 
 void render_weapon(std::string& out, const json& r) {
-  out += "*" + str(r, "category") + (r.value("is_melee", true) ? " melee" : " ranged") + " weapon*\n\n";
+  out += "*" + weapon_line(r) + "*\n\n";
   field(out, "Damage", r, "damage_dice");
   field(out, "Damage Type", r, "damage_type");
   field(out, "Versatile", r, "versatile_dice");
@@ -253,8 +266,7 @@ void render_weapon(std::string& out, const json& r) {
   if (const std::string props = property_list(r.value("properties", json())); !props.empty())
     out += "**Properties:** " + props + "  \n";
   cost_and_weight(out, r);
-  if (!str(r, "desc").empty() && text::fold(str(r, "desc")) != text::fold("A " + str(r, "name")))
-    out += "\n" + str(r, "desc") + "\n";
+  gear_description(out, r);
 }
 
 void render_armor(std::string& out, const json& r) {
@@ -263,8 +275,7 @@ void render_armor(std::string& out, const json& r) {
   field(out, "Strength Required", r, "strength_required");
   out += std::string("**Stealth:** ") + (r.value("stealth_disadvantage", false) ? "Disadvantage" : "—") + "  \n";
   cost_and_weight(out, r);
-  if (!str(r, "desc").empty() && text::fold(str(r, "desc")) != text::fold("A " + str(r, "name")))
-    out += "\n" + str(r, "desc") + "\n";
+  gear_description(out, r);
 }
 
 // A magic weapon's or armor's base item: "**Base weapon:** Longsword (martial; 1d8 slashing; Sap [Mastery], ...)".
@@ -357,10 +368,7 @@ std::string key_facts(const json& r) {
   const std::string kind = str(r, "kind");
   std::vector<std::string> facts;
   if (kind == "spell") {
-    if (auto level = num(r, "level")) {
-      facts.push_back(*level == 0 ? str(r, "school") + " cantrip"
-                                  : ordinal(static_cast<int>(*level)) + "-level " + text::lower(str(r, "school")));
-    }
+    if (const std::string level = spell_level_line(r); !level.empty()) facts.push_back(level);
   } else if (kind == "creature") {
     std::string c;
     if (auto cr = num(r, "challenge_rating")) c = "CR " + text::format_cr(*cr);
@@ -372,8 +380,7 @@ std::string key_facts(const json& r) {
     if (r.value("requires_attunement", false)) c += (c.empty() ? "" : ", ") + std::string("requires attunement");
     if (!c.empty()) facts.push_back(c);
   } else if (kind == "weapon") {
-    facts.push_back(str(r, "category") + (r.value("is_melee", true) ? " melee" : " ranged") + " weapon" +
-                    (str(r, "damage_dice").empty() ? "" : ", " + str(r, "damage_dice")));
+    facts.push_back(weapon_line(r) + (str(r, "damage_dice").empty() ? "" : ", " + str(r, "damage_dice")));
   } else if (kind == "armor") {
     if (!str(r, "armor_class").empty()) facts.push_back("AC " + str(r, "armor_class"));
   } else if (kind == "class" && !str(r, "subclass_of").empty()) {
