@@ -13,6 +13,7 @@
 #include <thread>
 #include <tuple>
 
+#include "gm_tools.hpp"
 #include "lorekeeper/core/json_util.hpp"
 #include "lorekeeper/core/log.hpp"
 #include "lorekeeper/core/text.hpp"
@@ -40,6 +41,8 @@ constexpr size_t kSummaryChars = 550;
 // The longest text field an answer carries, per detail; longer ones are cut where a word ends and say so.
 constexpr size_t kStandardFieldChars = 3000;
 constexpr size_t kFullFieldChars = 20000;
+// search_all's results in all (its `limit` is per kind).
+constexpr int kMaxAllResults = 50;
 
 // ---------------------------------------------------------------------------------------------------------
 // Parameter and tool specifications.
@@ -66,9 +69,8 @@ const std::vector<std::string> kRuleTypes = {"rule",          "condition",     "
 ParamSpec search_param() {
   return {"search",
           ParamType::kString,
-          "Name or words to look for. An exact name (any case or accents) returns that entry, every edition of "
-          "it, and nothing else; other words are matched against names (typos forgiven), descriptions and "
-          "meaning, best first: \"monster that turns people to stone\".",
+          "Name or words. An exact name answers that entry alone (every edition); other words match names (typos "
+          "forgiven), text and meaning, best first: \"monster that turns people to stone\".",
           {},
           {},
           {},
@@ -79,8 +81,7 @@ ParamSpec search_param() {
 ParamSpec documents_param() {
   return {"documents",
           ParamType::kStringArray,
-          "Source documents to search, by key (e.g. \"srd-2014\", \"srd-2024\", \"tob\"), name or pack name; see "
-          "list_documents. Omitted or null: every source. []: nothing.",
+          "Source documents by key (\"srd-2014\", \"srd-2024\", \"tob\") or name; see list_documents. Omitted: all.",
           {},
           {},
           {},
@@ -91,7 +92,7 @@ ParamSpec documents_param() {
 ParamSpec game_system_param() {
   return {"game_system",
           ParamType::kString,
-          "Edition: 5e-2014 (SRD 5.1 era), 5e-2024 (SRD 5.2) or a5e (Level Up).",
+          "Edition: 5e-2014 (SRD 5.1), 5e-2024 (SRD 5.2) or a5e (Level Up).",
           kGameSystems,
           {},
           {},
@@ -102,8 +103,7 @@ ParamSpec game_system_param() {
 ParamSpec detail_param() {
   return {"detail",
           ParamType::kString,
-          "How much to show: standard (default: the first 3 results in full, the rest one line each), summary "
-          "(one line each) or full (every result in full, in a larger answer).",
+          "standard: the first 3 results in full, the rest one line each; summary: one line each; full: all in full.",
           {"summary", "standard", "full"},
           {},
           {},
@@ -112,7 +112,7 @@ ParamSpec detail_param() {
           {}};
 }
 ParamSpec limit_param(int def = 20) {
-  return {"limit", ParamType::kInteger, "Maximum results (1-100).", {}, 1, 100, json(def), false, {}};
+  return {"limit", ParamType::kInteger, "Maximum results.", {}, 1, 100, json(def), false, {}};
 }
 ParamSpec bool_param(const char* name, const char* desc) {
   return {name, ParamType::kBoolean, desc, {}, {}, {}, json(), false, {}};
@@ -126,6 +126,32 @@ ParamSpec num_param(const char* name, const char* desc, double lo, double hi) {
 ParamSpec str_param(const char* name, const char* desc, std::vector<std::string> values = {}, bool required = false,
                     json def = json()) {
   return {name, ParamType::kString, desc, std::move(values), {}, {}, std::move(def), required, {}};
+}
+ParamSpec cr_param(const char* name, const char* desc) {
+  return {name, ParamType::kFraction, desc, {}, 0, 30, json(), false, {}};
+}
+// A kind of entry by its name (model::kind_name), or a plural or older name ("monster", "race", "magicitem").
+ParamSpec kind_param(const char* name, const char* desc, ParamType type = ParamType::kString) {
+  ParamSpec p{name, type, desc, {}, {}, {}, json(), false, {}};
+  for (Kind k : model::all_kinds()) p.enum_values.emplace_back(model::kind_name(k));
+  for (const char* synonym :
+       {"spells",     "creatures",  "monster",     "monsters",   "classes",      "subclass", "race",        "races",
+        "subrace",    "subspecies", "backgrounds", "feats",      "weapons",      "items",    "magic-items", "magicitem",
+        "magicitems", "rules",      "ruleset",     "conditions", "magic-school", "ability",  "abilities"}) {
+    if (auto k = model::parse_kind(synonym)) p.aliases.emplace_back(synonym, std::string(model::kind_name(*k)));
+  }
+  return p;
+}
+
+// search_all's kinds: every kind name, and "equipment" (weapons, armor, gear and magic items); "item" there means
+// gear and magic items alike.
+ParamSpec content_types_param() {
+  ParamSpec p = kind_param("content_types",
+                           "Kinds to search; default: all. \"item\" is gear and magic items, \"equipment\" "
+                           "adds weapons and armor.",
+                           ParamType::kStringArray);
+  p.enum_values.emplace_back("equipment");
+  return p;
 }
 
 ojson document_schema() {
@@ -211,23 +237,23 @@ std::vector<ToolSpec> build_specs() {
         str_param("damage_type", "Damage type the spell deals.", kDamageTypes), documents_param(), game_system_param(),
         detail_param(), limit_param()},
        list_output_schema()});
-  specs.push_back({"search_creature",
-                   "Search creatures",
-                   "Find monsters and creatures (full stat blocks) by name or words and filter by challenge rating, "
-                   "type, size, armor class and hit points.",
-                   {search_param(), num_param("cr", "Exact challenge rating (0, 0.125, 0.25, 0.5, 1-30).", 0, 30),
-                    num_param("cr_min", "Minimum challenge rating (0-30).", 0, 30),
-                    num_param("cr_max", "Maximum challenge rating (0-30).", 0, 30),
-                    str_param("type", "Creature type.", kCreatureTypes), str_param("size", "Size category.", kSizes),
-                    int_param("armor_class_min", "Minimum armor class.", 0, 50),
-                    int_param("hit_points_min", "Minimum hit points.", 0, 10000), documents_param(),
-                    game_system_param(), detail_param(), limit_param()},
-                   list_output_schema()});
+  specs.push_back(
+      {"search_creature",
+       "Search creatures",
+       "Find monsters and creatures (full stat blocks) by name or words and filter by challenge rating, "
+       "type, size, armor class and hit points.",
+       {search_param(), cr_param("cr", "Exact challenge rating: 0, \"1/8\", \"1/4\", \"1/2\" or 1-30."),
+        cr_param("cr_min", "Lowest challenge rating (as cr)."), cr_param("cr_max", "Highest challenge rating (as cr)."),
+        str_param("type", "Creature type.", kCreatureTypes), str_param("size", "Size category.", kSizes),
+        int_param("armor_class_min", "Minimum armor class.", 0, 50),
+        int_param("hit_points_min", "Minimum hit points.", 0, 10000), documents_param(), game_system_param(),
+        detail_param(), limit_param()},
+       list_output_schema()});
   specs.push_back({"search_character_option",
                    "Search character options",
                    "Find classes (with their subclasses), races/species (with subraces), backgrounds and feats.",
-                   {str_param("type", "Kind of option.", {"class", "race", "background", "feat"}, true), search_param(),
-                    documents_param(), game_system_param(), detail_param(), limit_param()},
+                   {str_param("type", "Kind of option; omitted: all four.", {"class", "race", "background", "feat"}),
+                    search_param(), documents_param(), game_system_param(), detail_param(), limit_param()},
                    list_output_schema()});
   {
     ToolSpec s{"search_equipment",
@@ -239,9 +265,7 @@ std::vector<ToolSpec> build_specs() {
                 search_param(), str_param("rarity", "Magic item rarity.", kRarities),
                 str_param("damage_dice", "Weapon damage dice, e.g. \"1d8\", \"2d6\"."),
                 bool_param("is_simple", "true: simple weapons; false: martial weapons."),
-                str_param("requires_attunement",
-                          "Magic items needing attunement: \"requires attunement\" (or \"yes\"); \"\" (or \"no\") "
-                          "for items that do not."),
+                bool_param("requires_attunement", "true: magic items that need attunement; false: those that do not."),
                 bool_param("is_light", "Weapons with the Light property."),
                 bool_param("is_versatile", "Weapons with the Versatile property."),
                 bool_param("is_thrown", "Weapons with the Thrown property."),
@@ -257,47 +281,49 @@ std::vector<ToolSpec> build_specs() {
     s.params[2].aliases = {{"very-rare", "very rare"}};
     specs.push_back(std::move(s));
   }
-  specs.push_back({"search_rule",
-                   "Search rules and reference",
-                   "Look up rules, conditions and reference entries (damage types, weapon properties, skills, "
-                   "abilities, spell schools, languages, alignments, sizes, ...).",
-                   {str_param("rule_type", "Kind of entry.", kRuleTypes, true), search_param(),
-                    str_param("section",
-                              "For rule_type=rule: rules section, e.g. \"combat\", \"spellcasting\", "
-                              "\"adventuring\"."),
-                    documents_param(), game_system_param(), detail_param(), limit_param()},
-                   list_output_schema()});
+  specs.push_back(
+      {"search_rule",
+       "Search rules and reference",
+       "Look up rules, conditions and reference entries (damage types, weapon properties, skills, "
+       "abilities, spell schools, languages, alignments, sizes, ...).",
+       {str_param("rule_type", "Kind of entry; omitted: every kind (give search).", kRuleTypes), search_param(),
+        str_param("section",
+                  "For rule_type=rule: rules section, e.g. \"combat\", \"spellcasting\", "
+                  "\"adventuring\"."),
+        documents_param(), game_system_param(), detail_param(), limit_param()},
+       list_output_schema()});
   specs.push_back({"search_all",
                    "Search everything",
-                   "Search every kind of content at once; results are grouped by kind.",
+                   "Search every kind of content at once (names, text and meaning); results are grouped by kind.",
                    {{"query", ParamType::kString, "Name or words to look for.", {}, {}, {}, json(), true, {}},
-                    {"content_types",
-                     ParamType::kStringArray,
-                     "Kinds to search (e.g. \"spell\", \"creature\", \"magic-item\", \"class\"); default: all.",
-                     {},
-                     {},
-                     {},
-                     json(),
-                     false,
-                     {}},
+                    content_types_param(),
                     documents_param(),
+                    game_system_param(),
                     detail_param(),
-                    limit_param()},
+                    {"limit",
+                     ParamType::kInteger,
+                     "Maximum results per kind (1-100); 50 in all at most.",
+                     {},
+                     1,
+                     100,
+                     json(5),
+                     false,
+                     {}}},
                    grouped_output_schema()});
-  specs.push_back({"get_entity",
-                   "Get one entry",
-                   "One entry in full by its key (from a search result), e.g. \"srd_fireball\".",
-                   {str_param("key", "The entry's key.", {}, true),
-                    str_param("kind", "Its kind, when a key exists in several (e.g. \"spell\", \"creature\")."),
-                    bool_param("include_source", "Also return the original source record.")},
-                   entity_output_schema()});
+  specs.push_back(
+      {"get_entity",
+       "Get one entry",
+       "One entry in full by its key (from a search result), e.g. \"srd_fireball\".",
+       {str_param("key", "The entry's key.", {}, true), kind_param("kind", "Its kind, when a key exists in several."),
+        bool_param("include_source", "Also return the original source record.")},
+       entity_output_schema()});
   specs.push_back({"find_similar",
                    "Find similar entries",
                    "Entries of the same kind most like a given one (by key or name); the entry itself and its "
                    "other editions are left out.",
                    {str_param("key", "Key of the reference entry."),
                     str_param("name", "Name of the reference entry (used when no key is given)."),
-                    str_param("kind", "Kind of the reference entry, to disambiguate a name."), documents_param(),
+                    kind_param("kind", "Kind of the reference entry, to disambiguate a name."), documents_param(),
                     game_system_param(), detail_param(), limit_param(10)},
                    list_output_schema()});
   specs.push_back({"list_documents",
@@ -306,6 +332,7 @@ std::vector<ToolSpec> build_specs() {
                    "keys in `documents`.",
                    {str_param("source", "Only documents from this source.", {"open5e_v2", "open5e_v1", "orcbrew"})},
                    documents_output_schema()});
+  for (auto& s : gm_tools::specs(specs[1].params)) specs.push_back(std::move(s));
   return specs;
 }
 
@@ -1265,8 +1292,10 @@ Result<Query> character_option_query(const json& args) {
     q.kinds = {Kind::kSpecies};
   else if (type == "background")
     q.kinds = {Kind::kBackground};
-  else
+  else if (type == "feat")
     q.kinds = {Kind::kFeat};
+  else
+    q.kinds = {Kind::kClass, Kind::kSpecies, Kind::kBackground, Kind::kFeat};
   q.game_system = str_arg(args, "game_system");
   return q;
 }
@@ -1297,17 +1326,8 @@ Result<Query> equipment_query(const json& args) {
     LOREKEEPER_RETURN_IF_ERROR(restrict_to(Kind::kMagicItem, "rarity"));
     q.rarity = model::slug(str_arg(args, "rarity"));
   }
-  if (args.contains("requires_attunement")) {
-    const std::string v = text::fold(str_arg(args, "requires_attunement"));
-    if (v == "requires attunement" || v == "yes" || v == "true" || v == "1" || v == "required") {
-      q.requires_attunement = true;
-    } else if (v.empty() || v == "no" || v == "false" || v == "0" || v == "none") {
-      q.requires_attunement = false;
-    } else {
-      return Status::invalid_argument("Parameter 'requires_attunement': unknown value '" +
-                                      str_arg(args, "requires_attunement") +
-                                      "'. Valid values: \"requires attunement\" (or \"yes\"), \"\" (or \"no\").");
-    }
+  if (auto v = bool_arg(args, "requires_attunement")) {
+    q.requires_attunement = *v;
     LOREKEEPER_RETURN_IF_ERROR(restrict_to(Kind::kMagicItem, "requires_attunement"));
   }
   const std::vector<std::pair<const char*, const char*>> props = {{"is_light", "light"},
@@ -1365,11 +1385,19 @@ Result<Query> rule_query(const json& args) {
       {"item-category", {Kind::kItemCategory}},
       {"environment", {Kind::kEnvironment}},
   };
-  q.kinds = kKinds.at(t);
+  if (t.empty()) {
+    for (const auto& [name, kinds] : kKinds) {
+      for (Kind k : kinds) {
+        if (std::find(q.kinds.begin(), q.kinds.end(), k) == q.kinds.end()) q.kinds.push_back(k);
+      }
+    }
+  } else {
+    q.kinds = kKinds.at(t);
+  }
   q.game_system = str_arg(args, "game_system");
   const std::string section = text::trim(str_arg(args, "section"));
   if (!section.empty()) {
-    if (t != "rule" && t != "rule-section") {
+    if (!t.empty() && t != "rule" && t != "rule-section") {
       return Status::invalid_argument("Parameter 'section' applies only to rule_type \"rule\".");
     }
     q.kinds = {Kind::kRule};
@@ -1499,19 +1527,22 @@ ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilde
   return list_answer(std::move(found->results), header, message, found->total, args, detail_of(args));
 }
 
-std::optional<std::vector<Kind>> parse_content_types(const json& values, std::string* bad) {
+// search_all's content types (validated against content_types_param's enum) as kinds.
+std::vector<Kind> parse_content_types(const json& values) {
   std::vector<Kind> kinds;
+  auto add = [&](Kind k) {
+    if (std::find(kinds.begin(), kinds.end(), k) == kinds.end()) kinds.push_back(k);
+  };
   for (const auto& v : values) {
-    const std::string s = v.get<std::string>();
-    std::string n = text::lower(s);
-    // Open5e object_model names ("MagicItem", "Creature") and older names.
-    if (n == "magicitem") n = "magic-item";
-    auto k = model::parse_kind(n);
-    if (!k) {
-      *bad = s;
-      return std::nullopt;
+    const std::string n = v.get<std::string>();
+    if (n == "equipment") {
+      for (Kind k : {Kind::kWeapon, Kind::kArmor, Kind::kItem, Kind::kMagicItem}) add(k);
+    } else if (n == "item") {
+      add(Kind::kItem);
+      add(Kind::kMagicItem);
+    } else if (auto k = model::parse_kind(n)) {
+      add(*k);
     }
-    if (std::find(kinds.begin(), kinds.end(), *k) == kinds.end()) kinds.push_back(*k);
   }
   return kinds;
 }
@@ -1521,17 +1552,9 @@ ToolResult search_all(store::Store& st, const json& args, const SearchContext& c
   if (query.empty()) return error_result("Parameter 'query' must not be empty.");
   std::vector<Kind> kinds = model::all_kinds();
   if (args.contains("content_types") && !args["content_types"].empty()) {
-    std::string bad;
-    auto parsed = parse_content_types(args["content_types"], &bad);
-    if (!parsed) {
-      std::vector<std::string> valid;
-      for (Kind k : model::all_kinds()) valid.emplace_back(model::kind_name(k));
-      return error_result("Parameter 'content_types': unknown value '" + bad +
-                          "'. Valid values: " + text::join(valid, ", ") + ".");
-    }
-    kinds = *parsed;
+    kinds = parse_content_types(args["content_types"]);
   }
-  const int limit = int_arg(args, "limit").value_or(20);
+  const int limit_per_kind = int_arg(args, "limit").value_or(5);
   DocFilter docs = resolve_documents(st, args);
   ToolResult out;
   json groups = json::object();
@@ -1543,8 +1566,21 @@ ToolResult search_all(store::Store& st, const json& args, const SearchContext& c
     Query q;
     q.kinds = kinds;
     q.document_keys = docs.keys;
-    auto f = find(st, q, query, limit, Match::kNamesAndText, ctx, OnExactName::kItFirst);
+    q.game_system = str_arg(args, "game_system");
+    // `limit` is per kind: one ranking deep enough to fill several kinds, then at most `limit` of each kind and
+    // kMaxAllResults in all, in ranking order.
+    const int pool = kMaxAllResults * 4;
+    auto f = find(st, q, query, pool, Match::kNamesAndText, ctx, OnExactName::kItFirst);
     if (!f) return error_result("Search failed: " + f.status().to_string());
+    {
+      std::map<std::string, int> taken;
+      std::vector<json> kept;
+      for (auto& r : f->results) {
+        if (static_cast<int>(kept.size()) >= kMaxAllResults) break;
+        if (++taken[r.value("kind", "")] <= limit_per_kind) kept.push_back(std::move(r));
+      }
+      f->results = std::move(kept);
+    }
     add_children(st, f->results);
     // In ranking order, the first results stay whole in structuredContent and the rest are summaries, as in the
     // other search tools' answers (the text lists every result as one line).
@@ -1861,9 +1897,11 @@ ToolResult Engine::call(const std::string& name, const json& arguments) {
   if (!note.empty() && !r.is_error) {
     const std::string message = r.structured.value("message", "");
     r.structured["message"] = message.empty() ? note : message + " " + note;
-    // One entry's text (get_entity, and resources/read, which shows it) and the list of documents stay as they
-    // are; the notice heads the text of search answers only.
-    if (name != "get_entity" && name != "list_documents") r.text = note + "\n\n" + r.text;
+    // The notice heads the text of answers that search; one entry's text (get_entity, and resources/read, which
+    // shows it), the list of documents and the arithmetic tools' answers stay as they are.
+    if (name.rfind("search_", 0) == 0 || name == "find_similar" || name == "build_encounter") {
+      r.text = note + "\n\n" + r.text;
+    }
   }
   return r;
 }
@@ -1875,6 +1913,7 @@ ToolResult dispatch_call(Engine& engine, const std::string& name, const json& ar
   if (spec == nullptr) return error_result("Unknown tool '" + name + "'.");
   auto args = validate_arguments(spec->params, arguments);
   if (!args) return error_result(args.status().message());
+  if (name == "roll_dice") return gm_tools::roll_dice(*args);
   std::string why;
   store::Store* st = engine.store(&why);
   if (st == nullptr && engine.store_status().code() == StatusCode::kInvalidArgument) {
@@ -1917,6 +1956,25 @@ ToolResult dispatch_call(Engine& engine, const std::string& name, const json& ar
   if (name == "get_entity") return get_entity(*st, a, ctx.preferred_edition);
   if (name == "find_similar") return find_similar(*st, a, ctx);
   if (name == "list_documents") return list_documents(*st, a);
+  if (name == "evaluate_encounter" || name == "build_encounter") {
+    // The encounter tools read creatures as search_creature finds them, filters and ranking included.
+    const gm_tools::CreatureSearch creatures = [&](const json& sargs) -> Result<std::vector<json>> {
+      auto built = creature_query(sargs);
+      if (!built) return built.status();
+      Query q = *built;
+      DocFilter docs = resolve_documents(*st, sargs);
+      // A document that is not known is an error here: a fight's creatures cannot come from it.
+      if (docs.select_nothing || (docs.keys && docs.keys->empty())) {
+        return Status::invalid_argument(docs.message.empty() ? "No source document selected." : docs.message);
+      }
+      q.document_keys = docs.keys;
+      auto found = find(*st, q, str_arg(sargs, "search"), int_arg(sargs, "limit").value_or(20), match, ctx);
+      if (!found) return found.status();
+      return std::move(found->results);
+    };
+    return name == "build_encounter" ? gm_tools::build_encounter(a, creatures, ctx.preferred_edition)
+                                     : gm_tools::evaluate_encounter(a, creatures, ctx.preferred_edition);
+  }
   return error_result("Unknown tool '" + name + "'.");
 }
 

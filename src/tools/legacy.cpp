@@ -1,5 +1,7 @@
 #include "lorekeeper/tools/legacy.hpp"
 
+#include "lorekeeper/core/text.hpp"
+
 namespace lorekeeper::tools {
 
 namespace {
@@ -73,10 +75,23 @@ std::vector<ToolSpec> build() {
        "Older name of search_equipment (prefer search_equipment): weapons, armor, gear and magic items "
        "by name, rarity, damage dice, simple/martial and attunement.",
        {renamed(param_of("search_equipment", "type"), "type", "weapon, armor, magic-item or all (default)."),
-        renamed(param_of("search_equipment", "type"), "item_type", "Same as type."), name_param("Item"),
-        param_of("search_equipment", "rarity"), param_of("search_equipment", "damage_dice"),
-        param_of("search_equipment", "is_simple"), param_of("search_equipment", "requires_attunement"),
-        param_of("search_equipment", "documents"), param_of("search_equipment", "limit")},
+        renamed(param_of("search_equipment", "type"), "item_type", "Same as type."),
+        name_param("Item"),
+        param_of("search_equipment", "rarity"),
+        param_of("search_equipment", "damage_dice"),
+        param_of("search_equipment", "is_simple"),
+        {"requires_attunement",
+         ParamType::kString,
+         "Magic items needing attunement: \"requires attunement\" (or \"yes\"); \"\" (or \"no\") for items that "
+         "do not.",
+         {},
+         {},
+         {},
+         json(),
+         false,
+         {}},
+        param_of("search_equipment", "documents"),
+        param_of("search_equipment", "limit")},
        output_of("search_equipment")});
   specs.push_back(
       {"lookup_rule",
@@ -154,6 +169,19 @@ Result<std::pair<std::string, json>> translate_legacy_call(const std::string& na
   }
   if (name == "lookup_equipment") {
     LOREKEEPER_RETURN_IF_ERROR(merge("type", "item_type", "type", false, ""));
+    // The older tool took attunement as text; search_equipment takes a boolean.
+    if (args.contains("requires_attunement") && args["requires_attunement"].is_string()) {
+      const std::string v = text::fold(args["requires_attunement"].get<std::string>());
+      if (v == "requires attunement" || v == "yes" || v == "true" || v == "required") {
+        args["requires_attunement"] = true;
+      } else if (v.empty() || v == "no" || v == "false" || v == "none") {
+        args["requires_attunement"] = false;
+      } else {
+        return Status::invalid_argument("Parameter 'requires_attunement': unknown value '" +
+                                        args["requires_attunement"].get<std::string>() +
+                                        "'. Valid values: \"requires attunement\" (or \"yes\"), \"\" (or \"no\").");
+      }
+    }
     return std::make_pair(std::string("search_equipment"), args);
   }
   if (name == "lookup_rule") {

@@ -16,8 +16,11 @@ const char* type_name(ParamType t) {
     case ParamType::kString: return "string";
     case ParamType::kInteger: return "integer";
     case ParamType::kNumber: return "number";
+    case ParamType::kFraction: return "number";
     case ParamType::kBoolean: return "boolean";
-    case ParamType::kStringArray: return "array";
+    case ParamType::kStringArray:
+    case ParamType::kIntegerArray:
+    case ParamType::kObjectArray: return "array";
   }
   return "string";
 }
@@ -27,8 +30,11 @@ std::string describe_type(ParamType t) {
     case ParamType::kString: return "a string";
     case ParamType::kInteger: return "an integer";
     case ParamType::kNumber: return "a number";
+    case ParamType::kFraction: return "a number or a fraction such as \"1/4\"";
     case ParamType::kBoolean: return "true or false";
     case ParamType::kStringArray: return "an array of strings";
+    case ParamType::kIntegerArray: return "an array of integers";
+    case ParamType::kObjectArray: return "an array of objects";
   }
   return "a value";
 }
@@ -58,6 +64,46 @@ std::optional<std::string> match_enum(const ParamSpec& p, const std::string& giv
   return std::nullopt;
 }
 
+// A number written as "3", "0.25" or "1/4" (spaces around the parts allowed); nullopt when it is none of these.
+std::optional<double> parse_fraction(const std::string& given) {
+  const std::string s = text::trim(given);
+  auto number = [](const std::string& part, bool integer_only) -> std::optional<double> {
+    const std::string t = text::trim(part);
+    if (t.empty() || t.size() > 12) return std::nullopt;
+    int dots = 0;
+    for (char c : t) {
+      if (c == '.') {
+        ++dots;
+      } else if (c < '0' || c > '9') {
+        return std::nullopt;
+      }
+    }
+    if (dots > (integer_only ? 0 : 1) || t.front() == '.' || t.back() == '.') return std::nullopt;
+    return std::stod(t);
+  };
+  const size_t slash = s.find('/');
+  if (slash == std::string::npos) return number(s, false);
+  auto num = number(s.substr(0, slash), true);
+  auto den = number(s.substr(slash + 1), true);
+  if (!num || !den || *den == 0) return std::nullopt;
+  return *num / *den;
+}
+
+void put_range(ojson& s, const ParamSpec& p) {
+  if (p.minimum) {
+    if (p.type == ParamType::kInteger)
+      s["minimum"] = static_cast<long long>(*p.minimum);
+    else
+      s["minimum"] = *p.minimum;
+  }
+  if (p.maximum) {
+    if (p.type == ParamType::kInteger)
+      s["maximum"] = static_cast<long long>(*p.maximum);
+    else
+      s["maximum"] = *p.maximum;
+  }
+}
+
 }  // namespace
 
 ojson input_schema(const std::vector<ParamSpec>& params) {
@@ -65,22 +111,29 @@ ojson input_schema(const std::vector<ParamSpec>& params) {
   ojson required = ojson::array();
   for (const auto& p : params) {
     ojson s = ojson::object();
-    s["type"] = type_name(p.type);
-    if (p.type == ParamType::kStringArray) s["items"] = {{"type", "string"}};
+    if (p.type == ParamType::kFraction) {
+      ojson as_number = {{"type", "number"}};
+      put_range(as_number, p);
+      s["anyOf"] = ojson::array({as_number, {{"type", "string"}, {"pattern", "^ *[0-9]+(\\.[0-9]+|/[0-9]+)? *$"}}});
+    } else {
+      s["type"] = type_name(p.type);
+    }
+    if (p.type == ParamType::kStringArray) {
+      s["items"] = {{"type", "string"}};
+      if (!p.enum_values.empty()) s["items"]["enum"] = p.enum_values;
+    } else if (p.type == ParamType::kIntegerArray) {
+      ojson item = {{"type", "integer"}};
+      ParamSpec as_integer = p;
+      as_integer.type = ParamType::kInteger;
+      put_range(item, as_integer);
+      s["items"] = std::move(item);
+    } else if (p.type == ParamType::kObjectArray) {
+      s["items"] = input_schema(p.fields);
+    }
+    if (p.max_items) s["maxItems"] = *p.max_items;
     s["description"] = p.description;
-    if (!p.enum_values.empty()) s["enum"] = p.enum_values;
-    if (p.minimum) {
-      if (p.type == ParamType::kInteger)
-        s["minimum"] = static_cast<long long>(*p.minimum);
-      else
-        s["minimum"] = *p.minimum;
-    }
-    if (p.maximum) {
-      if (p.type == ParamType::kInteger)
-        s["maximum"] = static_cast<long long>(*p.maximum);
-      else
-        s["maximum"] = *p.maximum;
-    }
+    if (!p.enum_values.empty() && p.type != ParamType::kStringArray) s["enum"] = p.enum_values;
+    if (p.type != ParamType::kFraction && p.type != ParamType::kIntegerArray) put_range(s, p);
     if (!p.default_value.is_null()) s["default"] = ojson::parse(p.default_value.dump());
     props[p.name] = std::move(s);
     if (p.required) required.push_back(p.name);
@@ -145,12 +198,21 @@ Result<json> validate_arguments(const std::vector<ParamSpec>& params, const json
         break;
       }
       case ParamType::kInteger:
-      case ParamType::kNumber: {
-        if (!v.is_number()) {
+      case ParamType::kNumber:
+      case ParamType::kFraction: {
+        std::optional<double> written;
+        if (p.type == ParamType::kFraction && v.is_string()) {
+          written = parse_fraction(v.get<std::string>());
+          if (!written) {
+            return Status::invalid_argument(where + " must be " + describe_type(p.type) + ", got " + short_value(v) +
+                                            ".");
+          }
+        }
+        if (!v.is_number() && !written) {
           return Status::invalid_argument(where + " must be " + describe_type(p.type) + ", got " + short_value(v) +
                                           (range_text(p).empty() ? "" : " (valid: " + range_text(p) + ")") + ".");
         }
-        const double d = v.get<double>();
+        const double d = written ? *written : v.get<double>();
         if (!std::isfinite(d) || (p.type == ParamType::kInteger && std::floor(d) != d)) {
           return Status::invalid_argument(where + " must be " + describe_type(p.type) + ", got " + short_value(v) +
                                           ".");
@@ -171,9 +233,49 @@ Result<json> validate_arguments(const std::vector<ParamSpec>& params, const json
         }
         out[p.name] = v.get<bool>();
         break;
+      case ParamType::kIntegerArray:
+      case ParamType::kObjectArray: {
+        if (!v.is_array()) {
+          return Status::invalid_argument(where + " must be " + describe_type(p.type) + ", got " + short_value(v) +
+                                          ".");
+        }
+        if (p.max_items && v.size() > *p.max_items) {
+          return Status::invalid_argument(where + " has " + std::to_string(v.size()) + " items; at most " +
+                                          std::to_string(*p.max_items) + " are allowed.");
+        }
+        json arr = json::array();
+        for (size_t i = 0; i < v.size(); ++i) {
+          const json& x = v[i];
+          const std::string item = where + " item " + std::to_string(i + 1);
+          if (p.type == ParamType::kObjectArray) {
+            if (!x.is_object()) {
+              return Status::invalid_argument(item + " must be an object, got " + short_value(x) + ".");
+            }
+            auto fields = validate_arguments(p.fields, x);
+            if (!fields) return Status::invalid_argument(item + ": " + fields.status().message());
+            arr.push_back(std::move(*fields));
+            continue;
+          }
+          const double d = x.is_number() ? x.get<double>() : NAN;
+          if (!x.is_number() || !std::isfinite(d) || std::floor(d) != d) {
+            return Status::invalid_argument(item + " must be an integer, got " + short_value(x) + ".");
+          }
+          if ((p.minimum && d < *p.minimum) || (p.maximum && d > *p.maximum)) {
+            return Status::invalid_argument(item + " is out of range: " + short_value(x) + ". Valid: " + range_text(p) +
+                                            ".");
+          }
+          arr.push_back(static_cast<long long>(d));
+        }
+        out[p.name] = std::move(arr);
+        break;
+      }
       case ParamType::kStringArray: {
         if (!v.is_array()) {
           return Status::invalid_argument(where + " must be an array of strings, got " + short_value(v) + ".");
+        }
+        if (p.max_items && v.size() > *p.max_items) {
+          return Status::invalid_argument(where + " has " + std::to_string(v.size()) + " items; at most " +
+                                          std::to_string(*p.max_items) + " are allowed.");
         }
         json arr = json::array();
         for (const auto& x : v) {

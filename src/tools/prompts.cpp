@@ -50,7 +50,8 @@ const std::vector<PromptSpec>& prompt_specs() {
        {{"party_level", "Average character level, 1-20.", true},
         {"party_size", "Number of characters, 1-8 (default 4).", false},
         {"environment", "Where it happens (completes from the store's environments).", false},
-        {"creature_type", "A creature type to favour (e.g. undead).", false}}},
+        {"creature_type", "A creature type to favour (e.g. undead).", false},
+        {"difficulty", "easy, medium, hard or deadly (2014 rules); low, moderate or high (2024).", false}}},
   };
   return kPrompts;
 }
@@ -114,14 +115,19 @@ Result<json> get_prompt(Engine& engine, const std::string& name, const json& arg
     }
     const std::string env = arg(arguments, "environment");
     const std::string type = arg(arguments, "creature_type");
-    const double cr_min = std::max(0.125, std::floor(static_cast<double>(level) / 4.0));
-    const double cr_max = static_cast<double>(level) + 2;
+    const std::string difficulty = arg(arguments, "difficulty");
+    std::string call = "party_size " + std::to_string(size) + ", party_level " + std::to_string(level);
+    if (!difficulty.empty()) call += ", difficulty \"" + difficulty + "\"";
+    const std::string theme = text::trim(env + " " + type);
+    if (!theme.empty()) call += ", theme \"" + theme + "\"";
+    if (!type.empty()) call += ", type \"" + type + "\"";
     std::string text = "Plan a combat encounter for " + std::to_string(size) + " characters of level " +
                        std::to_string(level) + (env.empty() ? "" : " in this environment: " + env) + ". ";
-    text += "Find candidates with LoreKeeper's search_creature tool, using cr_min " + text::format_cr(cr_min) +
-            " and cr_max " + text::format_cr(cr_max) + (type.empty() ? "" : " and type \"" + type + "\"") +
-            ", then read the chosen stat blocks with get_entity. Propose one balanced group (with the XP budget "
-            "reasoning), a tactic for each creature, and the terrain features that matter.";
+    text += "Call LoreKeeper's build_encounter tool with " + call +
+            ": it proposes groups of creatures that land on the difficulty, each with its XP arithmetic. Choose "
+            "one, read its stat blocks with get_entity, and if you change the group, check it again with "
+            "evaluate_encounter. Present the group with its XP arithmetic as the tools gave it, a tactic for each "
+            "creature, and the terrain features that matter.";
     return json{{"description", "Encounter for level " + std::to_string(level)}, {"messages", {user_text(text)}}};
   }
   return Status::not_found("Unknown prompt: " + name);
@@ -142,6 +148,9 @@ std::vector<std::string> complete_prompt_argument(Engine& engine, const std::str
   }
   if (name == "plan_encounter" && argument == "environment") {
     return engine.complete_names({model::Kind::kEnvironment}, value, max);
+  }
+  if (name == "plan_encounter" && argument == "difficulty") {
+    return starting_with({"easy", "medium", "hard", "deadly", "low", "moderate", "high"}, value, max);
   }
   if (name == "plan_encounter" && argument == "creature_type") {
     return engine.complete_names({model::Kind::kCreatureType}, value, max);

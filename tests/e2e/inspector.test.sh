@@ -91,21 +91,24 @@ TOOL_PARAMETERS='{
   "list_documents": {"params": ["source"], "required": []},
   "search_spell": {"params": ["search","level","level_min","level_max","school","class_key","concentration","ritual","casting_time","damage_type","documents","game_system","limit"], "required": []},
   "search_creature": {"params": ["search","cr","cr_min","cr_max","type","size","armor_class_min","hit_points_min","documents","game_system","limit"], "required": []},
-  "search_character_option": {"params": ["type","search","documents","limit"], "required": ["type"]},
+  "search_character_option": {"params": ["type","search","documents","limit"], "required": []},
   "search_equipment": {"params": ["type","search","rarity","damage_dice","is_simple","requires_attunement","is_light","is_versatile","is_thrown","is_finesse","is_two_handed","cost_min","cost_max","weight_max","documents","limit"], "required": []},
-  "search_rule": {"params": ["rule_type","search","section","documents","limit"], "required": ["rule_type"]},
+  "search_rule": {"params": ["rule_type","search","section","documents","limit"], "required": []},
   "search_all": {"params": ["query","content_types","documents","limit"], "required": ["query"]},
   "get_entity": {"params": ["key","kind"], "required": ["key"]},
-  "find_similar": {"params": ["key","name","kind","documents","limit"], "required": []}
+  "find_similar": {"params": ["key","name","kind","documents","limit"], "required": []},
+  "roll_dice": {"params": ["notation","mode","target","times","seed"], "required": ["notation"]},
+  "evaluate_encounter": {"params": ["creatures","party_levels","party_size","party_level","rules","documents","game_system"], "required": ["creatures"]},
+  "build_encounter": {"params": ["party_levels","party_size","party_level","rules","difficulty","theme","environment","type","size","cr_min","cr_max","documents","game_system","max_creatures","alternatives","seed"], "required": []}
 }'
 
-EXPECTED_TOOLS='["find_similar","get_entity","list_documents","search_all","search_character_option","search_creature","search_equipment","search_rule","search_spell"]'
+EXPECTED_TOOLS='["find_similar","get_entity","list_documents","search_all","search_character_option","search_creature","search_equipment","search_rule","search_spell","roll_dice","evaluate_encounter","build_encounter"]'
 
 run_era() {
   ERA="$1"
 
   inspect --method tools/list
-  ok "tools/list lists all 9 tools" ok_json \
+  ok "tools/list lists all 12 tools" ok_json \
     '[.result.tools[].name] as $have | all($want[]; . as $w | $have | index($w) != null)' --argjson want "$EXPECTED_TOOLS"
   ok "every tool has inputSchema, outputSchema and readOnlyHint" ok_json \
     'all(.result.tools[]; (.inputSchema.type == "object") and (.outputSchema.type == "object") and (.annotations.readOnlyHint == true))'
@@ -212,9 +215,32 @@ run_era() {
   ok "search_spell unknown parameter -> exit 5, isError naming it and the valid ones" eval \
     'rc_is 5 && jqt ".result.isError == true and (.result.content[0].text | contains(\"bogus_param\") and contains(\"class_key\"))"'
 
-  call search_character_option '{}'
-  ok "search_character_option without type -> exit 5, isError naming type" eval \
-    'rc_is 5 && jqt ".result.isError == true and (.result.content[0].text | contains(\"type\"))"'
+  call search_character_option '{"search":"Wizard"}'
+  ok "search_character_option Wizard without type finds srd_wizard first among classes" ok_json \
+    "$LIST and (.result.structuredContent.result | any(.[]; .key == \"srd_wizard\"))"
+
+  call search_creature '{"cr":"1/4","type":"humanoid","limit":100,"detail":"summary"}'
+  ok "search_creature cr \"1/4\" (a fraction): every result CR 0.25" ok_json \
+    "$LIST and (.result.structuredContent.result | length > 0 and all(.[]; .challenge_rating == 0.25))"
+
+  call roll_dice '{"notation":"8d6","target":30,"seed":42}'
+  ok "roll_dice 8d6 target 30: exact odds 0.3802 and 8 faces" ok_json \
+    "$SUCCESS and (.result.structuredContent.result.odds.at_least.probability * 10000 | round) == 3802
+      and (.result.structuredContent.result.rolls[0].terms[0].faces | length) == 8"
+
+  call roll_dice '{"notation":"10000d10000"}'
+  ok "roll_dice 10000d10000 -> exit 5, isError naming the limit" eval \
+    'rc_is 5 && jqt ".result.isError == true and (.result.content[0].text | contains(\"too many dice\"))"'
+
+  call evaluate_encounter '{"party_levels":[3,3,3,3],"creatures":[{"name":"Goblin","count":4}],"rules":"2014"}'
+  ok "evaluate_encounter 4 goblins vs 4 level-3: 200 XP x2 = 400, easy" ok_json \
+    "$SUCCESS and (.result.structuredContent.result | .base_xp == 200 and .adjusted_xp == 400 and .difficulty == \"easy\")"
+
+  call build_encounter '{"party_size":4,"party_level":7,"difficulty":"hard","rules":"2014","theme":"undead in a crypt","type":"undead","seed":7}'
+  ok "build_encounter hard undead for 4 level-7: groups of undead within 4,400-6,799 adjusted XP" ok_json \
+    "$SUCCESS and (.result.structuredContent.result.groups | length > 0
+      and all(.[]; .difficulty == \"hard\" and .adjusted_xp >= 4400 and .adjusted_xp <= 6799
+        and all(.creatures[]; .key == \"srd_vampire-spawn\" or .key == \"srd_wraith\")))"
 }
 
 # E2E_INSPECTOR_ERAS narrows the run while debugging; both eras by default.

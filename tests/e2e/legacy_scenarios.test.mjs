@@ -881,7 +881,8 @@ test('03: Tools visible in MCP protocol', T, async () => {
     const props = tool.inputSchema.properties ?? {};
     for (const p of params) {
       assert.ok(props[p], `${name}: no parameter definition for "${p}" (has ${Object.keys(props)})`);
-      assert.ok(props[p].type, `${name}.${p}: no type`);
+      // A type, or (challenge ratings: a number or a fraction) a type on every branch of anyOf.
+      assert.ok(props[p].type || props[p].anyOf?.every((b) => b.type), `${name}.${p}: no type`);
     }
   }
   const enumOf = (tool, p) => byName[tool].inputSchema.properties[p].enum ?? [];

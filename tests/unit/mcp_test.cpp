@@ -113,9 +113,10 @@ TEST_F(McpTest, ToolsListIsStableAndAnnotated) {
     EXPECT_EQ(x["inputSchema"]["type"], "object");
     EXPECT_EQ(x["outputSchema"]["type"], "object");
   }
-  const std::vector<std::string> expected = {"search_spell",     "search_creature", "search_character_option",
-                                             "search_equipment", "search_rule",     "search_all",
-                                             "get_entity",       "find_similar",    "list_documents"};
+  const std::vector<std::string> expected = {"search_spell",     "search_creature",    "search_character_option",
+                                             "search_equipment", "search_rule",        "search_all",
+                                             "get_entity",       "find_similar",       "list_documents",
+                                             "roll_dice",        "evaluate_encounter", "build_encounter"};
   EXPECT_EQ(names, expected);
   EXPECT_EQ(send(req(2, "tools/list"))["result"], r["result"]);
   EXPECT_EQ(send(req(3, "tools/list", {{"cursor", "garbage"}}))["error"]["code"], -32602);
@@ -246,7 +247,16 @@ TEST_F(McpTest, PromptsAndTheirCompletions) {
                      {{"name", "plan_encounter"}, {"arguments", {{"party_level", "25"}}}}))["error"]["code"],
             -32602);
   json enc = send(req(5, "prompts/get", {{"name", "plan_encounter"}, {"arguments", {{"party_level", "5"}}}}));
-  EXPECT_NE(enc["result"]["messages"][0]["content"]["text"].get<std::string>().find("cr_max 7"), std::string::npos);
+  EXPECT_NE(enc["result"]["messages"][0]["content"]["text"].get<std::string>().find(
+                "build_encounter tool with party_size 4, party_level 5:"),
+            std::string::npos);
+  enc = send(req(8, "prompts/get",
+                 {{"name", "plan_encounter"},
+                  {"arguments", {{"party_level", "3"}, {"creature_type", "undead"}, {"difficulty", "hard"}}}}));
+  EXPECT_NE(enc["result"]["messages"][0]["content"]["text"].get<std::string>().find(
+                "difficulty \"hard\", theme \"undead\", type \"undead\""),
+            std::string::npos)
+      << enc.dump();
   json kinds = send(req(
       6, "completion/complete",
       {{"ref", {{"type", "ref/prompt"}, {"name", "lookup_entry"}}}, {"argument", {{"name", "kind"}, {"value", "c"}}}}));

@@ -308,10 +308,14 @@ TEST_F(ToolsTest, InvalidArgumentsAreToolErrors) {
            {"search_spell", {{"casting_time", "a fortnight"}}},
            {"search_creature", {{"cr", 31}}},
            {"search_creature", {{"size", "enormous"}}},
-           {"search_character_option", json::object()},
            {"search_character_option", {{"type", "spaceship"}}},
+           {"search_creature", {{"cr", "1/3x"}}},
+           {"search_creature", {{"cr_min", "1/0"}}},
+           {"search_creature", {{"cr", "31"}}},
+           {"get_entity", {{"key", "srd_fireball"}, {"kind", "spaceship"}}},
            {"search_equipment", {{"type", "weapon"}, {"rarity", "rare"}}},
            {"search_equipment", {{"requires_attunement", "perhaps"}}},
+           {"search_equipment", {{"requires_attunement", "yes"}}},
            {"search_rule", {{"rule_type", "condition"}, {"section", "combat"}}},
            {"search_all", {{"query", "x"}, {"content_types", {"spaceships"}}}},
            {"get_entity", json::object()},
@@ -380,6 +384,63 @@ TEST_F(ToolsTest, SearchAllGroupsByKind) {
   r = call("search_all", {{"query", "goblin"}, {"content_types", {"Creature"}}});
   ASSERT_EQ(r.structured["result"].size(), 1u);
   EXPECT_TRUE(r.structured["result"].contains("creature"));
+}
+
+TEST_F(ToolsTest, SchemasAcceptWhatTheyDescribe) {
+  // Challenge ratings as fractions, as the plan_encounter prompt writes them.
+  auto r = call("search_creature", {{"cr", "1/4"}, {"limit", 100}, {"detail", "summary"}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  ASSERT_FALSE(r.structured["result"].empty());
+  for (const auto& x : r.structured["result"]) EXPECT_DOUBLE_EQ(x["challenge_rating"].get<double>(), 0.25);
+  r = call("search_creature", {{"cr_min", "1/8"}, {"cr_max", " 1/2 "}, {"limit", 100}, {"detail", "summary"}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  for (const auto& x : r.structured["result"]) EXPECT_LE(x["challenge_rating"].get<double>(), 0.5);
+  // Attunement is a boolean.
+  r = call("search_equipment", {{"requires_attunement", true}, {"detail", "summary"}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  ASSERT_FALSE(r.structured["result"].empty());
+  for (const auto& x : r.structured["result"]) EXPECT_EQ(x["kind"], "magic-item");
+  // Without a type, a search covers every kind of character option / rule entry.
+  r = call("search_character_option", {{"search", "Wizard"}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  ASSERT_FALSE(r.structured["result"].empty());
+  EXPECT_EQ(r.structured["result"][0]["kind"], "class");
+  r = call("search_rule", {{"search", "Grappled"}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  ASSERT_FALSE(r.structured["result"].empty());
+  EXPECT_EQ(r.structured["result"][0]["kind"], "condition");
+  // Kinds by older names.
+  r = call("get_entity", {{"key", "srd_goblin"}, {"kind", "monster"}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  // The schemas say so.
+  const ojson spec = input_schema(find_tool("search_creature")->params);
+  EXPECT_TRUE(spec["properties"]["cr"].contains("anyOf"));
+  EXPECT_FALSE(spec["properties"]["cr"].contains("type"));
+  EXPECT_EQ(input_schema(find_tool("search_equipment")->params)["properties"]["requires_attunement"]["type"],
+            "boolean");
+  const ojson all = input_schema(find_tool("search_all")->params);
+  const auto& kinds = all["properties"]["content_types"]["items"]["enum"];
+  EXPECT_NE(std::find(kinds.begin(), kinds.end(), "equipment"), kinds.end());
+  EXPECT_NE(std::find(kinds.begin(), kinds.end(), "magic-item"), kinds.end());
+  EXPECT_FALSE(input_schema(find_tool("get_entity")->params)["properties"]["kind"]["enum"].empty());
+  EXPECT_FALSE(input_schema(find_tool("search_rule")->params).contains("required"));
+}
+
+TEST_F(ToolsTest, SearchAllLimitIsPerKind) {
+  // "item" in search_all is gear and magic items alike; the limit applies to each kind.
+  auto r = call("search_all", {{"query", "healing"}, {"content_types", {"item", "spell"}}, {"limit", 2}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  const json& groups = r.structured["result"];
+  ASSERT_TRUE(groups.contains("magic-item")) << r.text;
+  ASSERT_TRUE(groups.contains("spell")) << r.text;
+  for (const auto& [kind, results] : groups.items()) {
+    EXPECT_TRUE(kind == "item" || kind == "magic-item" || kind == "spell") << kind;
+    EXPECT_LE(results.size(), 2u) << kind;
+  }
+  r = call("search_all", {{"query", "fire"}, {"limit", 100}, {"detail", "summary"}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  EXPECT_LE(r.structured["total"].get<int>(), 50);
+  EXPECT_GT(r.structured["result"].size(), 2u);
 }
 
 TEST_F(ToolsTest, GetEntityAndFindSimilar) {
@@ -569,8 +630,8 @@ TEST(Legacy, OffByDefault) {
   EXPECT_EQ(find_tool("lookup_spell"), nullptr);
   EXPECT_NE(find_tool("lookup_spell", true), nullptr);
   EXPECT_TRUE(engine.call("lookup_spell", {{"name", "Fireball"}}).is_error);
-  EXPECT_EQ(tool_specs(false).size(), 9u);
-  EXPECT_EQ(tool_specs(true).size(), 15u);
+  EXPECT_EQ(tool_specs(false).size(), 12u);
+  EXPECT_EQ(tool_specs(true).size(), 18u);
 }
 
 TEST_F(LegacyTest, AliasesRunTheCurrentTools) {
@@ -608,6 +669,19 @@ TEST_F(LegacyTest, AliasesRunTheCurrentTools) {
   r = engine_.call("lookup_equipment", {{"item_type", "weapon"}, {"name", "longsword"}, {"documents", {"srd-2014"}}});
   ASSERT_FALSE(r.is_error) << r.text;
   EXPECT_EQ(r.structured["result"][0]["key"], "srd_longsword");
+  // The older tool's attunement text becomes search_equipment's boolean.
+  for (const auto& [given, wanted] : std::vector<std::pair<std::string, bool>>{
+           {"requires attunement", true}, {"yes", true}, {"", false}, {"no", false}}) {
+    r = engine_.call("lookup_equipment", {{"requires_attunement", given}, {"limit", 100}});
+    ASSERT_FALSE(r.is_error) << given << ": " << r.text;
+    ASSERT_FALSE(r.structured["result"].empty()) << given;
+    for (const auto& x : r.structured["result"]) {
+      EXPECT_EQ(x.value("requires_attunement", false), wanted) << given << " " << x["key"];
+    }
+  }
+  r = engine_.call("lookup_equipment", {{"requires_attunement", "perhaps"}});
+  ASSERT_TRUE(r.is_error);
+  EXPECT_NE(r.text.find("requires attunement"), std::string::npos) << r.text;
   r = engine_.call("lookup_rule", {{"rule_type", "condition"}, {"name", "Grappled"}});
   EXPECT_EQ(r.structured["result"][0]["key"], "srd_grappled");
   r = engine_.call("search_dnd_content", {{"query", "fireball"}, {"documents", {"srd-2024"}}});

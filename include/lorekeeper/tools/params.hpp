@@ -14,7 +14,10 @@ namespace lorekeeper::tools {
 using nlohmann::json;
 using ojson = nlohmann::ordered_json;
 
-enum class ParamType { kString, kInteger, kNumber, kBoolean, kStringArray };
+// kFraction: a number, or a string holding one or a fraction ("1/4", "0.5", "3"), validated to a number (challenge
+// ratings are written both ways).
+// kIntegerArray: integers within minimum/maximum. kObjectArray: objects, each validated against `fields`.
+enum class ParamType { kString, kInteger, kNumber, kFraction, kBoolean, kStringArray, kIntegerArray, kObjectArray };
 
 struct ParamSpec {
   std::string name;
@@ -27,10 +30,13 @@ struct ParamSpec {
   bool required = false;
   // Extra accepted spellings mapped to an enum value (e.g. "very rare" -> "very-rare"); not in the schema.
   std::vector<std::pair<std::string, std::string>> aliases;
+  std::vector<ParamSpec> fields = {};              // kObjectArray: the parameters of each object
+  std::optional<size_t> max_items = std::nullopt;  // arrays: at most this many items
 };
 
-// The JSON Schema (2020-12, flat and portable: type/description/enum/default/minimum/maximum) of a parameter
-// list, as used for a tool's inputSchema.
+// The JSON Schema (2020-12, flat and portable: type/description/enum/default/minimum/maximum; anyOf of a number
+// and a pattern-checked string for kFraction; enum on the items of a string array) of a parameter list, as used
+// for a tool's inputSchema.
 ojson input_schema(const std::vector<ParamSpec>& params);
 
 // Validates `arguments` (an object, or null for none) against `params`. On success returns an object holding

@@ -85,6 +85,9 @@ export const EXPECTED_TOOLS = [
   'search_all',
   'get_entity',
   'find_similar',
+  'roll_dice',
+  'evaluate_encounter',
+  'build_encounter',
 ];
 
 // Documented parameters of each tool (a tool may accept more) and the required ones.
@@ -100,17 +103,27 @@ export const TOOL_PARAMETERS = {
       'game_system', 'limit'],
     required: [],
   },
-  search_character_option: { params: ['type', 'search', 'documents', 'limit'], required: ['type'] },
+  search_character_option: { params: ['type', 'search', 'documents', 'limit'], required: [] },
   search_equipment: {
     params: ['type', 'search', 'rarity', 'damage_dice', 'is_simple', 'requires_attunement', 'is_light',
       'is_versatile', 'is_thrown', 'is_finesse', 'is_two_handed', 'cost_min', 'cost_max', 'weight_max',
       'documents', 'limit'],
     required: [],
   },
-  search_rule: { params: ['rule_type', 'search', 'section', 'documents', 'limit'], required: ['rule_type'] },
+  search_rule: { params: ['rule_type', 'search', 'section', 'documents', 'limit'], required: [] },
   search_all: { params: ['query', 'content_types', 'documents', 'limit'], required: ['query'] },
   get_entity: { params: ['key', 'kind'], required: ['key'] },
   find_similar: { params: ['key', 'name', 'kind', 'documents', 'limit'], required: [] },
+  roll_dice: { params: ['notation', 'mode', 'target', 'times', 'seed'], required: ['notation'] },
+  evaluate_encounter: {
+    params: ['creatures', 'party_levels', 'party_size', 'party_level', 'rules', 'documents', 'game_system'],
+    required: ['creatures'],
+  },
+  build_encounter: {
+    params: ['party_levels', 'party_size', 'party_level', 'rules', 'difficulty', 'theme', 'environment', 'type', 'cr_min', 'cr_max',
+      'documents', 'game_system', 'max_creatures', 'alternatives', 'seed'],
+    required: [],
+  },
 };
 
 // ---------------------------------------------------------------------------
@@ -225,7 +238,7 @@ export function defineContractSuite(name, { connect, ping = false, extra }) {
 
     if (extra) extra(() => client);
 
-    it('tools/list lists all 9 tools with input/output schemas and readOnlyHint', async () => {
+    it('tools/list lists all 12 tools with input/output schemas and readOnlyHint', async () => {
       const { tools } = await client.listTools();
       const names = tools.map((t) => t.name);
       for (const expected of EXPECTED_TOOLS) {
@@ -382,6 +395,30 @@ export function defineContractSuite(name, { connect, ping = false, extra }) {
       errorResult(await call('get_entity', { key: 'srd_no-such-entry' }), 'get_entity unknown key', [/srd_no-such-entry/]);
     });
 
+    it('roll_dice gives exact odds; evaluate_encounter and build_encounter show their arithmetic', async () => {
+      const dice = okResult(await call('roll_dice', { notation: '8d6', target: 30, seed: 42 }), 'roll_dice 8d6');
+      assert.equal(Math.round(dice.odds.at_least.probability * 10000), 3802, show(dice.odds));
+      assert.equal(dice.rolls[0].terms[0].faces.length, 8);
+      const again = okResult(await call('roll_dice', { notation: '8d6', seed: 42 }), 'roll_dice 8d6 again');
+      assert.deepEqual(again.rolls, dice.rolls, 'the same seed gives the same dice');
+      const fight = okResult(
+        await call('evaluate_encounter', { party_levels: [3, 3, 3, 3], creatures: [{ name: 'Goblin', count: 4 }], rules: '2014' }),
+        'evaluate_encounter'
+      );
+      assert.equal(fight.base_xp, 200);
+      assert.equal(fight.adjusted_xp, 400);
+      assert.equal(fight.difficulty, 'easy');
+      const built = okResult(
+        await call('build_encounter', { party_size: 4, party_level: 3, difficulty: 'hard', rules: '2014', seed: 3 }),
+        'build_encounter'
+      );
+      assert.ok(built.groups.length > 0, show(built));
+      for (const g of built.groups) {
+        assert.ok(g.adjusted_xp >= 900 && g.adjusted_xp <= 1599, show(g));
+        for (const c of g.creatures) assert.equal(typeof c.key, 'string');
+      }
+    });
+
     it('list_documents includes srd-2014 with entities', async () => {
       const list = okResult(await call('list_documents', {}), 'list_documents');
       assert.ok(Array.isArray(list), `result is not an array: ${show(list)}`);
@@ -432,7 +469,9 @@ export function defineContractSuite(name, { connect, ping = false, extra }) {
       ]);
       // An unknown parameter: the text names the offender and the accepted parameters.
       errorResult(await call('search_spell', { bogus_param: 1 }), 'search_spell bogus_param', [/bogus_param/, /class_key/]);
-      errorResult(await call('search_character_option', {}), 'search_character_option missing type', [/type/]);
+      errorResult(await call('roll_dice', { notation: '10000d10000' }), 'roll_dice past its limits', [/too many dice/]);
+      errorResult(await call('evaluate_encounter', { creatures: [{ name: 'Goblin' }] }), 'evaluate_encounter without a party',
+        [/party_levels/]);
     });
 
     it('an unknown tool is a JSON-RPC -32602 error', async () => {

@@ -1,0 +1,463 @@
+#include "lorekeeper/gm/encounter_math.hpp"
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstddef>
+#include <string>
+#include <system_error>
+#include <utility>
+
+namespace lorekeeper::gm {
+namespace {
+
+struct CrRow {
+  double cr;
+  long long xp;
+  int proficiency;
+};
+
+// SRD 5.1, Monsters: "Experience Points by Challenge Rating" and "Proficiency Bonus by Challenge Rating"
+// (CR 0 counted at 10 XP, see xp_for_cr).
+constexpr std::array<CrRow, 34> kCrTable = {{
+    {0.0, 10, 2},   {0.125, 25, 2}, {0.25, 50, 2},   {0.5, 100, 2},   {1, 200, 2},     {2, 450, 2},     {3, 700, 2},
+    {4, 1100, 2},   {5, 1800, 3},   {6, 2300, 3},    {7, 2900, 3},    {8, 3900, 3},    {9, 5000, 4},    {10, 5900, 4},
+    {11, 7200, 4},  {12, 8400, 4},  {13, 10000, 5},  {14, 11500, 5},  {15, 13000, 5},  {16, 15000, 5},  {17, 18000, 6},
+    {18, 20000, 6}, {19, 22000, 6}, {20, 25000, 6},  {21, 33000, 7},  {22, 41000, 7},  {23, 50000, 7},  {24, 62000, 7},
+    {25, 75000, 8}, {26, 90000, 8}, {27, 105000, 8}, {28, 120000, 8}, {29, 135000, 9}, {30, 155000, 9},
+}};
+
+// Dungeon Master's Guide (2014), chapter 3, "XP Thresholds by Character Level": easy, medium, hard, deadly for
+// levels 1 to 20.
+constexpr std::array<std::array<long long, 4>, 20> kThresholds2014 = {{
+    {25, 50, 75, 100},          // level 1
+    {50, 100, 150, 200},        // level 2
+    {75, 150, 225, 400},        // level 3
+    {125, 250, 375, 500},       // level 4
+    {250, 500, 750, 1100},      // level 5
+    {300, 600, 900, 1400},      // level 6
+    {350, 750, 1100, 1700},     // level 7
+    {450, 900, 1400, 2100},     // level 8
+    {550, 1100, 1600, 2400},    // level 9
+    {600, 1200, 1900, 2800},    // level 10
+    {800, 1600, 2400, 3600},    // level 11
+    {1000, 2000, 3000, 4500},   // level 12
+    {1100, 2200, 3400, 5100},   // level 13
+    {1250, 2500, 3800, 5700},   // level 14
+    {1400, 2800, 4300, 6400},   // level 15
+    {1600, 3200, 4800, 7200},   // level 16
+    {2000, 3900, 5900, 8800},   // level 17
+    {2100, 4200, 6300, 9500},   // level 18
+    {2400, 4900, 7300, 10900},  // level 19
+    {2800, 5700, 8500, 12700},  // level 20
+}};
+
+// Dungeon Master's Guide (2024), "XP Budget per Character": low, moderate, high for levels 1 to 20.
+constexpr std::array<std::array<long long, 3>, 20> kBudgets2024 = {{
+    {50, 75, 100},         // level 1
+    {100, 150, 200},       // level 2
+    {150, 225, 400},       // level 3
+    {250, 375, 500},       // level 4
+    {500, 750, 1100},      // level 5
+    {600, 1000, 1400},     // level 6
+    {750, 1300, 1700},     // level 7
+    {1000, 1700, 2100},    // level 8
+    {1300, 2000, 2600},    // level 9
+    {1600, 2300, 3100},    // level 10
+    {1900, 2900, 4100},    // level 11
+    {2200, 3700, 4700},    // level 12
+    {2600, 4200, 5400},    // level 13
+    {2900, 4900, 6200},    // level 14
+    {3300, 5400, 7800},    // level 15
+    {3800, 6100, 9800},    // level 16
+    {4500, 7200, 11700},   // level 17
+    {5000, 8700, 14200},   // level 18
+    {5500, 10700, 17200},  // level 19
+    {6400, 13200, 22000},  // level 20
+}};
+
+constexpr std::array<Difficulty, 4> kTargets2014 = {Difficulty::kEasy, Difficulty::kMedium, Difficulty::kHard,
+                                                    Difficulty::kDeadly};
+constexpr std::array<Difficulty, 3> kTargets2024 = {Difficulty::kLow, Difficulty::kModerate, Difficulty::kHigh};
+
+// Dungeon Master's Guide (2014), "Encounter Multipliers", in halves: x0.5, x1, x1.5, x2, x2.5, x3, x4, x5. The
+// table proper is steps 1 to 6; steps 0 and 7 are reached only through the party-size shift.
+constexpr std::array<int, 8> kMultiplierHalves = {1, 2, 3, 4, 5, 6, 8, 10};
+
+constexpr std::string_view kCrExpectation = "expected 0, 1/8, 1/4, 1/2 or a whole number from 1 to 30";
+
+const CrRow* find_cr(double cr) {
+  for (const CrRow& row : kCrTable) {
+    if (row.cr == cr) return &row;
+  }
+  return nullptr;
+}
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// The text quoted in an error message, shortened if long.
+std::string quoted(std::string_view s) {
+  constexpr std::size_t kMaxQuoted = 40;
+  if (s.size() <= kMaxQuoted) return "'" + std::string(s) + "'";
+  return "'" + std::string(s.substr(0, kMaxQuoted)) + "...'";
+}
+
+// An unsigned decimal number: digits with at most one '.', at least one digit. nullopt for anything else.
+std::optional<double> unsigned_decimal(std::string_view s) {
+  if (s.empty() || s.size() > 24) return std::nullopt;
+  int dots = 0;
+  int digits = 0;
+  for (char c : s) {
+    if (c == '.') {
+      ++dots;
+    } else if (is_digit(c)) {
+      ++digits;
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (dots > 1 || digits == 0) return std::nullopt;
+  double value = 0;
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value, std::chars_format::fixed);
+  if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
+  return value;
+}
+
+// Thousands separated by commas: 12700 -> "12,700".
+std::string grouped(long long v) {
+  std::string digits = std::to_string(v < 0 ? -v : v);
+  std::string out;
+  const std::size_t n = digits.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i > 0 && (n - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return v < 0 ? "-" + out : out;
+}
+
+std::string halves_text(int halves) { return std::to_string(halves / 2) + (halves % 2 != 0 ? ".5" : ""); }
+
+// Row of the encounter multiplier table for a monster count (1 -> step 1, ..., 15+ -> step 6).
+int multiplier_step(int monster_count) {
+  if (monster_count <= 1) return 1;
+  if (monster_count == 2) return 2;
+  if (monster_count <= 6) return 3;
+  if (monster_count <= 10) return 4;
+  if (monster_count <= 14) return 5;
+  return 6;
+}
+
+std::string_view multiplier_band(int step) {
+  switch (step) {
+    case 1: return "1 monster";
+    case 2: return "2 monsters";
+    case 3: return "3-6 monsters";
+    case 4: return "7-10 monsters";
+    case 5: return "11-14 monsters";
+    default: return "15+ monsters";
+  }
+}
+
+// Step of the scale for this encounter, after the party-size shift.
+int shifted_step(int monster_count, int party_size) {
+  int step = multiplier_step(monster_count);
+  if (party_size < 3) ++step;
+  if (party_size >= 6) --step;
+  return step;
+}
+
+std::string plural(long long n, std::string_view one, std::string_view many) {
+  return std::to_string(n) + " " + std::string(n == 1 ? one : many);
+}
+
+}  // namespace
+
+std::string_view rule_set_name(RuleSet rules) { return rules == RuleSet::k2014 ? "2014" : "2024"; }
+
+std::optional<long long> xp_for_cr(double cr) {
+  const CrRow* row = find_cr(cr);
+  if (row == nullptr) return std::nullopt;
+  return row->xp;
+}
+
+std::optional<int> proficiency_for_cr(double cr) {
+  const CrRow* row = find_cr(cr);
+  if (row == nullptr) return std::nullopt;
+  return row->proficiency;
+}
+
+Result<double> parse_cr(std::string_view text) {
+  const std::string_view t = trim(text);
+  if (t.empty()) return Status::invalid_argument("empty challenge rating; " + std::string(kCrExpectation));
+  if (t == "\u215B") return 0.125;  // ⅛
+  if (t == "\u00BC") return 0.25;   // ¼
+  if (t == "\u00BD") return 0.5;    // ½
+
+  std::string_view body = t;
+  const bool negative = body.front() == '-';
+  if (body.front() == '-' || body.front() == '+') body.remove_prefix(1);
+
+  double value = 0;
+  if (const std::size_t slash = body.find('/'); slash != std::string_view::npos) {
+    const std::string_view num_text = body.substr(0, slash);
+    const std::string_view den_text = body.substr(slash + 1);
+    const auto all_digits = [](std::string_view s) {
+      if (s.empty() || s.size() > 9) return false;
+      for (char c : s) {
+        if (!is_digit(c)) return false;
+      }
+      return true;
+    };
+    if (!all_digits(num_text) || !all_digits(den_text)) {
+      return Status::invalid_argument(quoted(t) + " is not a challenge rating; " + std::string(kCrExpectation));
+    }
+    long long num = 0;
+    long long den = 0;
+    std::from_chars(num_text.data(), num_text.data() + num_text.size(), num);
+    std::from_chars(den_text.data(), den_text.data() + den_text.size(), den);
+    if (den == 0) {
+      return Status::invalid_argument(quoted(t) + " divides by zero; " + std::string(kCrExpectation));
+    }
+    value = static_cast<double>(num) / static_cast<double>(den);
+  } else {
+    const std::optional<double> parsed = unsigned_decimal(body);
+    if (!parsed) {
+      return Status::invalid_argument(quoted(t) + " is not a challenge rating; " + std::string(kCrExpectation));
+    }
+    value = *parsed;
+  }
+  if (negative && value != 0) value = -value;
+
+  if (value < kMinCr || value > kMaxCr) {
+    return Status::invalid_argument("challenge rating " + quoted(t) +
+                                    " is out of range: challenge ratings run from 0 to 30");
+  }
+  if (find_cr(value) == nullptr) {
+    return Status::invalid_argument(quoted(t) +
+                                    " is not a challenge rating: below 1 the ratings are 0, 1/8, 1/4 and 1/2, from 1 "
+                                    "to 30 they are whole numbers");
+  }
+  return value;
+}
+
+std::string cr_text(double cr) {
+  if (cr == 0.125) return "1/8";
+  if (cr == 0.25) return "1/4";
+  if (cr == 0.5) return "1/2";
+  if (std::isfinite(cr) && std::fabs(cr) < 1e15 && cr == std::trunc(cr)) {
+    return std::to_string(static_cast<long long>(cr));
+  }
+  std::array<char, 64> buf{};
+  const auto [ptr, ec] = std::to_chars(buf.data(), buf.data() + buf.size(), cr);
+  if (ec != std::errc()) return "?";
+  return std::string(buf.data(), ptr);
+}
+
+std::string_view difficulty_name(Difficulty d) {
+  switch (d) {
+    case Difficulty::kTrivial: return "trivial";
+    case Difficulty::kEasy: return "easy";
+    case Difficulty::kMedium: return "medium";
+    case Difficulty::kHard: return "hard";
+    case Difficulty::kDeadly: return "deadly";
+    case Difficulty::kAboveHigh: return "above high";
+    case Difficulty::kLow: return "low";
+    case Difficulty::kModerate: return "moderate";
+    case Difficulty::kHigh: return "high";
+  }
+  return "unknown";
+}
+
+std::string_view difficulty_names(RuleSet rules) {
+  return rules == RuleSet::k2014 ? "easy, medium, hard, deadly" : "low, moderate, high";
+}
+
+Result<Difficulty> parse_difficulty(RuleSet rules, std::string_view text) {
+  std::string name(trim(text));
+  for (char& c : name) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  const auto find_in = [&name](const auto& targets) -> std::optional<Difficulty> {
+    for (Difficulty d : targets) {
+      if (difficulty_name(d) == name) return d;
+    }
+    return std::nullopt;
+  };
+  const std::optional<Difficulty> in_2014 = find_in(kTargets2014);
+  const std::optional<Difficulty> in_2024 = find_in(kTargets2024);
+  const std::optional<Difficulty> found = rules == RuleSet::k2014 ? in_2014 : in_2024;
+  if (found) return *found;
+  const std::string valid =
+      "the " + std::string(rule_set_name(rules)) + " rules use " + std::string(difficulty_names(rules));
+  if (in_2014 || in_2024) {
+    const RuleSet other = rules == RuleSet::k2014 ? RuleSet::k2024 : RuleSet::k2014;
+    return Status::invalid_argument(quoted(name) + " is a " + std::string(rule_set_name(other)) + " difficulty; " +
+                                    valid);
+  }
+  if (name.empty()) return Status::invalid_argument("empty difficulty; " + valid);
+  return Status::invalid_argument("unknown difficulty " + quoted(name) + "; " + valid);
+}
+
+std::optional<long long> PartyBudget::xp_for(Difficulty d) const {
+  for (const Threshold& t : thresholds) {
+    if (t.difficulty == d) return t.xp;
+  }
+  return std::nullopt;
+}
+
+Result<PartyBudget> party_budget(RuleSet rules, const std::vector<int>& levels) {
+  if (levels.empty()) return Status::invalid_argument("the party needs at least one character");
+  if (levels.size() > static_cast<std::size_t>(kMaxPartySize)) {
+    return Status::invalid_argument("a party of " + std::to_string(levels.size()) +
+                                    " characters is too large (at most " + std::to_string(kMaxPartySize) + ")");
+  }
+  PartyBudget budget;
+  budget.rules = rules;
+  budget.levels = levels;
+  if (rules == RuleSet::k2014) {
+    for (Difficulty d : kTargets2014) budget.thresholds.push_back({d, 0});
+  } else {
+    for (Difficulty d : kTargets2024) budget.thresholds.push_back({d, 0});
+  }
+  for (std::size_t i = 0; i < levels.size(); ++i) {
+    const int level = levels[i];
+    if (level < kMinLevel || level > kMaxLevel) {
+      return Status::invalid_argument("character " + std::to_string(i + 1) + " has level " + std::to_string(level) +
+                                      "; levels run from 1 to 20");
+    }
+    const auto row = static_cast<std::size_t>(level - 1);
+    for (std::size_t k = 0; k < budget.thresholds.size(); ++k) {
+      budget.thresholds[k].xp += rules == RuleSet::k2014 ? kThresholds2014[row][k] : kBudgets2024[row][k];
+    }
+  }
+  return budget;
+}
+
+double multiplier_2014(int monster_count, int party_size) {
+  if (monster_count < 1 || party_size < 1) return 0.0;
+  return kMultiplierHalves[static_cast<std::size_t>(shifted_step(monster_count, party_size))] / 2.0;
+}
+
+Result<EncounterAssessment> assess(RuleSet rules, const std::vector<int>& levels,
+                                   const std::vector<MonsterGroup>& monsters) {
+  Result<PartyBudget> budget = party_budget(rules, levels);
+  if (!budget) return budget.status();
+  if (monsters.empty()) return Status::invalid_argument("the encounter needs at least one monster");
+  if (monsters.size() > static_cast<std::size_t>(kMaxMonsterGroups)) {
+    return Status::invalid_argument(std::to_string(monsters.size()) + " monster groups are too many (at most " +
+                                    std::to_string(kMaxMonsterGroups) + ")");
+  }
+
+  EncounterAssessment a;
+  a.rules = rules;
+  std::string sum_text;
+  for (std::size_t i = 0; i < monsters.size(); ++i) {
+    const MonsterGroup& g = monsters[i];
+    const std::optional<long long> xp = xp_for_cr(g.cr);
+    if (!xp) {
+      return Status::invalid_argument("monster group " + std::to_string(i + 1) + " has challenge rating " +
+                                      cr_text(g.cr) + ", which is not in the table; " + std::string(kCrExpectation));
+    }
+    if (g.count < 1) {
+      return Status::invalid_argument("monster group " + std::to_string(i + 1) + " has count " +
+                                      std::to_string(g.count) + "; each group needs at least one creature");
+    }
+    if (g.count > kMaxMonsters - a.monster_count) {
+      return Status::invalid_argument("too many creatures (at most " + std::to_string(kMaxMonsters) + ")");
+    }
+    a.monster_count += g.count;
+    a.base_xp += *xp * g.count;
+    if (!sum_text.empty()) sum_text += " + ";
+    sum_text += std::to_string(g.count) + " \u00D7 CR " + cr_text(g.cr) + " (" + grouped(*xp) + " XP)";
+  }
+
+  const int party_size = static_cast<int>(levels.size());
+  std::string line1 = "Monsters: " + sum_text + " = " + grouped(a.base_xp) + " XP";
+  if (rules == RuleSet::k2014) {
+    const int table_step = multiplier_step(a.monster_count);
+    const int step = shifted_step(a.monster_count, party_size);
+    const int halves = kMultiplierHalves[static_cast<std::size_t>(step)];
+    a.multiplier = halves / 2.0;
+    a.adjusted_xp = a.base_xp * halves / 2;
+    line1 += ". " + plural(a.monster_count, "monster", "monsters") + " vs " +
+             plural(party_size, "character", "characters") + ": ";
+    if (step == table_step) {
+      line1 += "\u00D7" + halves_text(halves) + " (" + std::string(multiplier_band(table_step)) + ")";
+    } else {
+      line1 += "\u00D7" + halves_text(kMultiplierHalves[static_cast<std::size_t>(table_step)]) + " for " +
+               std::string(multiplier_band(table_step)) + ", one step " +
+               (step > table_step ? "higher for fewer than 3" : "lower for 6 or more") + " characters: \u00D7" +
+               halves_text(halves);
+    }
+    line1 += " \u2192 " + grouped(a.adjusted_xp) + " adjusted XP.";
+    a.difficulty = Difficulty::kTrivial;
+  } else {
+    a.multiplier = 1.0;
+    a.adjusted_xp = a.base_xp;
+    line1 += " (the 2024 rules use no multiplier).";
+    a.difficulty = Difficulty::kAboveHigh;
+  }
+
+  // 2014: the highest threshold the adjusted XP meets. 2024: the budgets are what a fight of that difficulty
+  // may spend, so the difficulty is the lowest budget the XP stays within.
+  std::optional<long long> reached_xp;
+  if (rules == RuleSet::k2014) {
+    for (const Threshold& t : budget->thresholds) {
+      if (a.adjusted_xp >= t.xp) {
+        a.difficulty = t.difficulty;
+        reached_xp = t.xp;
+      }
+    }
+  } else {
+    for (auto t = budget->thresholds.rbegin(); t != budget->thresholds.rend(); ++t) {
+      if (a.adjusted_xp <= t->xp) {
+        a.difficulty = t->difficulty;
+        reached_xp = t->xp;
+      }
+    }
+  }
+
+  std::string line2 = rules == RuleSet::k2014 ? "Party thresholds" : "Party budgets";
+  line2 += " (" + plural(party_size, "character", "characters") + ", level";
+  line2 += party_size == 1 ? " " : "s ";
+  for (std::size_t i = 0; i < levels.size(); ++i) {
+    if (i > 0) line2 += ", ";
+    line2 += std::to_string(levels[i]);
+  }
+  line2 += "): ";
+  for (std::size_t k = 0; k < budget->thresholds.size(); ++k) {
+    if (k > 0) line2 += ", ";
+    line2 += std::string(difficulty_name(budget->thresholds[k].difficulty)) + " " + grouped(budget->thresholds[k].xp);
+  }
+  line2 += "; " + grouped(a.adjusted_xp);
+  if (rules == RuleSet::k2024) {
+    if (!reached_xp) {
+      line2 += " is above the high budget by " + grouped(a.adjusted_xp - budget->thresholds.back().xp) + ".";
+    } else {
+      line2 += " is within the " + std::string(difficulty_name(a.difficulty)) + " budget.";
+    }
+  } else if (!reached_xp) {
+    line2 += " is below " + std::string(difficulty_name(budget->thresholds.front().difficulty));
+    if (rules == RuleSet::k2014) line2 += " (trivial)";
+    line2 += ".";
+  } else {
+    line2 += " reaches " + std::string(difficulty_name(a.difficulty));
+    if (a.difficulty == budget->thresholds.back().difficulty && a.adjusted_xp > *reached_xp) {
+      line2 += " and exceeds it by " + grouped(a.adjusted_xp - *reached_xp);
+    }
+    line2 += ".";
+  }
+  a.explanation = line1 + "\n" + line2;
+  a.budget = std::move(budget.value());
+  return a;
+}
+
+}  // namespace lorekeeper::gm
