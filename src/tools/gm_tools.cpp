@@ -10,6 +10,7 @@
 #include "lorekeeper/core/text.hpp"
 #include "lorekeeper/gm/dice.hpp"
 #include "lorekeeper/gm/encounter_math.hpp"
+#include "lorekeeper/model/entity.hpp"
 
 namespace lorekeeper::tools::gm_tools {
 
@@ -25,6 +26,16 @@ constexpr int kThemedCandidates = 100;
 constexpr int kAllCandidates = 5000;
 // 2014 has no ceiling above deadly: a deadly group stays within this multiple of the deadly threshold.
 constexpr double kDeadlyCeiling = 1.5;
+// A term of more dice than this shows its sum, not each face.
+constexpr size_t kMaxFacesShown = 50;
+
+// A seed for the n-th roll after the first (splitmix64 of seed and n), kept within 2^53 like the seeds callers give.
+uint64_t mixed_seed(uint64_t seed, uint64_t n) {
+  uint64_t z = seed + n * 0x9E3779B97F4A7C15ULL;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return (z ^ (z >> 31)) & ((1ULL << 53) - 1);
+}
 
 ToolResult error_result(const std::string& message) {
   ToolResult r;
@@ -49,7 +60,7 @@ std::string fixed(double v, int digits) {
     while (s.back() == '0') s.pop_back();
     if (s.back() == '.') s.pop_back();
   }
-  return s;
+  return s == "-0" ? "0" : s;
 }
 
 std::string grouped(long long v) {
@@ -347,9 +358,10 @@ ToolResult roll_dice(const json& args) {
   json rolls = json::array();
   std::string text =
       "**" + canonical + "**" + (canonical != text::trim(notation) ? " (" + notation + ")" : "") + "\n\n";
-  // Roll n uses seed + n - 1: the first roll of a seed is the same whatever `times` is.
+  // The first roll uses the seed itself, so it is the same whatever `times` is; later rolls use seeds mixed from it
+  // (splitmix64), which neighbouring seeds do not share.
   for (int i = 0; i < times; ++i) {
-    auto r = gm::roll(*expr, seed + static_cast<uint64_t>(i));
+    auto r = gm::roll(*expr, i == 0 ? seed : mixed_seed(seed, static_cast<uint64_t>(i)));
     if (!r) return error_result(r.status().message());
     json terms = json::array();
     std::string shown;
@@ -358,7 +370,11 @@ ToolResult roll_dice(const json& args) {
       const auto& tr = r->terms[t];
       json j = {{"term", (term.sign < 0 ? "-" : "") + term.to_string()}, {"subtotal", tr.subtotal}};
       std::string part;
-      if (!term.is_constant()) {
+      if (!term.is_constant() && tr.faces.size() > kMaxFacesShown) {
+        // Hundreds of dice are a sum to the reader, not a list: the term's subtotal stands for them.
+        j["dice"] = tr.faces.size();
+        part = "[" + std::to_string(tr.faces.size()) + " dice: " + grouped(tr.subtotal) + "]";
+      } else if (!term.is_constant()) {
         j["faces"] = tr.faces;
         json dropped = json::array();
         std::vector<std::string> faces;
@@ -378,8 +394,8 @@ ToolResult roll_dice(const json& args) {
     text += (times > 1 ? std::to_string(i + 1) + ". " : "Rolled ") + "**" + std::to_string(r->total) + "**: " + shown +
             "\n";
   }
-  text += "\nSeed " + std::to_string(seed) + (times > 1 ? " (roll n uses seed + n - 1)" : "") +
-          ": give it again for the same dice.\n\n";
+  text += "\nSeed " + std::to_string(seed) + ": give it again" + (times > 1 ? " with the same times" : "") +
+          " for the same dice.\n\n";
 
   json percentiles = json::object();
   for (double q : gm::kStandardQuantiles) percentiles[fixed(q * 100, 0)] = dist->percentile(q);
@@ -387,8 +403,10 @@ ToolResult roll_dice(const json& args) {
                {"stddev", dist->stddev()}, {"mode", dist->mode()}, {"percentiles", percentiles}};
   text += "Exact odds: totals " + std::to_string(dist->min) + " to " + std::to_string(dist->max()) + ", mean " +
           fixed(dist->mean(), 2) + " (standard deviation " + fixed(dist->stddev(), 2) + "), median " +
-          std::to_string(dist->percentile(0.5)) + "; 90% of rolls fall between " +
-          std::to_string(dist->percentile(0.05)) + " and " + std::to_string(dist->percentile(0.95)) + ".\n";
+          std::to_string(dist->percentile(0.5)) + "; " +
+          percent(dist->at_most(dist->percentile(0.95)) - dist->at_most(dist->percentile(0.05) - 1)) +
+          " of rolls fall between " + std::to_string(dist->percentile(0.05)) + " and " +
+          std::to_string(dist->percentile(0.95)) + ".\n";
   if (args.contains("target")) {
     const long long target = args["target"].get<long long>();
     const double p = dist->at_least(target);
@@ -410,7 +428,8 @@ ToolResult roll_dice(const json& args) {
   out.text = text;
   out.structured = {{"result", {{"notation", canonical}, {"seed", seed}, {"rolls", rolls}, {"odds", odds}}},
                     {"filters", args}};
-  if (mode != "normal" && canonical.find("2d20k") == std::string::npos) {
+  auto plain = gm::parse_dice(notation, gm::Advantage::kNone);
+  if (mode != "normal" && plain && plain->to_string() == canonical) {
     out.structured["message"] = "There is no plain 1d20 in the notation: " + mode + " changed nothing.";
     out.text = out.structured["message"].get<std::string>() + "\n\n" + out.text;
   }
@@ -551,15 +570,20 @@ ToolResult build_encounter(const json& args, const CreatureSearch& search, std::
   const std::string measure = rules == RuleSet::k2014 ? "adjusted XP" : "XP";
   const std::string target_text = grouped(lo) + " to " + grouped(hi) + " " + measure;
 
-  json sargs = {{"limit", args.contains("theme") ? kThemedCandidates : kAllCandidates}};
-  if (args.contains("theme")) sargs["search"] = args["theme"];
+  const std::string theme = text::trim(args.value("theme", ""));
+  const bool themed = !theme.empty();
+  json sargs = {{"limit", themed ? kThemedCandidates : kAllCandidates}};
+  if (themed) sargs["search"] = theme;
   for (const char* f : {"type", "size", "cr_min", "cr_max", "documents", "game_system"}) {
     if (args.contains(f)) sargs[f] = args[f];
   }
   auto found = search(sargs);
   if (!found) return error_result(found.status().message());
   std::vector<Candidate> pool;
-  std::set<std::string> seen_names;  // one edition of each name: variety, not the same goblin three times
+  // One edition of each name (variety, not the same goblin three times): the edition the preferred order puts first,
+  // at the place of the name's best-ranked edition.
+  std::map<std::string, size_t> slot_of_name;
+  std::vector<model::Document> documents;
   const std::string environment = text::fold(args.value("environment", ""));
   auto lives_in = [&](const json& r) {
     if (environment.empty()) return true;
@@ -574,7 +598,23 @@ ToolResult build_encounter(const json& args, const CreatureSearch& search, std::
   for (const auto& r : *found) {
     if (!lives_in(r)) continue;
     auto c = candidate_of(r, static_cast<int>(pool.size()));
-    if (c && seen_names.insert(text::fold(c->name)).second) pool.push_back(std::move(*c));
+    if (!c) continue;
+    model::Document doc;
+    if (r.contains("document") && r["document"].is_object()) {
+      doc.key = r["document"].value("key", "");
+      doc.name = r["document"].value("name", "");
+      doc.publisher = r["document"].value("publisher", "");
+      doc.game_system = r["document"].value("game_system", "");
+    }
+    auto [it, fresh] = slot_of_name.emplace(text::fold(c->name), pool.size());
+    if (fresh) {
+      pool.push_back(std::move(*c));
+      documents.push_back(std::move(doc));
+    } else if (model::edition_before(doc, documents[it->second], preferred_edition)) {
+      c->rank = pool[it->second].rank;
+      pool[it->second] = std::move(*c);
+      documents[it->second] = std::move(doc);
+    }
   }
 
   const int party_size = static_cast<int>(levels->size());
@@ -583,7 +623,6 @@ ToolResult build_encounter(const json& args, const CreatureSearch& search, std::
   const bool seeded = args.contains("seed");
   const uint64_t seed = seeded ? args["seed"].get<uint64_t>() : gm::random_seed() & ((1ULL << 53) - 1);
   std::mt19937_64 gen(seed);
-  const bool themed = args.contains("theme");
   // A themed search ranks the pool: draws favour its head (the square of a uniform draw).
   auto pick = [&]() -> const Candidate& {
     const uint64_t n = pool.size();
@@ -634,7 +673,7 @@ ToolResult build_encounter(const json& args, const CreatureSearch& search, std::
                  {"candidates", static_cast<int>(pool.size())},
                  {"seed", seed}};
   std::string text = "Encounters for " + std::to_string(party_size) + " character" + (party_size == 1 ? "" : "s") +
-                     " (levels " +
+                     (party_size == 1 ? " (level " : " (levels ") +
                      [&] {
                        std::vector<std::string> l;
                        for (int v : *levels) l.push_back(std::to_string(v));
@@ -669,6 +708,8 @@ ToolResult build_encounter(const json& args, const CreatureSearch& search, std::
                           "it in theme instead."
                     : "None of the matching creatures has a challenge rating in the XP table.";
     } else {
+      const bool easiest = *difficulty == th.front().difficulty;
+      const bool hardest = *difficulty == th.back().difficulty;
       const auto weakest = std::min_element(pool.begin(), pool.end(), [](auto& x, auto& y) { return x.xp < y.xp; });
       const auto strongest = std::max_element(pool.begin(), pool.end(), [](auto& x, auto& y) { return x.xp < y.xp; });
       const long long weakest_alone = static_cast<long long>(
@@ -678,12 +719,13 @@ ToolResult build_encounter(const json& args, const CreatureSearch& search, std::
                                  (rules == RuleSet::k2014 ? gm::multiplier_2014(max_creatures, party_size) : 1.0));
       if (weakest_alone > hi) {
         message = "Even the weakest matching creature, " + weakest->name + " (CR " + gm::cr_text(weakest->cr) + ", " +
-                  grouped(weakest_alone) + " " + measure + " alone), is past " + grouped(hi) +
-                  ": lower cr_min, choose a harder difficulty or a stronger party.";
+                  grouped(weakest_alone) + " " + measure + " alone), is past " + grouped(hi) + ": lower cr_min" +
+                  (hardest ? " or" : ", choose a harder difficulty or") + " bring a stronger party.";
       } else if (strongest_most < lo) {
         message = "Even " + std::to_string(max_creatures) + " of the strongest matching creature, " + strongest->name +
                   " (CR " + gm::cr_text(strongest->cr) + "), come to " + grouped(strongest_most) + " " + measure +
-                  ", short of " + grouped(lo) + ": raise cr_max or max_creatures, or choose an easier difficulty.";
+                  ", short of " + grouped(lo) + ": raise cr_max or max_creatures" +
+                  (easiest ? "." : ", or choose an easier difficulty.");
       } else {
         message = "No group of up to " + std::to_string(max_creatures) + " of the " + std::to_string(pool.size()) +
                   " matching creatures lands in " + target_text +

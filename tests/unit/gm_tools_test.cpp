@@ -229,6 +229,49 @@ TEST_F(GmToolsTest, BuildEncounterKeepsToTheEnvironment) {
   EXPECT_NE(r.structured.value("message", "").find("lists the environment"), std::string::npos) << r.text;
 }
 
+TEST_F(GmToolsTest, BuildEncounterTakesThePreferredEditionOfEachName) {
+  // Goblin is in SRD 5.1 and in Level Up's Monstrous Menagerie (which sorts first by document key).
+  auto r = call("build_encounter", {{"party_levels", {1, 1}},
+                                    {"difficulty", "easy"},
+                                    {"rules", "2014"},
+                                    {"type", "humanoid"},
+                                    {"cr_max", "1/4"},
+                                    {"documents", {"a5e-mm", "srd-2014"}},
+                                    {"seed", 4}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  const json& groups = r.structured["result"]["groups"];
+  ASSERT_FALSE(groups.empty()) << r.text;
+  for (const auto& g : groups) {
+    for (const auto& c : g["creatures"]) EXPECT_EQ(c["key"], "srd_goblin") << r.text;
+  }
+  // A blank theme is no theme: every creature the filters allow is a candidate.
+  auto blank = call("build_encounter", {{"party_levels", {3}}, {"theme", "   "}, {"seed", 1}});
+  auto none = call("build_encounter", {{"party_levels", {3}}, {"seed", 1}});
+  ASSERT_FALSE(blank.is_error) << blank.text;
+  EXPECT_EQ(blank.structured["result"]["candidates"], none.structured["result"]["candidates"]);
+  EXPECT_EQ(blank.structured["result"]["groups"], none.structured["result"]["groups"]);
+}
+
+TEST_F(GmToolsTest, RollDiceKeepsLargeRollsShortAndSeedsApart) {
+  auto r = call("roll_dice", {{"notation", "1000d1000"}, {"times", 2}, {"seed", 9}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  const json& term = r.structured["result"]["rolls"][0]["terms"][0];
+  EXPECT_EQ(term["dice"], 1000);
+  EXPECT_FALSE(term.contains("faces"));
+  EXPECT_NE(r.text.find("[1000 dice: "), std::string::npos) << r.text.substr(0, 300);
+  EXPECT_LT(r.text.size(), 2000u);
+  // The second roll of seed 9 is not the first roll of seed 10.
+  auto a = call("roll_dice", {{"notation", "20d6"}, {"times", 2}, {"seed", 9}});
+  auto b = call("roll_dice", {{"notation", "20d6"}, {"seed", 10}});
+  EXPECT_NE(a.structured["result"]["rolls"][1], b.structured["result"]["rolls"][0]);
+  // Advantage on a notation that already keeps one of two d20s changes nothing, and says so.
+  r = call("roll_dice", {{"notation", "2d20kl1"}, {"mode", "advantage"}});
+  EXPECT_NE(r.structured.value("message", "").find("changed nothing"), std::string::npos) << r.text;
+  // The stated share of rolls between the 5th and 95th percentiles is the true one.
+  r = call("roll_dice", {{"notation", "1d6"}, {"seed", 1}});
+  EXPECT_NE(r.text.find("100.00% of rolls fall between 1 and 6"), std::string::npos) << r.text;
+}
+
 TEST_F(GmToolsTest, BuildEncounterSaysWhichConstraintToRelax) {
   auto r = call("build_encounter", {{"party_levels", {1}}, {"difficulty", "easy"}, {"rules", "2014"}, {"cr_min", 13}});
   ASSERT_FALSE(r.is_error) << r.text;
