@@ -446,7 +446,11 @@ class BackgroundEmbedder {
  public:
   BackgroundEmbedder(const Config& cfg, std::shared_ptr<search::Semantic> semantic)
       : cfg_(cfg), semantic_(std::move(semantic)) {
-    if (semantic_ && semantic_->has_model()) thread_ = std::thread([this] { run(); });
+    if (semantic_ && semantic_->has_model()) {
+      // Searches wait (briefly, Engine) for the stored vectors rather than answer by words alone meanwhile.
+      semantic_->set_loading(true);
+      thread_ = std::thread([this] { run(); });
+    }
   }
   ~BackgroundEmbedder() { stop(); }
 
@@ -484,7 +488,10 @@ class BackgroundEmbedder {
       }
       if (!st) {
         auto opened = store::Store::open(cfg_.db_path, store::Store::Mode::kExistingOnly);
-        if (!opened) continue;
+        if (!opened) {
+          semantic_->set_loading(false);  // no store yet: its vectors will be embedded, which nobody waits for
+          continue;
+        }
         st = std::move(*opened);
       }
       if (auto version = st->data_version()) seen_version = *version;
@@ -830,11 +837,41 @@ int cmd_index(const Config& cfg, int threads, bool quiet, bool as_json) {
 
 int cmd_eval(const Config& cfg, const std::string& file, const std::string& ranking, bool as_json) {
   tools::Engine base = make_engine(cfg);
-  auto semantic = one_shot_semantic(cfg, base);
-  if (ranking != "lexical" && (!semantic || !semantic->index())) {
-    std::fprintf(stderr, "lorekeeper eval: no embedding index (%s); run `lorekeeper index` first\n",
-                 semantic ? semantic->notice().c_str() : "LOREKEEPER_EMBED=off");
-    if (ranking != "all") return 1;
+  // The figures are only worth having from the engine a user gets: the meaning index must cover every entity
+  // (a half-built one would rank part of the corpus by meaning and the rest by words alone).
+  auto semantic = make_semantic(cfg);
+  std::string why_not;
+  store::Store* st = base.store(&why_not);
+  if (st == nullptr) {
+    std::fprintf(stderr, "lorekeeper eval: %s\n", why_not.c_str());
+    return 1;
+  }
+  if (ranking != "lexical") {
+    if (!semantic || !semantic->has_model()) {
+      std::fprintf(stderr, "lorekeeper eval: %s\n",
+                   semantic ? semantic->notice().c_str() : "meaning-based search is off (LOREKEEPER_EMBED=off)");
+      return 1;
+    }
+    auto coverage = search::vector_coverage(*st, semantic->max_passages());
+    if (!coverage) {
+      std::fprintf(stderr, "lorekeeper eval: %s\n", coverage.status().to_string().c_str());
+      return 1;
+    }
+    if (coverage->embedded != coverage->entities) {
+      std::fprintf(stderr,
+                   "lorekeeper eval: the meaning index covers %zu of %zu entities; run `lorekeeper index` first "
+                   "(or --ranking lexical)\n",
+                   coverage->embedded, coverage->entities);
+      return 1;
+    }
+    Status loaded = semantic->reload(*st, false);
+    if (!loaded.is_ok() || !semantic->index()) {
+      std::fprintf(stderr, "lorekeeper eval: the meaning index cannot be loaded: %s\n",
+                   loaded.is_ok() ? semantic->notice().c_str() : loaded.to_string().c_str());
+      return 1;
+    }
+    std::fprintf(stderr, "lorekeeper eval: model %s, %zu vectors for %zu of %zu entities\n", search::kModelId,
+                 semantic->index()->passage_count(), semantic->index()->size(), coverage->entities);
   }
   std::vector<std::pair<std::string, tools::Ranking>> modes;
   if (ranking == "hybrid" || ranking == "all") modes.push_back({"hybrid", tools::Ranking::kHybrid});

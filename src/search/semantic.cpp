@@ -39,6 +39,8 @@ Status Semantic::reload(store::Store& st, bool partial) {
   std::lock_guard<std::mutex> lock(mu_);
   index_ = partial && ix->size() == 0 ? nullptr : std::move(ix);
   updating_ = false;
+  loading_ = false;
+  loaded_.notify_all();
   return Status::ok();
 }
 
@@ -51,11 +53,29 @@ void Semantic::set_progress(const IndexProgress& p) {
   std::lock_guard<std::mutex> lock(mu_);
   progress_ = p;
   updating_ = p.entities_done < p.entities_todo;
+  if (updating_ && loading_) {
+    loading_ = false;
+    loaded_.notify_all();
+  }
 }
 
 void Semantic::set_failed(const std::string& why) {
   std::lock_guard<std::mutex> lock(mu_);
   failure_ = why;
+  loading_ = false;
+  loaded_.notify_all();
+}
+
+void Semantic::set_loading(bool on) {
+  std::lock_guard<std::mutex> lock(mu_);
+  loading_ = on && encoder_ != nullptr;
+  if (!loading_) loaded_.notify_all();
+}
+
+bool Semantic::wait_loaded(std::chrono::milliseconds timeout) const {
+  std::unique_lock<std::mutex> lock(mu_);
+  loaded_.wait_for(lock, timeout, [this] { return !loading_; });
+  return index_ != nullptr;
 }
 
 std::string Semantic::notice() const {

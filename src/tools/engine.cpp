@@ -18,6 +18,7 @@
 #include "lorekeeper/core/log.hpp"
 #include "lorekeeper/core/text.hpp"
 #include "lorekeeper/model/hints.hpp"
+#include "lorekeeper/search/ranker.hpp"
 #include "lorekeeper/tools/legacy.hpp"
 #include "lorekeeper/tools/render.hpp"
 
@@ -634,483 +635,54 @@ std::vector<std::string> closest_names(store::Store& st, const std::vector<Kind>
   return out;
 }
 
-std::vector<std::string> words_of(const std::string& s) {
-  std::vector<std::string> out;
-  const std::string f = text::fold(s);
-  size_t start = 0;
-  while (start < f.size()) {
-    size_t end = f.find(' ', start);
-    if (end == std::string::npos) end = f.size();
-    if (end > start) out.push_back(f.substr(start, end - start));
-    start = end + 1;
-  }
-  return out;
-}
+using search::Match;
+using search::OnExactName;
 
-// Words too common in this content, or in questions, to say anything about what is wanted.
-bool is_stopword(const std::string& w) {
-  static const std::set<std::string> kStop = {
-      "the",      "and",  "for",   "with",  "that",   "this",      "from",     "into",      "what",
-      "which",    "who",  "how",   "does",  "are",    "was",       "has",      "have",      "can",
-      "you",      "your", "its",   "their", "them",   "they",      "not",      "such",      "any",
-      "all",      "some", "one",   "very",  "about",  "there",     "when",     "where",     "like",
-      "find",     "show", "give",  "list",  "spell",  "spells",    "creature", "creatures", "monster",
-      "monsters", "item", "items", "thing", "things", "something", "dnd",      "d&d"};
-  return kStop.count(w) > 0;
-}
+// find_similar: how close a neighbour must be to the reference.
+constexpr float kSimilarFloor = 0.40f;
 
-struct Found {
-  std::vector<json> results;
-  int total = 0;
-  std::string how;        // "exact name", "name contains", "close name", "text", "meaning", "filters"
-  int exact_total = 0;    // entities with exactly the searched name (every edition; results may show fewer)
-  bool semantic = false;  // the meaning-based ranking took part
-  std::string note;       // something the answer should say about the match
-};
-
-// Runs one structured query with optional name matching. Exact-name matches win; otherwise names containing
-// every word of `search` are ranked by how much of the name the query covers.
-// How `search` is matched: by names and text (the current tools), or by names only (the older tools' `name`).
-enum class Match { kNamesAndText, kNamesOnly };
-
-// What a search may use besides the store: the meaning-based index, and which rankings to apply.
+// What a search may use besides the store: the meaning-based index, the rankings to apply, the preferred
+// edition, and the call's query embeddings.
 struct SearchContext {
   const search::Semantic* semantic = nullptr;
   Ranking ranking = Ranking::kHybrid;
   std::string preferred_edition{model::kDefaultPreferredEdition};
-  mutable std::map<std::string, std::vector<float>> embedded;              // query text -> embedding, within one call
-  mutable std::map<std::string, std::future<std::vector<float>>> pending;  // embeddings being computed
-
-  // Starts embedding `text` on another thread, so the lexical matching runs while the encoder works.
-  void prefetch(const std::string& text) const {
-    if (embedded.count(text) || pending.count(text)) return;
-    const search::Semantic* s = semantic;
-    pending.emplace(text, std::async(std::launch::async, [s, text] { return s->embed(text); }));
-  }
-
-  // Whether the embedding of `text` can be had without waiting (true, too, when none was started: embed() then
-  // encodes on the calling thread).
-  bool ready(const std::string& text) const {
-    if (embedded.count(text)) return true;
-    const auto p = pending.find(text);
-    return p == pending.end() || p->second.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
-  }
-
-  const std::vector<float>& embed(const std::string& text) const {
-    auto it = embedded.find(text);
-    if (it != embedded.end()) return it->second;
-    auto p = pending.find(text);
-    if (p != pending.end()) {
-      // The encoder usually has a millisecond or two left: wait for it awake (yielding to any other runnable
-      // thread), then asleep. Sleeping at once would let an idle virtual CPU halt, and waking it again costs
-      // more than the wait (seen as a bimodal latency).
-      const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(5);
-      while (p->second.wait_for(std::chrono::seconds(0)) != std::future_status::ready &&
-             std::chrono::steady_clock::now() < give_up) {
-        std::this_thread::yield();
-      }
-      it = embedded.emplace(text, p->second.get()).first;
-      pending.erase(p);
-    } else {
-      it = embedded.emplace(text, semantic->embed(text)).first;
-    }
-    return it->second;
-  }
+  search::QueryEmbeddings embeddings{nullptr};
 };
 
-// Cosine similarity under which a passage is not taken as meaning the same as the query (all-MiniLM-L6-v2
-// puts unrelated English texts around 0-0.25); chosen on the eval set (docs/SEARCH.md).
-constexpr float kSemanticFloor = 0.34f;
-// The stricter floor when the query is the name of an entry the filters exclude: what resembles a name is
-// that entry's kin, not what the user asked for.
-constexpr float kExcludedNameFloor = 0.40f;
-// A match on words of the text alone must also be this close in meaning, so "stock market prices" does not
-// return the entries that happen to mention a market and prices.
-constexpr float kTextHitMeaningFloor = 0.25f;
-// find_similar: how close a neighbour must be to the reference.
-constexpr float kSimilarFloor = 0.40f;
-// Weighted reciprocal rank fusion: a result at rank r of a ranking contributes weight / (kRrfK + r). A lexical
-// match on the name weighs 1; one on words of the text alone is weaker evidence for a description ("reaction
-// ... hit" is in a hundred spells); one on words of the search hint, written to say what the entity is, is
-// as strong as the semantic ranking. Chosen on tests/eval/queries.jsonl and confirmed on the held-out set
-// (docs/SEARCH.md).
-constexpr double kRrfK = 10.0;
-constexpr double kNameMatchWeight = 1.0;
-constexpr double kTextMatchWeight = 0.5;
-constexpr double kHintMatchWeight = 1.5;
-constexpr double kSemanticWeight = 1.5;
-
-bool only_kind_and_document_filters(const Query& q) {
-  return !store::has_attribute_filters(q) && q.name_exact.empty() && q.name_contains.empty();
-}
-
-// One byte per index entity: may it be returned under `q`'s filters? Kinds and documents are checked in
-// memory; any other filter asks the store for the matching keys.
-Result<std::vector<uint8_t>> allowed_mask(store::Store& st, const search::VectorIndex& ix, const Query& q) {
-  std::vector<uint8_t> mask(ix.size(), 0);
-  if (only_kind_and_document_filters(q)) {
-    std::set<std::string> docs;
-    if (q.document_keys) docs.insert(q.document_keys->begin(), q.document_keys->end());
-    for (uint32_t i = 0; i < ix.size(); ++i) {
-      const auto& e = ix.entity(i);
-      const bool kind_ok = q.kinds.empty() || std::find(q.kinds.begin(), q.kinds.end(), e.kind) != q.kinds.end();
-      mask[i] = kind_ok && (!q.document_keys || docs.count(e.document_key)) ? 1 : 0;
-    }
-    return mask;
-  }
-  LOREKEEPER_RETURN_IF_ERROR(st.for_each_matching_key(q, [&](Kind kind, std::string_view key) {
-    if (auto i = ix.find(kind, key)) mask[*i] = 1;
-  }));
-  return mask;
-}
-
-// A short excerpt of `text` around the first of `terms` it contains (case-insensitive), else its beginning.
-std::string snippet(const std::string& text, const std::vector<std::string>& terms) {
-  constexpr size_t kBefore = 60, kLength = 180;
-  const std::string low = text::lower(text);
-  size_t at = std::string::npos;
-  for (const auto& t : terms) {
-    const size_t p = low.find(t);
-    if (p != std::string::npos && p < at) at = p;
-  }
-  size_t start = at == std::string::npos || at < kBefore ? 0 : at - kBefore;
-  while (start > 0 && text[start - 1] != ' ' && text[start - 1] != '\n') --start;
-  size_t end = std::min(text.size(), start + kLength);
-  while (end < text.size() && end > start && text[end] != ' ' && text[end] != '\n') --end;
-  if (end <= start) end = std::min(text.size(), start + kLength);
-  std::string out = text.substr(start, end - start);
-  for (auto& c : out) {
-    if (c == '\n' || c == '\r') c = ' ';
-  }
-  return (start > 0 ? "..." : "") + out + (end < text.size() ? "..." : "");
-}
-
-// What an exact name answers: that entry alone (every edition), or the entry first and then the other matches
-// (search_all, a search of everything by words).
-enum class OnExactName { kOnlyIt, kItFirst };
+// A ranking as the tools answer it: each hit as a result object with its score, reasons and snippet.
+struct Found {
+  std::vector<json> results;
+  int total = 0;
+  std::string how;
+  int exact_total = 0;
+  bool semantic = false;
+  std::string note;
+};
 
 Result<Found> find(store::Store& st, Query q, const std::string& search, int limit, Match match = Match::kNamesAndText,
                    const SearchContext& ctx = {}, OnExactName on_exact = OnExactName::kOnlyIt) {
+  search::RankOptions options;
+  options.match = match;
+  options.on_exact = on_exact;
+  options.ranking = ctx.ranking;
+  options.embeddings = ctx.semantic ? &ctx.embeddings : nullptr;
+  options.preferred_edition = ctx.preferred_edition;
+  auto ranked = search::rank(st, std::move(q), search, limit, options);
+  if (!ranked) return ranked.status();
   Found out;
-  const std::string s = text::trim(search);
-  if (s.empty()) {
-    q.limit = limit;
-    auto r = st.query(q);
-    if (!r) return r.status();
-    for (const auto& e : r->entities) out.results.push_back(to_result(e));
-    out.total = r->total;
-    out.how = "filters";
-    return out;
+  out.total = ranked->total;
+  out.how = std::move(ranked->how);
+  out.exact_total = ranked->exact_total;
+  out.semantic = ranked->semantic;
+  out.note = std::move(ranked->note);
+  for (auto& h : ranked->hits) {
+    json r = to_result(h.entity);
+    if (h.score) r["_score"] = round3(*h.score);
+    if (!h.matched.empty()) r["_matched"] = h.matched;
+    if (!h.snippet.empty()) r["_snippet"] = std::move(h.snippet);
+    out.results.push_back(std::move(r));
   }
-  const bool lexical = ctx.ranking != Ranking::kSemantic || match == Match::kNamesOnly;
-  // Meaning takes part: embed the query meanwhile (about 5 ms of encoder work the lexical matching overlaps).
-  const bool semantic = ctx.ranking != Ranking::kLexical && match == Match::kNamesAndText && ctx.semantic;
-  std::shared_ptr<const search::VectorIndex> ix = semantic ? ctx.semantic->index() : nullptr;
-  if (ix) ctx.prefetch(s);
-  // Whether the query is some entity's name or key at all, asked of the in-memory name list: most searches are
-  // not, and need no exact-name query under their filters.
-  auto is_name = lexical ? st.has_name_or_key(s) : Result<bool>(false);
-  if (!is_name) return is_name.status();
-  // Every edition of the name, in edition order, before any cut: the first `limit` of them are shown.
-  auto editions = *is_name ? Engine::editions_named(st, q, s, ctx.preferred_edition)
-                           : Result<std::vector<Entity>>(std::vector<Entity>{});
-  if (!editions) return editions.status();
-  out.exact_total = static_cast<int>(editions->size());
-  std::vector<json> exact_results;
-  for (const auto& e : *editions) {
-    if (static_cast<int>(exact_results.size()) >= limit) break;
-    json j = to_result(e);
-    j["_score"] = 1.0;
-    j["_matched"] = json::array({"exact name"});
-    exact_results.push_back(std::move(j));
-  }
-  // An exact name is answered with that entry, every edition of it, and nothing else (02-lookup-tools-early.md:
-  // "If name parameter exactly matches, return single result").
-  if (!exact_results.empty() && on_exact == OnExactName::kOnlyIt) {
-    out.results = std::move(exact_results);
-    out.total = out.exact_total;
-    out.how = "exact name";
-    out.semantic = ix != nullptr;
-    return out;
-  }
-  // Candidates from three matchers, each scored in 0..1, merged by entity (best score wins):
-  //   names containing every word (0.5-0.99, by how much of the name the query covers),
-  //   names within a small edit distance of the query, for typos (0.6-0.85),
-  //   full-text BM25 over names and descriptions (0.1-0.6, relative to the best hit; weak hits dropped).
-  // Candidates by (kind, key): score and the result object, loaded now or, for text hits, once they are shown.
-  struct Lexical {
-    double score = 0;
-    std::set<std::string> how;  // "name", "close name", "text", "hint"
-    // Matched on words of the text or the search hint alone, not the name: weaker evidence, and only kept when
-    // near in meaning.
-    bool description_only() const { return how.count("name") == 0 && how.count("close name") == 0; }
-    bool by_hint() const { return how.count("hint") > 0; }
-  };
-  std::map<std::pair<int, std::string>, Lexical> merged;
-  std::set<std::pair<int, std::string>> exact_ids;
-  for (const auto& e : *editions) exact_ids.insert({static_cast<int>(e.kind), e.key});
-  // Offers a lexical candidate; its result object is loaded only if it is among those shown.
-  auto offer = [&](Kind kind, const std::string& key, double score, const char* how) {
-    const auto id = std::make_pair(static_cast<int>(kind), key);
-    if (exact_ids.count(id)) return;
-    Lexical& c = merged[id];
-    c.score = std::max(c.score, score);
-    c.how.insert(how);
-  };
-  const std::string qf = text::fold(s);
-  const std::vector<std::string> words = words_of(s);
-  if (words.empty()) return out;
-  // The query is exactly the name of an entry the filters exclude ("Fireball" with level 1): say so, and
-  // still offer what the filters allow (for "heal" with level 1, the healing spells are what was meant).
-  if (*is_name && exact_results.empty() && !only_kind_and_document_filters(q)) {
-    Query unfiltered;
-    unfiltered.kinds = q.kinds;
-    unfiltered.document_keys = q.document_keys;
-    unfiltered.name_exact = s;
-    unfiltered.limit = 1;
-    auto named_elsewhere = st.query(unfiltered);
-    if (!named_elsewhere) return named_elsewhere.status();
-    if (named_elsewhere->total > 0) {
-      out.note = "\"" + named_elsewhere->entities.front().name +
-                 "\" is the name of an entry these filters exclude; the results are other matches.";
-    }
-  }
-  Query contains = q;
-  contains.name_contains = words;
-  contains.limit = 500;
-  auto named =
-      lexical ? st.match_names(contains) : Result<std::vector<store::NameEntry>>(std::vector<store::NameEntry>{});
-  if (!named) return named.status();
-  const int contains_total = static_cast<int>(named->size());
-  for (const auto& e : *named) {
-    const std::string nf = text::fold(e.name);
-    const double coverage =
-        std::min(1.0, nf.empty() ? 0 : static_cast<double>(qf.size()) / static_cast<double>(nf.size()));
-    double score = 0.5 + 0.4 * coverage;
-    if (nf.rfind(qf, 0) == 0) score += 0.05;              // the name starts with the query
-    if (nf.find(qf) != std::string::npos) score += 0.04;  // the words appear together, in order
-    offer(e.kind, e.key, std::min(score, 0.99), "name");
-  }
-  const bool names_matched = !merged.empty();
-  // Text search over the words that carry meaning (they also place the snippets); a hit must contain at
-  // least half of them, so a query of gibberish plus common words finds nothing rather than whatever mentions
-  // "spell".
-  std::vector<std::string> meaningful;
-  for (const auto& w : words) {
-    if (w.size() >= 3 && !is_stopword(w)) meaningful.push_back(w);
-  }
-  const std::vector<std::string> terms =
-      match == Match::kNamesOnly || !lexical ? std::vector<std::string>{} : meaningful;
-  auto text_hits = st.text_search(q, terms, 100);
-  if (!text_hits) return text_hits.status();
-  const int needed = static_cast<int>((terms.size() + 1) / 2);
-  double best = 0;
-  for (const auto& h : *text_hits) {
-    if (h.matched_terms < needed) continue;
-    if (best == 0) best = h.rank;
-    const double rel = best > 0 ? h.rank / best : 0;
-    if (rel < 0.25) break;  // below the relevance floor: left out rather than padding the answer
-    const double score = 0.1 + 0.5 * rel;
-    if (h.in_body) offer(h.kind, h.key, score, "text");
-    if (h.in_hint) offer(h.kind, h.key, score, "hint");
-  }
-  bool typo = false;
-  // A close name nearer the query than any other name: the misspelt name, placed first ("heeling word").
-  std::set<std::pair<int, std::string>> corrected;
-  // Close spellings of a name, when no name matched and the words do not all occur together in some entry's
-  // text (then the query describes something rather than misspells a name, and comparing it with every name
-  // would cost more than the rest of the search).
-  const bool described =
-      terms.size() >= 2 && std::any_of(text_hits->begin(), text_hits->end(), [&](const store::Store::TextHit& h) {
-        return h.matched_terms == static_cast<int>(terms.size());
-      });
-  if (lexical && !names_matched && !described && exact_results.empty() && qf.size() >= 4 && words.size() <= 4) {
-    const int budget = std::max(1, static_cast<int>(qf.size()) / 3);
-    // Every name of the kinds and documents asked for within the budget, nearest first (then by name); the ten
-    // nearest that have entries under the other filters are offered.
-    std::map<std::string, std::pair<int, std::string>> within;  // folded name -> edit distance, a stored name
-    Status visited = st.for_each_name(q.kinds, [&](const store::NameEntry& n) {
-      if (q.document_keys &&
-          std::find(q.document_keys->begin(), q.document_keys->end(), n.document_key) == q.document_keys->end()) {
-        return true;
-      }
-      const int d = text::edit_distance(qf, n.name_fold, budget);
-      if (d <= budget) within.emplace(n.name_fold, std::make_pair(d, n.name));
-      return true;
-    });
-    if (!visited.is_ok()) return visited;
-    std::vector<std::tuple<int, std::string, std::string>> nearest;  // distance, folded name, stored name
-    for (const auto& [fold, close] : within) nearest.emplace_back(close.first, fold, close.second);
-    std::sort(nearest.begin(), nearest.end());
-    struct Close {
-      int distance;
-      std::vector<store::NameEntry> entries;
-    };
-    std::vector<Close> offered;
-    constexpr size_t kCloseNames = 10, kCloseTries = 50;
-    for (size_t i = 0; i < nearest.size() && i < kCloseTries && offered.size() < kCloseNames; ++i) {
-      Query by_name = q;
-      by_name.name_exact = std::get<2>(nearest[i]);
-      by_name.limit = 20;
-      auto hits = st.match_names(by_name);
-      if (!hits) return hits.status();
-      if (!hits->empty()) offered.push_back({std::get<0>(nearest[i]), std::move(*hits)});
-    }
-    // A name nearer than every other is the one misspelt.
-    const bool unique_nearest = !offered.empty() && (offered.size() == 1 || offered[1].distance > offered[0].distance);
-    for (size_t i = 0; i < offered.size(); ++i) {
-      for (const auto& e : offered[i].entries) {
-        offer(e.kind, e.key, 0.85 - 0.25 * offered[i].distance / std::max(1, budget), "close name");
-        if (unique_nearest && i == 0) corrected.insert({static_cast<int>(e.kind), e.key});
-      }
-    }
-    typo = !offered.empty();
-  }
-  // Meaning: the nearest passages to the query among the entities the filters allow.
-  std::map<std::pair<int, std::string>, float> meaning;  // cosine, for candidates over the floor
-  std::vector<std::pair<int, std::string>> semantic_order;
-  if (ix && merged.empty() && exact_results.empty()) {
-    // Nothing matched by name or text: unless some meaningful word of the query occurs somewhere in the
-    // corpus, the query is gibberish ("zxcvbnm asdfgh") and any nearest passage would be noise.
-    auto known = st.any_text_match(meaningful);
-    if (!known) return known.status();
-    if (!*known) ix = nullptr;
-  }
-  // The entities loaded for showing, by (kind, key): the best lexical candidates are read while the encoder
-  // still works, as most of them are shown in the end.
-  std::map<std::pair<int, std::string>, Entity> loaded;
-  auto load = [&](const std::pair<int, std::string>& id) -> Result<const Entity*> {
-    auto at = loaded.find(id);
-    if (at == loaded.end()) {
-      auto got = st.get(id.second, static_cast<Kind>(id.first), false);
-      if (!got) return got.status();
-      if (got->empty()) return static_cast<const Entity*>(nullptr);
-      at = loaded.emplace(id, std::move(got->front())).first;
-    }
-    return &at->second;
-  };
-  std::vector<uint8_t> mask;
-  if (ix) {
-    // The filter mask is made while the encoder works, then the likeliest results are read.
-    auto made = allowed_mask(st, *ix, q);
-    if (!made) return made.status();
-    mask = std::move(*made);
-    if (!ctx.ready(s)) {
-      std::vector<std::pair<double, std::pair<int, std::string>>> likeliest;
-      for (const auto& [id, c] : merged) likeliest.push_back({c.score, id});
-      const size_t n =
-          std::min(likeliest.size(), static_cast<size_t>(std::max(0, limit - static_cast<int>(exact_results.size()))));
-      std::partial_sort(likeliest.begin(), likeliest.begin() + static_cast<std::ptrdiff_t>(n), likeliest.end(),
-                        [](const auto& a, const auto& b) { return a.first > b.first; });
-      for (size_t i = 0; i < n && !ctx.ready(s); ++i) {
-        auto e = load(likeliest[i].second);
-        if (!e) return e.status();
-      }
-    }
-    const std::vector<float>& qv = ctx.embed(s);
-    // A query the model could not embed (NaN from a damaged model) is answered by names and words alone.
-    if (qv.size() != static_cast<size_t>(ix->dims())) ix = nullptr;
-  }
-  if (ix) {
-    const std::vector<float>& qv = ctx.embed(s);
-    const float floor = out.note.empty() ? kSemanticFloor : kExcludedNameFloor;
-    // Lexical hits on words of the text or hint alone that are far from the query's meaning are dropped.
-    for (auto it = merged.begin(); it != merged.end();) {
-      const auto at =
-          it->second.description_only() ? ix->find(static_cast<Kind>(it->first.first), it->first.second) : std::nullopt;
-      if (at && ix->similarity(*at, qv.data()) < kTextHitMeaningFloor) {
-        it = merged.erase(it);
-      } else {
-        ++it;
-      }
-    }
-    for (const auto& h : ix->top_k(qv.data(), &mask, 100)) {
-      if (h.score < floor) break;
-      const auto& ref = ix->entity(h.entity);
-      const auto id = std::make_pair(static_cast<int>(ref.kind), ref.key);
-      if (exact_ids.count(id)) continue;
-      meaning[id] = h.score;
-      semantic_order.push_back(id);
-    }
-  }
-  struct Candidate {
-    double score;
-    std::pair<int, std::string> id;
-    std::vector<std::string> how;
-  };
-  std::vector<Candidate> scored;
-  if (!ix) {
-    for (auto& [id, c] : merged) scored.push_back({c.score, id, {c.how.begin(), c.how.end()}});
-  } else {
-    // Weighted reciprocal rank fusion of the lexical ranking (by its score) and the semantic one (by cosine),
-    // scaled so that first place in both, by the strongest kind of lexical match, is 1. The lexical score itself breaks
-    // ties, so strong name matches keep their order.
-    std::vector<std::pair<double, std::pair<int, std::string>>> lex;
-    for (const auto& [id, c] : merged) lex.push_back({c.score, id});
-    std::stable_sort(lex.begin(), lex.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-    std::map<std::pair<int, std::string>, Candidate> fused;
-    const bool both = ctx.ranking == Ranking::kHybrid;
-    const double top =
-        ((both ? std::max({kNameMatchWeight, kHintMatchWeight, kTextMatchWeight}) : 0.0) + kSemanticWeight) /
-        (kRrfK + 1);
-    for (size_t i = 0; i < lex.size(); ++i) {
-      Candidate& c = fused[lex[i].second];
-      c.id = lex[i].second;
-      const Lexical& lexical_match = merged[lex[i].second];
-      const double weight = !lexical_match.description_only() ? kNameMatchWeight
-                            : lexical_match.by_hint()         ? kHintMatchWeight
-                                                              : kTextMatchWeight;
-      c.score += weight / (kRrfK + static_cast<double>(i) + 1);
-      c.how.assign(lexical_match.how.begin(), lexical_match.how.end());
-    }
-    for (size_t i = 0; i < semantic_order.size(); ++i) {
-      Candidate& c = fused[semantic_order[i]];
-      c.id = semantic_order[i];
-      c.score += kSemanticWeight / (kRrfK + static_cast<double>(i) + 1);
-      c.how.push_back("meaning");
-    }
-    for (auto& [id, c] : fused) {
-      c.score = std::min(0.999, c.score / top);
-      // The misspelt name outranks what merely resembles the query in meaning.
-      if (corrected.count(id)) c.score = 0.999;
-      scored.push_back(std::move(c));
-    }
-  }
-  std::stable_sort(scored.begin(), scored.end(), [&](const Candidate& a, const Candidate& b) {
-    if (a.score != b.score) return a.score > b.score;
-    const bool ca = corrected.count(a.id) > 0, cb = corrected.count(b.id) > 0;
-    if (ca != cb) return ca;
-    const auto la = merged.find(a.id), lb = merged.find(b.id);
-    const double sa = la == merged.end() ? 0 : la->second.score, sb = lb == merged.end() ? 0 : lb->second.score;
-    if (sa != sb) return sa > sb;
-    return a.id < b.id;
-  });
-  out.results = std::move(exact_results);
-  for (auto& c : scored) {
-    if (static_cast<int>(out.results.size()) >= limit) break;
-    auto e = load(c.id);
-    if (!e) return e.status();
-    if (*e == nullptr) continue;
-    const Entity& entity = **e;
-    json result = to_result(entity);
-    result["_score"] = round3(c.score);
-    result["_matched"] = c.how;
-    auto matched = [&](const char* how) { return std::find(c.how.begin(), c.how.end(), how) != c.how.end(); };
-    if (matched("hint") && !matched("text")) {
-      // The words were found in the search hint, which says so better than the start of the text.
-      result["_snippet"] = std::string(st.hints().find(entity.kind, entity.name));
-    } else if ((matched("text") || matched("meaning")) && !entity.text.empty()) {
-      result["_snippet"] = snippet(entity.text, meaningful);
-    }
-    out.results.push_back(std::move(result));
-  }
-  out.total = static_cast<int>(exact_ids.size() + scored.size());
-  out.how = !exact_ids.empty()        ? "exact name"
-            : contains_total > 0      ? "name contains"
-            : typo                    ? "close name"
-            : !semantic_order.empty() ? "meaning"
-                                      : "text";
-  out.semantic = ix != nullptr;
   return out;
 }
 
@@ -1140,19 +712,6 @@ const ToolSpec* find_tool(const std::string& name, bool include_legacy) {
 Engine::Engine(std::string db_path, Bootstrap bootstrap)
     : db_path_(std::move(db_path)), bootstrap_(std::move(bootstrap)) {}
 Engine::~Engine() = default;
-
-Result<std::vector<Entity>> Engine::editions_named(store::Store& st, Query filters, const std::string& name,
-                                                   std::string_view preferred) {
-  filters.name_exact = name;
-  filters.offset = 0;
-  filters.limit = 10000;  // every edition: a name has a handful, never thousands
-  auto r = st.query(filters);
-  if (!r) return r.status();
-  std::stable_sort(r->entities.begin(), r->entities.end(), [&](const Entity& a, const Entity& b) {
-    return model::edition_before(a.document, b.document, preferred);
-  });
-  return std::move(r->entities);
-}
 
 store::Store* Engine::store(std::string* why) {
   if (store_) return store_.get();
@@ -1658,7 +1217,7 @@ ToolResult get_entity(store::Store& st, const json& args, std::string_view prefe
     // Perhaps a name was given instead of a key: its editions' keys, in edition order.
     Query q;
     if (kind) q.kinds = {*kind};
-    auto by_name = Engine::editions_named(st, q, key, preferred);
+    auto by_name = search::editions_named(st, q, key, preferred);
     std::string msg = "No entry has the key '" + key + "'" +
                       (kind ? " among " + plural_of(std::string(model::kind_name(*kind))) : "") + ".";
     if (by_name && !by_name->empty()) {
@@ -1756,7 +1315,7 @@ ToolResult find_similar(store::Store& st, const json& args, const SearchContext&
     // The entry of that name in the preferred edition (model::edition_before).
     Query q;
     if (kind) q.kinds = {*kind};
-    auto got = Engine::editions_named(st, q, name, ctx.preferred_edition);
+    auto got = search::editions_named(st, q, name, ctx.preferred_edition);
     if (!got) return error_result("Lookup failed: " + got.status().to_string());
     refs = std::move(*got);
   }
@@ -1783,7 +1342,7 @@ ToolResult find_similar(store::Store& st, const json& args, const SearchContext&
   bool by_meaning = false;
   if (!docs.select_nothing && ref_at) {
     by_meaning = true;
-    auto mask = allowed_mask(st, *ix, q);
+    auto mask = search::allowed_mask(st, *ix, q);
     if (!mask) return error_result("Search failed: " + mask.status().to_string());
     const std::vector<float> v = ix->entity_vector(*ref_at);
     for (const auto& h : ix->top_k(v.data(), &*mask, static_cast<size_t>(limit) * 3 + 10)) {
@@ -1943,10 +1502,12 @@ ToolResult dispatch_call(Engine& engine, const std::string& name, const json& ar
     return r;
   }
   const json& a = *args;
-  SearchContext ctx;
-  ctx.semantic = engine.semantic() && engine.semantic()->has_model() ? engine.semantic() : nullptr;
-  ctx.ranking = engine.ranking();
-  ctx.preferred_edition = engine.preferred_edition();
+  const search::Semantic* semantic = engine.semantic() && engine.semantic()->has_model() ? engine.semantic() : nullptr;
+  // A search made while a starting serve reads its stored vectors (about a second) waits for them rather than
+  // answer by words alone; bounded, so a slow disk costs one lexical answer, not a hung call.
+  const bool ranks = name.rfind("search_", 0) == 0 || name == "find_similar" || name == "build_encounter";
+  if (semantic && ranks && engine.ranking() != Ranking::kLexical) semantic->wait_loaded(std::chrono::seconds(3));
+  const SearchContext ctx{semantic, engine.ranking(), engine.preferred_edition(), search::QueryEmbeddings(semantic)};
   if (name == "search_spell") return run_search_tool(*st, a, spell_query, false, match, ctx);
   if (name == "search_creature") return run_search_tool(*st, a, creature_query, false, match, ctx);
   if (name == "search_character_option") return run_search_tool(*st, a, character_option_query, true, match, ctx);

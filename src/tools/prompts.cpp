@@ -5,6 +5,7 @@
 
 #include "lorekeeper/core/text.hpp"
 #include "lorekeeper/model/entity.hpp"
+#include "lorekeeper/search/ranker.hpp"
 
 namespace lorekeeper::tools {
 
@@ -78,7 +79,7 @@ Result<json> get_prompt(Engine& engine, const std::string& name, const json& arg
     if (store::Store* st = engine.store(&why)) {
       store::Query q;
       q.kinds = {*kind};
-      auto found = Engine::editions_named(*st, q, entry, engine.preferred_edition());
+      auto found = search::editions_named(*st, q, entry, engine.preferred_edition());
       if (found && !found->empty()) {
         // The first three editions in edition order.
         for (size_t i = 0; i < found->size() && i < 3; ++i) {

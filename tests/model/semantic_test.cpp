@@ -3,9 +3,11 @@
 // as hard constraints, and the answers' explanations. Needs the model (scripts/setup.sh).
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <thread>
 
 #include "../unit/test_support.hpp"
 #include "lorekeeper/search/indexer.hpp"
@@ -166,6 +168,23 @@ TEST_F(Hybrid, FiltersAreHardConstraints) {
   for (const auto& x : d["result"]) EXPECT_EQ(x["document"]["key"], "srd-2024") << x["name"];
 }
 
+TEST_F(Hybrid, AnExcludedNameFindsOnlyWhatContainsItsWords) {
+  // Fireball is 3rd level everywhere: at level 1 nothing shares its meaning in a way that was asked for (Burning
+  // Hands, Magic Missile are its kin), and no level-1 spell contains the word, so the answer is empty and says why.
+  const json r = call("search_spell", {{"search", "Fireball"}, {"level", 1}});
+  EXPECT_EQ(r["total"], 0) << r.dump();
+  EXPECT_NE(r["message"].get<std::string>().find("\"Fireball\" is the name of an entry these filters exclude"),
+            std::string::npos)
+      << r["message"];
+  // "Cure Wounds" at level 5 is a name too, but Mass Cure Wounds contains its words: that is what was meant.
+  const json m = call("search_spell", {{"search", "Cure Wounds"}, {"level", 5}});
+  ASSERT_FALSE(m["result"].empty()) << m.dump();
+  for (const auto& x : m["result"]) EXPECT_EQ(x["name"], "Mass Cure Wounds");
+  // Nor is a correctly spelt excluded name taken for a typo of another name.
+  const json g = call("search_creature", {{"search", "Owlbear"}, {"type", "undead"}});
+  EXPECT_EQ(g["total"], 0) << g.dump();
+}
+
 TEST_F(Hybrid, GibberishFindsNothing) {
   const json r = call("search_spell", {{"search", "xqzvbnm plorft"}});
   EXPECT_TRUE(r["result"].empty()) << r.dump();
@@ -215,6 +234,37 @@ TEST_F(Hybrid, LexicalOnlyWhileTheIndexIsNotReady) {
     const json& matched = x["_matched"];
     EXPECT_EQ(std::find(matched.begin(), matched.end(), "meaning"), matched.end());
   }
+}
+
+TEST(Semantic, SearchesWaitForALoadUnderWayAndNotForEmbedding) {
+  Semantic s(embed::default_model_dir());
+  ASSERT_TRUE(s.has_model());
+  // Nothing under way: no wait.
+  EXPECT_FALSE(s.wait_loaded(std::chrono::seconds(30)));
+  // A load that never ends costs a waiter its bound, no more.
+  s.set_loading(true);
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_FALSE(s.wait_loaded(std::chrono::milliseconds(50)));
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(50));
+  // A waiter is released as soon as the index is published.
+  std::thread loader([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    auto st = open(embedded_store());
+    ASSERT_TRUE(s.reload(*st).is_ok());
+  });
+  EXPECT_TRUE(s.wait_loaded(std::chrono::seconds(60)));
+  loader.join();
+  // Embedding to do (minutes) ends the wait at once, answering by words meanwhile.
+  Semantic fresh(embed::default_model_dir());
+  fresh.set_loading(true);
+  std::thread embedder([&] { fresh.set_progress({100, 100, 0, 0, 0}); });
+  EXPECT_FALSE(fresh.wait_loaded(std::chrono::seconds(60)));
+  embedder.join();
+  // So does a failure.
+  Semantic failing(embed::default_model_dir());
+  failing.set_loading(true);
+  failing.set_failed("disk on fire");
+  EXPECT_FALSE(failing.wait_loaded(std::chrono::seconds(60)));
 }
 
 // A copy of the installed model in a temporary directory with NaN written over `count` floats of `tensor`,

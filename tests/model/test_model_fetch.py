@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """`lorekeeper model fetch` against a loopback HTTP server that serves the installed model's files (as the Hugging
-Face repository would), with damaged variants; and what status and serve say when the model is missing or
-corrupt. Usage: test_model_fetch.py LOREKEEPER_BIN FIXTURE_MIRROR
+Face repository would), with damaged variants; what status and serve say when the model is missing or corrupt;
+and that `eval` and a starting serve never measure or answer with a half-ready meaning index.
+Usage: test_model_fetch.py LOREKEEPER_BIN FIXTURE_MIRROR
 
 Needs the model installed by scripts/setup.sh (LOREKEEPER_MODEL_DIR or the XDG cache).
 """
@@ -10,6 +11,7 @@ import glob
 import http.server
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -190,6 +192,64 @@ class MissingModelTest(unittest.TestCase):
         with open(os.path.join(broken, "model.safetensors"), "wb") as f:
             f.write(head)
         self.check(broken, "lies outside the file")
+
+
+@unittest.skipUnless(all(os.path.exists(os.path.join(INSTALLED, f)) for f in FILES),
+                     "the model is not installed (scripts/setup.sh)")
+class ReadyIndexTest(unittest.TestCase):
+    """eval refuses an index that does not cover the store; a starting serve's first search uses meaning."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="lk-ready-")
+        cls.db = os.path.join(cls.tmp, "store.db")
+        p = lk("sync", "--source", MIRROR, "--quiet", model_dir=INSTALLED, db=cls.db)
+        assert p.returncode == 0, p.stderr
+        cls.rows = os.path.join(cls.tmp, "rows.jsonl")
+        with open(cls.rows, "w") as f:
+            f.write(json.dumps({"id": "nl-creature-01", "category": "natural", "tool": "search_creature",
+                                "args": {"search": "undead that drinks blood and fears sunlight"},
+                                "expect": ["Vampire", "Vampire Spawn"]}) + "\n")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_eval_needs_the_whole_index_then_says_what_it_used(self):
+        p = lk("eval", self.rows, "--ranking", "all", model_dir=INSTALLED, db=self.db)
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        self.assertRegex(p.stderr, r"the meaning index covers 0 of \d+ entities; run `lorekeeper index` first")
+        self.assertEqual(p.stdout, "")
+        p = lk("eval", self.rows, "--ranking", "lexical", model_dir=INSTALLED, db=self.db)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("== lexical", p.stdout)
+        p = lk("index", "--threads", "2", model_dir=INSTALLED, db=self.db)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        p = lk("eval", self.rows, "--ranking", "hybrid", "--json", model_dir=INSTALLED, db=self.db)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        entities = int(re.search(r"vectors for \d+ of (\d+) entities", p.stderr).group(1))
+        self.assertRegex(p.stderr, r"model sentence-transformers/all-MiniLM-L6-v2, %d vectors for %d of %d entities"
+                         % (entities, entities, entities))
+        self.assertEqual(json.loads(p.stdout)["hybrid"]["rows"][0]["rank"], 1)
+
+        # A serve started on the indexed store holds its first search until the stored vectors are read.
+        requests = [
+            {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+             "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+             "params": {"name": "search_creature",
+                        "arguments": {"search": "undead that drinks blood and fears sunlight"}}},
+        ]
+        for _ in range(3):
+            p = lk("serve", model_dir=INSTALLED, db=self.db,
+                   stdin="".join(json.dumps(r) + "\n" for r in requests))
+            self.assertEqual(p.returncode, 0, p.stderr)
+            replies = [json.loads(line) for line in p.stdout.splitlines()]
+            result = [r for r in replies if r.get("id") == 2][0]["result"]
+            self.assertNotIn("being prepared", result["content"][0]["text"])
+            matched = result["structuredContent"]["result"][0]["_matched"]
+            self.assertIn("meaning", matched, result["structuredContent"]["result"][0])
 
 
 if __name__ == "__main__":

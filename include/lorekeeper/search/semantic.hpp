@@ -4,6 +4,8 @@
 // Thread-safe: any thread may query while another reloads; a query keeps the index it started with.
 #pragma once
 
+#include <chrono>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -35,9 +37,16 @@ class Semantic {
   // The published index, or nullptr while none is ready.
   std::shared_ptr<const VectorIndex> index() const;
 
-  // Progress of a running update, for notice().
+  // Progress of a running update, for notice(). Progress with entries left to embed ends a load (see
+  // set_loading): that work takes minutes and searches do not wait for it.
   void set_progress(const IndexProgress& p);
   void set_failed(const std::string& why);
+
+  // Marks that the stored vectors are being read (a serve's start): until an index is published, a failure is
+  // reported, embedding turns out to be needed or set_loading(false), wait_loaded() holds its callers.
+  void set_loading(bool on);
+  // Waits at most `timeout` while a load is under way; returns whether an index is ready.
+  bool wait_loaded(std::chrono::milliseconds timeout) const;
 
   // Empty when meaning-based search is ready; otherwise one sentence on why answers are lexical-only.
   std::string notice() const;
@@ -51,6 +60,8 @@ class Semantic {
   std::string model_problem_;
   int max_passages_;
   mutable std::mutex mu_;
+  mutable std::condition_variable loaded_;
+  bool loading_ = false;
   std::shared_ptr<const VectorIndex> index_;
   IndexProgress progress_;
   bool updating_ = false;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "lorekeeper/search/ranker.hpp"
 #include "lorekeeper/search/semantic.hpp"
 #include "lorekeeper/store/store.hpp"
 #include "lorekeeper/tools/params.hpp"
@@ -34,10 +35,8 @@ const std::vector<ToolSpec>& tool_specs();
 std::vector<const ToolSpec*> tool_specs(bool include_legacy);
 const ToolSpec* find_tool(const std::string& name, bool include_legacy = false);
 
-// How search words are ranked: names and text (lexical), meaning (semantic, over sentence embeddings), or both
-// fused (hybrid, the default; lexical-only while no embedding index is ready). The single modes exist for
-// evaluation and comparison.
-enum class Ranking { kHybrid, kLexical, kSemantic };
+// How search words are ranked (search/ranker.hpp).
+using Ranking = search::Ranking;
 
 class Engine {
  public:
@@ -82,11 +81,6 @@ class Engine {
   bool legacy_tools() const { return legacy_tools_; }
   const search::Semantic* semantic() const { return semantic_.get(); }
   Ranking ranking() const { return ranking_; }
-
-  // Every entity named `name` (after text::fold, or with that key) that `filters` allow, in edition order
-  // (model::edition_before with the preferred edition): nothing is cut before the order is applied.
-  static Result<std::vector<model::Entity>> editions_named(store::Store& st, store::Query filters,
-                                                           const std::string& name, std::string_view preferred);
 
   // Entity names starting with (or containing) `prefix`, for argument completion; at most `max`.
   std::vector<std::string> complete_names(const std::vector<model::Kind>& kinds, const std::string& prefix, size_t max);

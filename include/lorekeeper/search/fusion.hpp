@@ -1,0 +1,57 @@
+// How the lexical and semantic rankings of one query become one: weighted reciprocal rank fusion, plus the
+// evidence of a confident full-text winner. Pure functions over ranked ids; rank() (ranker.hpp) supplies them.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace lorekeeper::search {
+
+using EntityId = std::pair<int, std::string>;  // (kind, key)
+
+// What a lexical candidate matched on: its name (or a close spelling of it), words of its search hint, or words
+// of its text alone. A name is the strongest evidence; text alone the weakest ("reaction ... hit" is in a hundred
+// spells); a hint, written to say what the entity is, counts as much as meaning.
+enum class Evidence { kName, kHint, kText };
+
+struct LexicalCandidate {
+  EntityId id;
+  Evidence evidence;
+};
+
+struct FusionInput {
+  std::vector<LexicalCandidate> lexical;  // best first (empty for a semantic-only ranking)
+  std::vector<EntityId> semantic;         // best first, every one above the meaning floor
+  // The full-text ranking's winner (every edition of its name among the leading hits) and the confidence in it,
+  // 0..1 (text_lead_confidence). Applies to candidates matched on their text or hint, not their name.
+  std::set<EntityId> text_winner;
+  double text_confidence = 0;
+  // Whether the lexical ranking took part (hybrid): its weight is in the scale even when it found nothing.
+  bool hybrid = true;
+};
+
+// A result at rank r (from 1) of a ranking contributes weight / (kRrfK + r).
+inline constexpr double kRrfK = 10.0;
+inline constexpr double kNameMatchWeight = 1.0;
+inline constexpr double kTextMatchWeight = 0.5;
+inline constexpr double kHintMatchWeight = 1.5;
+inline constexpr double kSemanticWeight = 1.5;
+// A confident text winner gains up to one first place's worth of weight: rank fusion alone ignores how far ahead
+// a winner is, and a long paraphrase of an entry's own text (a third-party stat block, say) singles it out by its
+// words while its meaning is a weak signal.
+inline constexpr double kConfidentTextWeight = 1.0;
+// The BM25 lead over the best hit of another name at which the text winner counts fully (30%).
+inline constexpr double kConfidentTextMargin = 0.3;
+
+// Confidence in a full-text winner scored `best` (BM25, higher is better) when the best hit of any other name
+// scores `next_other` (0: there is none): 0 for a tie, rising linearly to 1 at a lead of kConfidentTextMargin.
+double text_lead_confidence(double best, double next_other);
+
+// Fused scores by entity, in 0..1: first place in both rankings, by the strongest kind of lexical match, is 1
+// (capped at 0.999 below an exact name's 1). A semantic-only ranking is scaled by its own first place.
+std::map<EntityId, double> fuse(const FusionInput& in);
+
+}  // namespace lorekeeper::search

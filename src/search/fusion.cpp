@@ -1,0 +1,36 @@
+#include "lorekeeper/search/fusion.hpp"
+
+#include <algorithm>
+
+namespace lorekeeper::search {
+
+double text_lead_confidence(double best, double next_other) {
+  if (best <= 0) return 0;
+  const double lead = next_other > 0 ? best / next_other - 1 : kConfidentTextMargin;
+  return std::clamp(lead / kConfidentTextMargin, 0.0, 1.0);
+}
+
+std::map<EntityId, double> fuse(const FusionInput& in) {
+  std::map<EntityId, double> fused;
+  for (size_t i = 0; i < in.lexical.size(); ++i) {
+    const LexicalCandidate& c = in.lexical[i];
+    const double weight = c.evidence == Evidence::kName   ? kNameMatchWeight
+                          : c.evidence == Evidence::kHint ? kHintMatchWeight
+                                                          : kTextMatchWeight;
+    double& s = fused[c.id];
+    s += weight / (kRrfK + static_cast<double>(i) + 1);
+    if (c.evidence != Evidence::kName && in.text_winner.count(c.id)) {
+      s += kConfidentTextWeight * in.text_confidence / (kRrfK + 1);
+    }
+  }
+  for (size_t i = 0; i < in.semantic.size(); ++i) {
+    fused[in.semantic[i]] += kSemanticWeight / (kRrfK + static_cast<double>(i) + 1);
+  }
+  const double top =
+      ((!in.hybrid ? 0.0 : std::max({kNameMatchWeight, kHintMatchWeight, kTextMatchWeight})) + kSemanticWeight) /
+      (kRrfK + 1);
+  for (auto& [id, s] : fused) s = std::min(0.999, s / top);
+  return fused;
+}
+
+}  // namespace lorekeeper::search

@@ -1,0 +1,497 @@
+#include "lorekeeper/search/ranker.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <set>
+#include <thread>
+#include <tuple>
+
+#include "lorekeeper/core/text.hpp"
+#include "lorekeeper/model/hints.hpp"
+#include "lorekeeper/search/fusion.hpp"
+
+namespace lorekeeper::search {
+
+using model::Entity;
+using model::Kind;
+using store::Query;
+
+void QueryEmbeddings::prefetch(const std::string& text) const {
+  if (semantic_ == nullptr || embedded_.count(text) || pending_.count(text)) return;
+  const Semantic* s = semantic_;
+  pending_.emplace(text, std::async(std::launch::async, [s, text] { return s->embed(text); }));
+}
+
+bool QueryEmbeddings::ready(const std::string& text) const {
+  if (embedded_.count(text)) return true;
+  const auto p = pending_.find(text);
+  return p == pending_.end() || p->second.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+}
+
+const std::vector<float>& QueryEmbeddings::embed(const std::string& text) const {
+  static const std::vector<float> kNone;
+  auto it = embedded_.find(text);
+  if (it != embedded_.end()) return it->second;
+  auto p = pending_.find(text);
+  if (p != pending_.end()) {
+    // The encoder usually has a millisecond or two left: wait for it awake (yielding to any other runnable
+    // thread), then asleep. Sleeping at once would let an idle virtual CPU halt, and waking it again costs
+    // more than the wait (seen as a bimodal latency).
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(5);
+    while (p->second.wait_for(std::chrono::seconds(0)) != std::future_status::ready &&
+           std::chrono::steady_clock::now() < give_up) {
+      std::this_thread::yield();
+    }
+    it = embedded_.emplace(text, p->second.get()).first;
+    pending_.erase(p);
+  } else {
+    if (semantic_ == nullptr) return kNone;
+    it = embedded_.emplace(text, semantic_->embed(text)).first;
+  }
+  return it->second;
+}
+
+Result<std::vector<Entity>> editions_named(store::Store& st, Query filters, const std::string& name,
+                                           std::string_view preferred) {
+  filters.name_exact = name;
+  filters.offset = 0;
+  filters.limit = 10000;  // every edition: a name has a handful, never thousands
+  auto r = st.query(filters);
+  if (!r) return r.status();
+  std::stable_sort(r->entities.begin(), r->entities.end(), [&](const Entity& a, const Entity& b) {
+    return model::edition_before(a.document, b.document, preferred);
+  });
+  return std::move(r->entities);
+}
+
+namespace {
+
+std::vector<std::string> words_of(const std::string& s) {
+  std::vector<std::string> out;
+  const std::string f = text::fold(s);
+  size_t start = 0;
+  while (start < f.size()) {
+    size_t end = f.find(' ', start);
+    if (end == std::string::npos) end = f.size();
+    if (end > start) out.push_back(f.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+// Words too common in this content, or in questions, to say anything about what is wanted.
+bool is_stopword(const std::string& w) {
+  static const std::set<std::string> kStop = {
+      "the",      "and",  "for",   "with",  "that",   "this",      "from",     "into",      "what",
+      "which",    "who",  "how",   "does",  "are",    "was",       "has",      "have",      "can",
+      "you",      "your", "its",   "their", "them",   "they",      "not",      "such",      "any",
+      "all",      "some", "one",   "very",  "about",  "there",     "when",     "where",     "like",
+      "find",     "show", "give",  "list",  "spell",  "spells",    "creature", "creatures", "monster",
+      "monsters", "item", "items", "thing", "things", "something", "dnd",      "d&d"};
+  return kStop.count(w) > 0;
+}
+
+// Cosine similarity under which a passage is not taken as meaning the same as the query (all-MiniLM-L6-v2
+// puts unrelated English texts around 0-0.25); chosen on the eval set (docs/SEARCH.md).
+constexpr float kSemanticFloor = 0.34f;
+// A match on words of the text alone must also be this close in meaning, so "stock market prices" does not
+// return the entries that happen to mention a market and prices.
+constexpr float kTextHitMeaningFloor = 0.25f;
+
+bool only_kind_and_document_filters(const Query& q) {
+  return !store::has_attribute_filters(q) && q.name_exact.empty() && q.name_contains.empty();
+}
+
+// One byte per index entity: may it be returned under `q`'s filters? Kinds and documents are checked in
+// memory; any other filter asks the store for the matching keys.
+}  // namespace
+
+Result<std::vector<uint8_t>> allowed_mask(store::Store& st, const VectorIndex& ix, const Query& q) {
+  std::vector<uint8_t> mask(ix.size(), 0);
+  if (only_kind_and_document_filters(q)) {
+    std::set<std::string> docs;
+    if (q.document_keys) docs.insert(q.document_keys->begin(), q.document_keys->end());
+    for (uint32_t i = 0; i < ix.size(); ++i) {
+      const auto& e = ix.entity(i);
+      const bool kind_ok = q.kinds.empty() || std::find(q.kinds.begin(), q.kinds.end(), e.kind) != q.kinds.end();
+      mask[i] = kind_ok && (!q.document_keys || docs.count(e.document_key)) ? 1 : 0;
+    }
+    return mask;
+  }
+  LOREKEEPER_RETURN_IF_ERROR(st.for_each_matching_key(q, [&](Kind kind, std::string_view key) {
+    if (auto i = ix.find(kind, key)) mask[*i] = 1;
+  }));
+  return mask;
+}
+
+namespace {
+
+// A short excerpt of `text` around the first of `terms` it contains (case-insensitive), else its beginning.
+std::string snippet(const std::string& text, const std::vector<std::string>& terms) {
+  constexpr size_t kBefore = 60, kLength = 180;
+  const std::string low = text::lower(text);
+  size_t at = std::string::npos;
+  for (const auto& t : terms) {
+    const size_t p = low.find(t);
+    if (p != std::string::npos && p < at) at = p;
+  }
+  size_t start = at == std::string::npos || at < kBefore ? 0 : at - kBefore;
+  while (start > 0 && text[start - 1] != ' ' && text[start - 1] != '\n') --start;
+  size_t end = std::min(text.size(), start + kLength);
+  while (end < text.size() && end > start && text[end] != ' ' && text[end] != '\n') --end;
+  if (end <= start) end = std::min(text.size(), start + kLength);
+  std::string out = text.substr(start, end - start);
+  for (auto& c : out) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return (start > 0 ? "..." : "") + out + (end < text.size() ? "..." : "");
+}
+
+}  // namespace
+
+Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int limit, const RankOptions& options) {
+  const Match match = options.match;
+  const QueryEmbeddings none;
+  const QueryEmbeddings& embeddings = options.embeddings ? *options.embeddings : none;
+  Ranked out;
+  const std::string s = text::trim(search);
+  if (s.empty()) {
+    q.limit = limit;
+    auto r = st.query(q);
+    if (!r) return r.status();
+    for (auto& e : r->entities) out.hits.push_back({std::move(e), std::nullopt, {}, {}});
+    out.total = r->total;
+    out.how = "filters";
+    return out;
+  }
+  const bool lexical = options.ranking != Ranking::kSemantic || match == Match::kNamesOnly;
+  // Meaning takes part: embed the query meanwhile (about 5 ms of encoder work the lexical matching overlaps).
+  const bool semantic =
+      options.ranking != Ranking::kLexical && match == Match::kNamesAndText && embeddings.semantic() != nullptr;
+  std::shared_ptr<const VectorIndex> ix = semantic ? embeddings.semantic()->index() : nullptr;
+  if (ix) embeddings.prefetch(s);
+  // Whether the query is some entity's name or key at all, asked of the in-memory name list: most searches are
+  // not, and need no exact-name query under their filters.
+  auto is_name = lexical ? st.has_name_or_key(s) : Result<bool>(false);
+  if (!is_name) return is_name.status();
+  // Every edition of the name, in edition order, before any cut: the first `limit` of them are shown.
+  auto editions = *is_name ? editions_named(st, q, s, options.preferred_edition)
+                           : Result<std::vector<Entity>>(std::vector<Entity>{});
+  if (!editions) return editions.status();
+  out.exact_total = static_cast<int>(editions->size());
+  std::vector<Hit> exact_results;
+  for (const auto& e : *editions) {
+    if (static_cast<int>(exact_results.size()) >= limit) break;
+    exact_results.push_back({e, 1.0, {"exact name"}, {}});
+  }
+  // An exact name is answered with that entry, every edition of it, and nothing else (02-lookup-tools-early.md:
+  // "If name parameter exactly matches, return single result").
+  if (!exact_results.empty() && options.on_exact == OnExactName::kOnlyIt) {
+    out.hits = std::move(exact_results);
+    out.total = out.exact_total;
+    out.how = "exact name";
+    out.semantic = ix != nullptr;
+    return out;
+  }
+  // Candidates from three matchers, each scored in 0..1, merged by entity (best score wins):
+  //   names containing every word (0.5-0.99, by how much of the name the query covers),
+  //   names within a small edit distance of the query, for typos (0.6-0.85),
+  //   full-text BM25 over names and descriptions (0.1-0.6, relative to the best hit; weak hits dropped).
+  // Candidates by (kind, key): score and the result object, loaded now or, for text hits, once they are shown.
+  struct Lexical {
+    double score = 0;
+    std::set<std::string> how;  // "name", "close name", "text", "hint"
+    // Matched on words of the text or the search hint alone, not the name: weaker evidence, and only kept when
+    // near in meaning.
+    bool description_only() const { return how.count("name") == 0 && how.count("close name") == 0; }
+    bool by_hint() const { return how.count("hint") > 0; }
+  };
+  std::map<std::pair<int, std::string>, Lexical> merged;
+  std::set<std::pair<int, std::string>> exact_ids;
+  for (const auto& e : *editions) exact_ids.insert({static_cast<int>(e.kind), e.key});
+  // Offers a lexical candidate; its result object is loaded only if it is among those shown.
+  auto offer = [&](Kind kind, const std::string& key, double score, const char* how) {
+    const auto id = std::make_pair(static_cast<int>(kind), key);
+    if (exact_ids.count(id)) return;
+    Lexical& c = merged[id];
+    c.score = std::max(c.score, score);
+    c.how.insert(how);
+  };
+  const std::string qf = text::fold(s);
+  const std::vector<std::string> words = words_of(s);
+  if (words.empty()) return out;
+  // The query is exactly the name of an entry the filters exclude ("Fireball" with level 1): say so, and offer
+  // only what the filters allow that contains every word of it ("heal" with level 1 gives the spells that
+  // heal), ordered by meaning too. What resembles a name in meaning alone is that entry's kin (Burning Hands for
+  // Fireball), not what was asked for.
+  if (*is_name && exact_results.empty() && !only_kind_and_document_filters(q)) {
+    Query unfiltered;
+    unfiltered.kinds = q.kinds;
+    unfiltered.document_keys = q.document_keys;
+    unfiltered.name_exact = s;
+    unfiltered.limit = 1;
+    auto named_elsewhere = st.query(unfiltered);
+    if (!named_elsewhere) return named_elsewhere.status();
+    if (named_elsewhere->total > 0) {
+      out.note = "\"" + named_elsewhere->entities.front().name +
+                 "\" is the name of an entry these filters exclude; the results are other matches.";
+    }
+  }
+  Query contains = q;
+  contains.name_contains = words;
+  contains.limit = 500;
+  auto named =
+      lexical ? st.match_names(contains) : Result<std::vector<store::NameEntry>>(std::vector<store::NameEntry>{});
+  if (!named) return named.status();
+  const int contains_total = static_cast<int>(named->size());
+  for (const auto& e : *named) {
+    const std::string nf = text::fold(e.name);
+    const double coverage =
+        std::min(1.0, nf.empty() ? 0 : static_cast<double>(qf.size()) / static_cast<double>(nf.size()));
+    double score = 0.5 + 0.4 * coverage;
+    if (nf.rfind(qf, 0) == 0) score += 0.05;              // the name starts with the query
+    if (nf.find(qf) != std::string::npos) score += 0.04;  // the words appear together, in order
+    offer(e.kind, e.key, std::min(score, 0.99), "name");
+  }
+  const bool names_matched = !merged.empty();
+  // Text search over the words that carry meaning (they also place the snippets); a hit must contain at
+  // least half of them, so a query of gibberish plus common words finds nothing rather than whatever mentions
+  // "spell".
+  std::vector<std::string> meaningful;
+  for (const auto& w : words) {
+    if (w.size() >= 3 && !is_stopword(w)) meaningful.push_back(w);
+  }
+  const std::vector<std::string> terms =
+      match == Match::kNamesOnly || !lexical ? std::vector<std::string>{} : meaningful;
+  auto text_hits = st.text_search(q, terms, 100);
+  if (!text_hits) return text_hits.status();
+  const bool excluded_name = !out.note.empty();
+  const int needed = static_cast<int>(excluded_name ? terms.size() : (terms.size() + 1) / 2);
+  double best = 0;
+  for (const auto& h : *text_hits) {
+    if (h.matched_terms < needed) continue;
+    if (best == 0) best = h.rank;
+    const double rel = best > 0 ? h.rank / best : 0;
+    if (rel < 0.25) break;  // below the relevance floor: left out rather than padding the answer
+    const double score = 0.1 + 0.5 * rel;
+    if (h.in_body) offer(h.kind, h.key, score, "text");
+    if (h.in_hint) offer(h.kind, h.key, score, "hint");
+  }
+  bool typo = false;
+  // A close name nearer the query than any other name: the misspelt name, placed first ("heeling word").
+  std::set<std::pair<int, std::string>> corrected;
+  // Close spellings of a name, when no name matched and the words do not all occur together in some entry's
+  // text (then the query describes something rather than misspells a name, and comparing it with every name
+  // would cost more than the rest of the search); never for an excluded name, which is spelt right.
+  const bool described =
+      terms.size() >= 2 && std::any_of(text_hits->begin(), text_hits->end(), [&](const store::Store::TextHit& h) {
+        return h.matched_terms == static_cast<int>(terms.size());
+      });
+  if (lexical && !excluded_name && !names_matched && !described && exact_results.empty() && qf.size() >= 4 &&
+      words.size() <= 4) {
+    const int budget = std::max(1, static_cast<int>(qf.size()) / 3);
+    // Every name of the kinds and documents asked for within the budget, nearest first (then by name); the ten
+    // nearest that have entries under the other filters are offered.
+    std::map<std::string, std::pair<int, std::string>> within;  // folded name -> edit distance, a stored name
+    Status visited = st.for_each_name(q.kinds, [&](const store::NameEntry& n) {
+      if (q.document_keys &&
+          std::find(q.document_keys->begin(), q.document_keys->end(), n.document_key) == q.document_keys->end()) {
+        return true;
+      }
+      const int d = text::edit_distance(qf, n.name_fold, budget);
+      if (d <= budget) within.emplace(n.name_fold, std::make_pair(d, n.name));
+      return true;
+    });
+    if (!visited.is_ok()) return visited;
+    std::vector<std::tuple<int, std::string, std::string>> nearest;  // distance, folded name, stored name
+    for (const auto& [fold, close] : within) nearest.emplace_back(close.first, fold, close.second);
+    std::sort(nearest.begin(), nearest.end());
+    struct Close {
+      int distance;
+      std::vector<store::NameEntry> entries;
+    };
+    std::vector<Close> offered;
+    constexpr size_t kCloseNames = 10, kCloseTries = 50;
+    for (size_t i = 0; i < nearest.size() && i < kCloseTries && offered.size() < kCloseNames; ++i) {
+      Query by_name = q;
+      by_name.name_exact = std::get<2>(nearest[i]);
+      by_name.limit = 20;
+      auto hits = st.match_names(by_name);
+      if (!hits) return hits.status();
+      if (!hits->empty()) offered.push_back({std::get<0>(nearest[i]), std::move(*hits)});
+    }
+    // A name nearer than every other is the one misspelt.
+    const bool unique_nearest = !offered.empty() && (offered.size() == 1 || offered[1].distance > offered[0].distance);
+    for (size_t i = 0; i < offered.size(); ++i) {
+      for (const auto& e : offered[i].entries) {
+        offer(e.kind, e.key, 0.85 - 0.25 * offered[i].distance / std::max(1, budget), "close name");
+        if (unique_nearest && i == 0) corrected.insert({static_cast<int>(e.kind), e.key});
+      }
+    }
+    typo = !offered.empty();
+  }
+  // Meaning: the nearest passages to the query among the entities the filters allow.
+  std::map<std::pair<int, std::string>, float> meaning;  // cosine, for candidates over the floor
+  std::vector<std::pair<int, std::string>> semantic_order;
+  if (ix && merged.empty() && exact_results.empty()) {
+    // Nothing matched by name or text: unless some meaningful word of the query occurs somewhere in the
+    // corpus, the query is gibberish ("zxcvbnm asdfgh") and any nearest passage would be noise.
+    auto known = st.any_text_match(meaningful);
+    if (!known) return known.status();
+    if (!*known) ix = nullptr;
+  }
+  // The entities loaded for showing, by (kind, key): the best lexical candidates are read while the encoder
+  // still works, as most of them are shown in the end.
+  std::map<std::pair<int, std::string>, Entity> loaded;
+  auto load = [&](const std::pair<int, std::string>& id) -> Result<const Entity*> {
+    auto at = loaded.find(id);
+    if (at == loaded.end()) {
+      auto got = st.get(id.second, static_cast<Kind>(id.first), false);
+      if (!got) return got.status();
+      if (got->empty()) return static_cast<const Entity*>(nullptr);
+      at = loaded.emplace(id, std::move(got->front())).first;
+    }
+    return &at->second;
+  };
+  std::vector<uint8_t> mask;
+  if (ix) {
+    // The filter mask is made while the encoder works, then the likeliest results are read.
+    auto made = allowed_mask(st, *ix, q);
+    if (!made) return made.status();
+    mask = std::move(*made);
+    if (!embeddings.ready(s)) {
+      std::vector<std::pair<double, std::pair<int, std::string>>> likeliest;
+      for (const auto& [id, c] : merged) likeliest.push_back({c.score, id});
+      const size_t n =
+          std::min(likeliest.size(), static_cast<size_t>(std::max(0, limit - static_cast<int>(exact_results.size()))));
+      std::partial_sort(likeliest.begin(), likeliest.begin() + static_cast<std::ptrdiff_t>(n), likeliest.end(),
+                        [](const auto& a, const auto& b) { return a.first > b.first; });
+      for (size_t i = 0; i < n && !embeddings.ready(s); ++i) {
+        auto e = load(likeliest[i].second);
+        if (!e) return e.status();
+      }
+    }
+    const std::vector<float>& qv = embeddings.embed(s);
+    // A query the model could not embed (NaN from a damaged model) is answered by names and words alone.
+    if (qv.size() != static_cast<size_t>(ix->dims())) ix = nullptr;
+  }
+  if (ix) {
+    const std::vector<float>& qv = embeddings.embed(s);
+    // Lexical hits on words of the text or hint alone that are far from the query's meaning are dropped.
+    for (auto it = merged.begin(); it != merged.end();) {
+      const auto at =
+          it->second.description_only() ? ix->find(static_cast<Kind>(it->first.first), it->first.second) : std::nullopt;
+      if (at && ix->similarity(*at, qv.data()) < kTextHitMeaningFloor) {
+        it = merged.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    for (const auto& h : ix->top_k(qv.data(), &mask, 100)) {
+      if (h.score < kSemanticFloor) break;
+      const auto& ref = ix->entity(h.entity);
+      const auto id = std::make_pair(static_cast<int>(ref.kind), ref.key);
+      if (exact_ids.count(id)) continue;
+      // Under an excluded name, meaning orders what the words found and adds nothing.
+      if (excluded_name && !merged.count(id)) continue;
+      meaning[id] = h.score;
+      semantic_order.push_back(id);
+    }
+  }
+  struct Candidate {
+    double score;
+    std::pair<int, std::string> id;
+    std::vector<std::string> how;
+  };
+  std::vector<Candidate> scored;
+  if (!ix) {
+    for (auto& [id, c] : merged) scored.push_back({c.score, id, {c.how.begin(), c.how.end()}});
+  } else {
+    // Fusion of the lexical ranking (by its score; the lexical score itself breaks ties, so strong name matches
+    // keep their order) and the semantic one (by cosine), with the evidence of a confident full-text winner.
+    std::vector<std::pair<double, EntityId>> lex;
+    for (const auto& [id, c] : merged) lex.push_back({c.score, id});
+    std::stable_sort(lex.begin(), lex.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    FusionInput in;
+    in.hybrid = options.ranking == Ranking::kHybrid;
+    for (const auto& [score, id] : lex) {
+      const Lexical& m = merged[id];
+      in.lexical.push_back({id, !m.description_only() ? Evidence::kName
+                                : m.by_hint()         ? Evidence::kHint
+                                                      : Evidence::kText});
+    }
+    in.semantic = semantic_order;
+    // The text winner: the best full-text hit and its other editions up to the best hit of another name.
+    if (in.hybrid) {
+      std::string winner_name;
+      double winner_rank = 0, other_rank = 0;
+      for (const auto& h : *text_hits) {
+        if (h.matched_terms < needed) continue;
+        auto e = load({static_cast<int>(h.kind), h.key});
+        if (!e) return e.status();
+        if (*e == nullptr) continue;
+        const std::string name = text::fold((*e)->name);
+        if (winner_name.empty()) {
+          winner_name = name;
+          winner_rank = h.rank;
+        }
+        if (name != winner_name) {
+          other_rank = h.rank;
+          break;
+        }
+        in.text_winner.insert({static_cast<int>(h.kind), h.key});
+      }
+      in.text_confidence = text_lead_confidence(winner_rank, other_rank);
+    }
+    std::map<EntityId, Candidate> fused;
+    for (const auto& [id, score] : fuse(in)) fused[id] = {score, id, {}};
+    for (const auto& [score, id] : lex) {
+      const Lexical& m = merged[id];
+      fused[id].how.assign(m.how.begin(), m.how.end());
+    }
+    for (const auto& id : semantic_order) fused[id].how.push_back("meaning");
+    for (auto& [id, c] : fused) {
+      // The misspelt name outranks what merely resembles the query in meaning.
+      if (corrected.count(id)) c.score = 0.999;
+      scored.push_back(std::move(c));
+    }
+  }
+  std::stable_sort(scored.begin(), scored.end(), [&](const Candidate& a, const Candidate& b) {
+    if (a.score != b.score) return a.score > b.score;
+    const bool ca = corrected.count(a.id) > 0, cb = corrected.count(b.id) > 0;
+    if (ca != cb) return ca;
+    const auto la = merged.find(a.id), lb = merged.find(b.id);
+    const double sa = la == merged.end() ? 0 : la->second.score, sb = lb == merged.end() ? 0 : lb->second.score;
+    if (sa != sb) return sa > sb;
+    return a.id < b.id;
+  });
+  out.hits = std::move(exact_results);
+  for (auto& c : scored) {
+    if (static_cast<int>(out.hits.size()) >= limit) break;
+    auto e = load(c.id);
+    if (!e) return e.status();
+    if (*e == nullptr) continue;
+    const Entity& entity = **e;
+    Hit hit{entity, c.score, c.how, {}};
+    auto matched = [&](const char* how) { return std::find(c.how.begin(), c.how.end(), how) != c.how.end(); };
+    if (matched("hint") && !matched("text")) {
+      // The words were found in the search hint, which says so better than the start of the text.
+      hit.snippet = std::string(st.hints().find(entity.kind, entity.name));
+    } else if ((matched("text") || matched("meaning")) && !entity.text.empty()) {
+      hit.snippet = snippet(entity.text, meaningful);
+    }
+    out.hits.push_back(std::move(hit));
+  }
+  out.total = static_cast<int>(exact_ids.size() + scored.size());
+  out.how = !exact_ids.empty()        ? "exact name"
+            : contains_total > 0      ? "name contains"
+            : typo                    ? "close name"
+            : !semantic_order.empty() ? "meaning"
+                                      : "text";
+  out.semantic = ix != nullptr;
+  return out;
+}
+
+}  // namespace lorekeeper::search

@@ -1,0 +1,100 @@
+// Rank fusion: weights by evidence, and the confident full-text winner.
+#include "lorekeeper/search/fusion.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace lorekeeper::search {
+namespace {
+
+EntityId id(const std::string& key) { return {1, key}; }
+
+// Entity keys ordered by fused score, best first (ties by key).
+std::vector<std::string> order(const FusionInput& in) {
+  std::vector<std::pair<double, std::string>> v;
+  for (const auto& [i, s] : fuse(in)) v.push_back({-s, i.second});
+  std::sort(v.begin(), v.end());
+  std::vector<std::string> out;
+  for (const auto& [s, k] : v) out.push_back(k);
+  return out;
+}
+
+// A long description whose words single out "horde-demon" in the text, while the meaning ranking, misled by one
+// vivid word, lists ten bats and never the demon.
+FusionInput paraphrase_case(double confidence) {
+  FusionInput in;
+  in.lexical = {{id("horde-demon"), Evidence::kText}, {id("medusa"), Evidence::kText}};
+  for (int i = 0; i < 10; ++i) in.semantic.push_back(id("bat-" + std::to_string(i)));
+  in.text_winner = {id("horde-demon")};
+  in.text_confidence = confidence;
+  return in;
+}
+
+TEST(Fusion, TextLeadConfidenceRisesWithTheLead) {
+  EXPECT_EQ(text_lead_confidence(10, 10), 0.0);
+  EXPECT_NEAR(text_lead_confidence(11.5, 10), 0.5, 1e-9);
+  EXPECT_EQ(text_lead_confidence(13, 10), 1.0);
+  EXPECT_EQ(text_lead_confidence(32.4, 17.9), 1.0);
+  EXPECT_EQ(text_lead_confidence(5, 0), 1.0);  // no hit of another name at all
+  EXPECT_EQ(text_lead_confidence(0, 0), 0.0);  // no text hit
+  EXPECT_EQ(text_lead_confidence(9, 10), 0.0);
+}
+
+TEST(Fusion, AConfidentTextWinnerIsNotBuriedByTheMeaningRanking) {
+  // Without the lead's evidence, a text-only match at rank 1 (0.5/11) is below the tenth meaning hit (1.5/20).
+  const auto tied = order(paraphrase_case(0.0));
+  EXPECT_GT(std::find(tied.begin(), tied.end(), "horde-demon") - tied.begin(), 9);
+  // A full lead weighs as much as first place in the meaning ranking (rank() then breaks the tie by the lexical
+  // score, which the meaning hits lack).
+  const auto led = fuse(paraphrase_case(1.0));
+  EXPECT_DOUBLE_EQ(led.at(id("horde-demon")), led.at(id("bat-0")));
+  EXPECT_GT(led.at(id("horde-demon")), led.at(id("bat-1")));
+  // Half the lead, half the bonus: above the weaker meaning hits, below the first.
+  const auto half = order(paraphrase_case(0.5));
+  const auto at = std::find(half.begin(), half.end(), "horde-demon") - half.begin();
+  EXPECT_GT(at, 0);
+  EXPECT_LT(at, 10);
+}
+
+TEST(Fusion, TheBonusGoesToTheWinnerOnlyAndNotToNameMatches) {
+  FusionInput in = paraphrase_case(1.0);
+  const auto scores = fuse(in);
+  EXPECT_GT(scores.at(id("horde-demon")), scores.at(id("medusa")) + 0.2);
+  // A winner matched by its name already weighs a first place; the text lead adds nothing to it.
+  FusionInput named;
+  named.lexical = {{id("owlbear"), Evidence::kName}};
+  named.text_winner = {id("owlbear")};
+  named.text_confidence = 1.0;
+  FusionInput unconfident = named;
+  unconfident.text_confidence = 0.0;
+  EXPECT_EQ(fuse(named).at(id("owlbear")), fuse(unconfident).at(id("owlbear")));
+}
+
+TEST(Fusion, AgreementWinsAndScoresStayInRange) {
+  FusionInput in;
+  in.lexical = {{id("a"), Evidence::kName}, {id("b"), Evidence::kText}};
+  in.semantic = {id("c"), id("b")};
+  const auto scores = fuse(in);
+  EXPECT_GT(scores.at(id("b")), scores.at(id("c")));  // second in both beats first in one
+  in.lexical = {{id("a"), Evidence::kHint}};
+  in.semantic = {id("a")};
+  in.text_winner = {id("a")};
+  in.text_confidence = 1.0;
+  for (const auto& [i, s] : fuse(in)) {
+    EXPECT_GT(s, 0.0);
+    EXPECT_LE(s, 0.999);
+  }
+}
+
+TEST(Fusion, HintEvidenceCountsAsMuchAsMeaningAndMoreThanText) {
+  FusionInput in;
+  in.lexical = {{id("hinted"), Evidence::kHint}, {id("texted"), Evidence::kText}};
+  in.semantic = {id("meant")};
+  const auto s = fuse(in);
+  EXPECT_DOUBLE_EQ(s.at(id("hinted")), s.at(id("meant")));
+  EXPECT_GT(s.at(id("hinted")), s.at(id("texted")));
+}
+
+}  // namespace
+}  // namespace lorekeeper::search
