@@ -175,7 +175,13 @@ ojson result_item_schema() {
             {"document", document_schema()},
             {"source_api", {{"type", "string"}}},
             {"url", {{"type", "string"}}},
-            {"_score", {{"type", "number"}, {"minimum", 0}, {"maximum", 1}}}}},
+            {"_score", {{"type", "number"}, {"minimum", 0}, {"maximum", 1}}},
+            {"_other_editions",
+             {{"type", "array"},
+              {"items",
+               {{"type", "object"},
+                {"properties", {{"key", {{"type", "string"}}}, {"document", {{"type", "string"}}}}},
+                {"required", {"key", "document"}}}}}}}},
           {"required", {"key", "name", "kind", "document", "source_api", "url"}}};
 }
 
@@ -394,7 +400,8 @@ json summary_of(const json& r) {
                            "section",
                            "_score",
                            "_matched",
-                           "_snippet"}) {
+                           "_snippet",
+                           "_other_editions"}) {
     if (r.contains(fact) && !r[fact].is_null() && !r[fact].is_object()) s[fact] = r[fact];
   }
   return s;
@@ -1007,6 +1014,60 @@ void add_children(store::Store& st, std::vector<json>& results) {
 }
 
 // A search tool: documents, name matching, filters, explanation of empty answers.
+// The most results ranked for one grouped answer (a name has a handful of editions).
+constexpr int kMaxGroupPool = 400;
+
+model::Document document_of(const json& r) {
+  model::Document d;
+  const json& doc = r.value("document", json::object());
+  d.key = doc.value("key", "");
+  d.publisher = doc.value("publisher", "");
+  d.game_system = doc.value("game_system", "");
+  return d;
+}
+
+// The editions of one name (same kind) take one place, at the best rank any of them reached: the preferred
+// edition is shown (model::edition_before), with the best-ranked edition's score and reasons, and the others are
+// named in `_other_editions` with their keys. At most `limit` places; editions ranked below the cut still join
+// their name's place.
+std::vector<json> group_editions(std::vector<json> ranked, size_t limit, std::string_view preferred) {
+  std::vector<json> out;
+  std::map<std::pair<std::string, std::string>, size_t> place;  // (kind, folded name) -> index in out
+  for (auto& r : ranked) {
+    const auto id = std::make_pair(r.value("kind", ""), text::fold(r.value("name", "")));
+    auto at = place.find(id);
+    if (at == place.end()) {
+      if (out.size() >= limit) continue;
+      place.emplace(id, out.size());
+      r["_other_editions"] = json::array();
+      out.push_back(std::move(r));
+      continue;
+    }
+    json& shown = out[at->second];
+    json other = {{"key", r.value("key", "")}, {"document", r["document"].value("key", "")}};
+    if (model::edition_before(document_of(r), document_of(shown), preferred)) {
+      // The preferred edition takes the place, keeping what ranked the place.
+      for (const char* k : {"_score", "_matched", "_snippet"}) {
+        if (shown.contains(k)) {
+          r[k] = shown[k];
+        } else {
+          r.erase(k);
+        }
+      }
+      json editions = std::move(shown["_other_editions"]);
+      editions.push_back({{"key", shown.value("key", "")}, {"document", shown["document"].value("key", "")}});
+      r["_other_editions"] = std::move(editions);
+      shown = std::move(r);
+    } else {
+      shown["_other_editions"].push_back(std::move(other));
+    }
+  }
+  for (auto& r : out) {
+    if (r["_other_editions"].empty()) r.erase("_other_editions");
+  }
+  return out;
+}
+
 ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilder& build, bool top_level_default,
                            Match match, const SearchContext& ctx) {
   auto built = build(args);
@@ -1022,8 +1083,17 @@ ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilde
     return list_answer({}, "No " + plural_of(label) + ": no source document selected.", docs.message, 0, args,
                        detail_of(args));
   }
-  auto found = find(st, q, search, limit, match, ctx);
+  // Editions of one name take one place in a ranked answer, unless the caller chose documents or a game system:
+  // a wider pool is ranked so that `limit` different things can be shown.
+  const bool group = match == Match::kNamesAndText && !text::trim(search).empty() && !args.contains("documents") &&
+                     !args.contains("game_system");
+  auto found = find(st, q, search, group ? std::min(std::max(limit * 4, 20), kMaxGroupPool) : limit, match, ctx);
   if (!found) return error_result("Search failed: " + found.status().to_string());
+  if (found->how == "exact name" || !group) {
+    if (found->results.size() > static_cast<size_t>(limit)) found->results.resize(static_cast<size_t>(limit));
+  } else {
+    found->results = group_editions(std::move(found->results), static_cast<size_t>(limit), ctx.preferred_edition);
+  }
   add_children(st, found->results);
   std::string header;
   if (found->how == "exact name") {

@@ -394,6 +394,14 @@ std::string key_facts(const json& r) {
   return text::join(facts, ", ");
 }
 
+// "`srd-2024_wraith` (srd-2024), `a5e-mm_wraith` (a5e-mm)" for a result standing for several editions.
+std::string other_editions(const json& r) {
+  if (!r.contains("_other_editions") || !r["_other_editions"].is_array()) return "";
+  std::vector<std::string> parts;
+  for (const auto& o : r["_other_editions"]) parts.push_back("`" + str(o, "key") + "` (" + str(o, "document") + ")");
+  return text::join(parts, ", ");
+}
+
 }  // namespace
 
 std::string render_summary_line(const json& r) {
@@ -406,6 +414,7 @@ std::string render_summary_line(const json& r) {
     std::snprintf(buf, sizeof buf, "%.2f", *score);
     s += " · score " + std::string(buf);
   }
+  if (const std::string also = other_editions(r); !also.empty()) s += " · also " + also;
   return s;
 }
 
@@ -416,6 +425,7 @@ std::string render_entity(const json& r) {
   if (!str(doc, "game_system").empty()) source += " (" + str(doc, "game_system") + ")";
   source += " · key `" + str(r, "key") + "` · " + str(r, "kind") + "*\n\n";
   out += source;
+  if (const std::string also = other_editions(r); !also.empty()) out += "*Other editions: " + also + "*\n\n";
   const std::string kind = str(r, "kind");
   if (kind == "spell")
     render_spell(out, r);

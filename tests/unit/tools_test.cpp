@@ -118,6 +118,52 @@ TEST_F(ToolsTest, ExactNameReturnsEveryEdition) {
   EXPECT_NE(r.text.find("### Fireball"), std::string::npos);
 }
 
+TEST_F(ToolsTest, EditionsOfOneNameTakeOnePlaceInARankedAnswer) {
+  // "fire" matches Fire Bolt (2 editions), Fireball (3) and Delayed Blast Fireball by name: three places, each the
+  // preferred edition, the others named with their keys.
+  auto r = call("search_spell", {{"search", "fire"}, {"limit", 3}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  std::map<std::string, json> by_name;
+  for (const auto& x : r.structured["result"]) {
+    EXPECT_TRUE(by_name.emplace(x["name"].get<std::string>(), x).second) << "twice: " << x["name"];
+  }
+  ASSERT_EQ(by_name.size(), 3u) << r.structured.dump();
+  ASSERT_TRUE(by_name.count("Fireball") && by_name.count("Fire Bolt")) << r.structured.dump();
+  EXPECT_EQ(by_name["Fireball"]["key"], "srd_fireball");
+  std::set<std::string> others;
+  for (const auto& o : by_name["Fireball"]["_other_editions"]) {
+    others.insert(o["key"].get<std::string>() + "@" + o["document"].get<std::string>());
+  }
+  EXPECT_EQ(others, (std::set<std::string>{"srd-2024_fireball@srd-2024", "a5e-ag_fireball@a5e-ag"}));
+  EXPECT_EQ(by_name["Fire Bolt"]["key"], "srd_fire-bolt");
+  ASSERT_EQ(by_name["Fire Bolt"]["_other_editions"].size(), 1u);
+  EXPECT_FALSE(by_name["Delayed Blast Fireball"].contains("_other_editions"));
+  EXPECT_NE(r.text.find("`srd-2024_fireball` (srd-2024)"), std::string::npos) << r.text;
+  // The 2024 rules preferred: the 2024 edition takes the place.
+  Engine modern(testing::fixture_store());
+  modern.set_preferred_edition("5e-2024");
+  auto m = modern.call("search_spell", {{"search", "fire"}, {"limit", 3}});
+  ASSERT_FALSE(m.is_error) << m.text;
+  for (const auto& x : m.structured["result"]) {
+    if (x["name"] == "Fireball") {
+      EXPECT_EQ(x["key"], "srd-2024_fireball");
+    }
+  }
+  // Narrowed by documents or game system: every edition asked for is its own result.
+  for (const json& narrow : {json{{"documents", {"srd-2014", "srd-2024"}}}, json{{"game_system", "5e-2014"}}}) {
+    json args = {{"search", "fire"}, {"limit", 10}};
+    args.update(narrow);
+    auto n = call("search_spell", args);
+    ASSERT_FALSE(n.is_error) << n.text;
+    int fireballs = 0;
+    for (const auto& x : n.structured["result"]) {
+      fireballs += x["name"] == "Fireball";
+      EXPECT_FALSE(x.contains("_other_editions")) << x.dump();
+    }
+    EXPECT_EQ(fireballs, narrow.contains("documents") ? 2 : 1) << narrow.dump();
+  }
+}
+
 TEST_F(ToolsTest, EditionsAreOrderedBeforeAnyCutAndCountedTruly) {
   // The preferred rules first (2014 by default), then the other 5e rules, then other systems; never the cut of a
   // name-sorted list.
