@@ -864,7 +864,8 @@ int cmd_eval(const Config& cfg, const std::string& file, const std::string& rank
                    coverage->embedded, coverage->entities);
       return 1;
     }
-    Status loaded = semantic->reload(*st, false);
+    // Coverage was just checked (hashing every entity's passages); the reload need not check it again.
+    Status loaded = semantic->reload(*st, true);
     if (!loaded.is_ok() || !semantic->index()) {
       std::fprintf(stderr, "lorekeeper eval: the meaning index cannot be loaded: %s\n",
                    loaded.is_ok() ? semantic->notice().c_str() : loaded.to_string().c_str());

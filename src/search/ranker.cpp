@@ -104,10 +104,9 @@ bool only_kind_and_document_filters(const Query& q) {
   return !store::has_attribute_filters(q) && q.name_exact.empty() && q.name_contains.empty();
 }
 
-// One byte per index entity: may it be returned under `q`'s filters? Kinds and documents are checked in
-// memory; any other filter asks the store for the matching keys.
 }  // namespace
 
+// Kinds and documents are checked in memory; any other filter asks the store for the matching keys.
 Result<std::vector<uint8_t>> allowed_mask(store::Store& st, const VectorIndex& ix, const Query& q) {
   std::vector<uint8_t> mask(ix.size(), 0);
   if (only_kind_and_document_filters(q)) {
@@ -226,6 +225,7 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
   // only what the filters allow that contains every word of it ("heal" with level 1 gives the spells that
   // heal), ordered by meaning too. What resembles a name in meaning alone is that entry's kin (Burning Hands for
   // Fireball), not what was asked for.
+  bool excluded_name = false;
   if (*is_name && exact_results.empty() && !only_kind_and_document_filters(q)) {
     Query unfiltered;
     unfiltered.kinds = q.kinds;
@@ -235,6 +235,7 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
     auto named_elsewhere = st.query(unfiltered);
     if (!named_elsewhere) return named_elsewhere.status();
     if (named_elsewhere->total > 0) {
+      excluded_name = true;
       out.note = "\"" + named_elsewhere->entities.front().name +
                  "\" is the name of an entry these filters exclude; the results are other matches.";
     }
@@ -267,7 +268,6 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
       match == Match::kNamesOnly || !lexical ? std::vector<std::string>{} : meaningful;
   auto text_hits = st.text_search(q, terms, 100);
   if (!text_hits) return text_hits.status();
-  const bool excluded_name = !out.note.empty();
   const int needed = static_cast<int>(excluded_name ? terms.size() : (terms.size() + 1) / 2);
   double best = 0;
   for (const auto& h : *text_hits) {
@@ -333,7 +333,6 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
     typo = !offered.empty();
   }
   // Meaning: the nearest passages to the query among the entities the filters allow.
-  std::map<std::pair<int, std::string>, float> meaning;  // cosine, for candidates over the floor
   std::vector<std::pair<int, std::string>> semantic_order;
   if (ix && merged.empty() && exact_results.empty()) {
     // Nothing matched by name or text: unless some meaningful word of the query occurs somewhere in the
@@ -396,7 +395,6 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
       if (exact_ids.count(id)) continue;
       // Under an excluded name, meaning orders what the words found and adds nothing.
       if (excluded_name && !merged.count(id)) continue;
-      meaning[id] = h.score;
       semantic_order.push_back(id);
     }
   }

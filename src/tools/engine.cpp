@@ -651,10 +651,9 @@ constexpr float kSimilarFloor = 0.40f;
 // What a search may use besides the store: the meaning-based index, the rankings to apply, the preferred
 // edition, and the call's query embeddings.
 struct SearchContext {
-  const search::Semantic* semantic = nullptr;
   Ranking ranking = Ranking::kHybrid;
   std::string preferred_edition{model::kDefaultPreferredEdition};
-  search::QueryEmbeddings embeddings{nullptr};
+  search::QueryEmbeddings embeddings{nullptr};  // its semantic(): the meaning-based service, or null
 };
 
 // A ranking as the tools answer it: each hit as a result object with its score, reasons and snippet.
@@ -673,7 +672,7 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
   options.match = match;
   options.on_exact = on_exact;
   options.ranking = ctx.ranking;
-  options.embeddings = ctx.semantic ? &ctx.embeddings : nullptr;
+  options.embeddings = ctx.embeddings.semantic() ? &ctx.embeddings : nullptr;
   options.preferred_edition = ctx.preferred_edition;
   auto ranked = search::rank(st, std::move(q), search, limit, options);
   if (!ranked) return ranked.status();
@@ -1044,7 +1043,6 @@ std::vector<json> group_editions(std::vector<json> ranked, size_t limit, std::st
       continue;
     }
     json& shown = out[at->second];
-    json other = {{"key", r.value("key", "")}, {"document", r["document"].value("key", "")}};
     if (model::edition_before(document_of(r), document_of(shown), preferred)) {
       // The preferred edition takes the place, keeping what ranked the place.
       for (const char* k : {"_score", "_matched", "_snippet"}) {
@@ -1059,7 +1057,7 @@ std::vector<json> group_editions(std::vector<json> ranked, size_t limit, std::st
       r["_other_editions"] = std::move(editions);
       shown = std::move(r);
     } else {
-      shown["_other_editions"].push_back(std::move(other));
+      shown["_other_editions"].push_back({{"key", r.value("key", "")}, {"document", r["document"].value("key", "")}});
     }
   }
   for (auto& r : out) {
@@ -1249,7 +1247,8 @@ ToolResult search_all(store::Store& st, const json& args, const SearchContext& c
   }
   if (total == 0 && !docs.select_nothing) {
     auto close = closest_names(st, kinds, query, 5);
-    const bool semantic = ctx.semantic && ctx.semantic->index() && ctx.ranking != Ranking::kLexical;
+    const search::Semantic* meaning = ctx.embeddings.semantic();
+    const bool semantic = meaning && meaning->index() && ctx.ranking != Ranking::kLexical;
     const std::string hint = close.empty() ? "Nothing matches \"" + query + "\" by name, text" +
                                                  (semantic ? " or meaning." : " (meaning-based search is not ready).")
                                            : "Closest names: " + text::join(close, ", ") + ".";
@@ -1407,7 +1406,7 @@ ToolResult find_similar(store::Store& st, const json& args, const SearchContext&
   // By meaning when the embedding index covers the reference: the nearest entities to its mean passage
   // vector, within its kind and the filters.
   std::shared_ptr<const search::VectorIndex> ix =
-      ctx.semantic && ctx.ranking != Ranking::kLexical ? ctx.semantic->index() : nullptr;
+      ctx.embeddings.semantic() && ctx.ranking != Ranking::kLexical ? ctx.embeddings.semantic()->index() : nullptr;
   const std::optional<uint32_t> ref_at = ix ? ix->find(ref.kind, ref.key) : std::nullopt;
   bool by_meaning = false;
   if (!docs.select_nothing && ref_at) {
@@ -1577,7 +1576,7 @@ ToolResult dispatch_call(Engine& engine, const std::string& name, const json& ar
   // answer by words alone; bounded, so a slow disk costs one lexical answer, not a hung call.
   const bool ranks = name.rfind("search_", 0) == 0 || name == "find_similar" || name == "build_encounter";
   if (semantic && ranks && engine.ranking() != Ranking::kLexical) semantic->wait_loaded(std::chrono::seconds(3));
-  const SearchContext ctx{semantic, engine.ranking(), engine.preferred_edition(), search::QueryEmbeddings(semantic)};
+  const SearchContext ctx{engine.ranking(), engine.preferred_edition(), search::QueryEmbeddings(semantic)};
   if (name == "search_spell") return run_search_tool(*st, a, spell_query, false, match, ctx);
   if (name == "search_creature") return run_search_tool(*st, a, creature_query, false, match, ctx);
   if (name == "search_character_option") return run_search_tool(*st, a, character_option_query, true, match, ctx);
