@@ -46,6 +46,8 @@ PICK_V1 = {
     "magicitems": ["orb-of-the-dragon-breaker-a5e", "bag-of-holding", "argent-mantle", "aberrant-agreement", "skysail"],
     "weapons": ["axespear", "longsword"],
     "armor": ["brigandine", "plate"],
+    # Read for the legendary-action preamble of the v2 creatures above (and one without a preamble).
+    "monsters": ["adult-red-dragon", "lich", "vampire", "goblin"],
 }
 
 

@@ -779,6 +779,17 @@ Result<Entity> start_v2_entity(const Endpoint& endpoint, const json& rec, const 
 
 }  // namespace
 
+bool note_legendary_preamble(const json& rec, MappingContext& ctx) {
+  const std::string preamble = text::trim(str(rec, "legendary_desc"));
+  std::string path = str(rec, "v2_converted_path");  // "/v2/creatures/srd_aboleth/"
+  while (!path.empty() && path.back() == '/') path.pop_back();
+  const auto slash = path.rfind('/');
+  const std::string key = slash == std::string::npos ? path : path.substr(slash + 1);
+  if (preamble.empty() || key.empty() || path.find("/creatures/") == std::string::npos) return false;
+  ctx.legendary_preambles[key] = preamble;
+  return true;
+}
+
 std::vector<Entity> split_by_document(Entity e, const MappingContext& ctx) {
   std::vector<Entity> out;
   const json& ds = child(e.raw, "descriptions");
@@ -824,7 +835,12 @@ Result<Entity> map_v2_record(const Endpoint& endpoint, const json& rec, const Ma
   Entity e = std::move(*started);
   switch (endpoint.kind) {
     case Kind::kSpell: map_spell(rec, e); break;
-    case Kind::kCreature: map_creature(rec, e); break;
+    case Kind::kCreature:
+      map_creature(rec, e);
+      if (auto it = ctx.legendary_preambles.find(e.key); it != ctx.legendary_preambles.end()) {
+        e.data["legendary_desc"] = it->second;
+      }
+      break;
     case Kind::kClass: map_class(rec, e); break;
     case Kind::kSpecies: map_species(rec, e); break;
     case Kind::kBackground: map_traits_kind(rec, e, "benefits"); break;

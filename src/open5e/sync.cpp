@@ -167,7 +167,7 @@ int SyncReport::total_entities() const {
 }
 
 std::vector<std::string> sync_endpoints() {
-  std::vector<std::string> out = {"v2/documents"};
+  std::vector<std::string> out = {"v2/documents", std::string(kV1MonstersEndpoint)};
   for (const auto& e : v2_endpoints()) out.push_back("v2/" + std::string(e.path));
   out.push_back("v1/documents");
   for (const auto& e : v1_endpoints()) out.push_back("v1/" + std::string(e.path));
@@ -219,6 +219,38 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
     return Status::not_found(report.source + " has no v2/documents list; is it an Open5e API?");
   }
   if (!docs.is_ok()) return docs;
+
+  // v1's monsters carry what v2's creatures lack, the legendary-action preamble: read before the creatures are
+  // mapped. When the list cannot be read this time, the stored creatures keep the preambles they have.
+  const std::string monsters(kV1MonstersEndpoint);
+  bool keep_stored_preambles = skipped_now(monsters);
+  if (!keep_stored_preambles) {
+    Status s = walk(source, monsters, options, report, baseline(monsters), [&](std::vector<json>& records) {
+      for (const auto& rec : records) note_legendary_preamble(rec, ctx);
+      return Status::ok();
+    });
+    if (s.code() == StatusCode::kCancelled) return s;
+    if (s.code() == StatusCode::kNotFound && baseline(monsters) == 0) {
+      report.missing_endpoints.push_back(monsters);
+    } else if (!s.is_ok()) {
+      report.failed.push_back({monsters, s.code() == StatusCode::kNotFound
+                                             ? monsters + ": the source answers 404 for a list the stored data "
+                                                          "came from"
+                                             : s.message()});
+      keep_baseline(monsters);
+      keep_stored_preambles = true;
+    }
+  }
+  if (keep_stored_preambles) {
+    ctx.legendary_preambles.clear();
+    LOREKEEPER_RETURN_IF_ERROR(store.scan([&](const model::Entity& e) {
+      if (e.kind == Kind::kCreature && e.source_api == "open5e_v2" && e.data.contains("legendary_desc") &&
+          e.data["legendary_desc"].is_string()) {
+        ctx.legendary_preambles[e.key] = e.data["legendary_desc"].get<std::string>();
+      }
+      return true;
+    }));
+  }
 
   // Everything is written in one batch, page by page, and published by one commit at the end. Each endpoint
   // runs under a savepoint: if it fails part-way, its partial writes are undone and its previous data stays.

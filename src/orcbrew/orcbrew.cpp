@@ -862,15 +862,22 @@ void map_creature(Fields& f, Entity& e) {
     if (!list.empty()) d[out] = std::move(list);
   }
   // Legendary and lair actions: {:description "..." :actions [...]}, or the list alone.
-  for (const auto& [field, out] : std::vector<std::pair<const char*, const char*>>{
-           {"legendary-actions", "legendary_actions"}, {"lair-actions", "lair_actions"}}) {
+  struct ActionGroup {
+    const char* field;
+    const char* out;
+    const char* intro;
+  };
+  for (const auto& [field, out, intro] : {ActionGroup{"legendary-actions", "legendary_actions", "legendary_desc"},
+                                          ActionGroup{"lair-actions", "lair_actions", "lair_desc"}}) {
     const Value* v = f.get(field);
     if (!v) continue;
     json list;
     if (const Value* inner = v->is(edn::Kind::kMap) ? Fields::get_in(*v, "actions") : nullptr) {
       Fields lf = f.sub(*v, " :" + std::string(field));
-      add_part(parts, lf.description());
+      const std::string intro_text = lf.description();
+      add_part(parts, intro_text);
       list = named_entries(lf, *inner, "actions", parts);
+      if (!list.empty() && !intro_text.empty()) d[intro] = intro_text;
     } else {
       list = named_entries(f, *v, field, parts);
     }

@@ -84,9 +84,10 @@ std::string ability_map(const json& m) {
   return text::join(parts, ", ");
 }
 
-void named_entries(std::string& out, const char* heading, const json& list) {
+void named_entries(std::string& out, const char* heading, const json& list, const std::string& intro = "") {
   if (!list.is_array() || list.empty()) return;
   out += "\n**" + std::string(heading) + "**\n\n";
+  if (!intro.empty()) out += intro + "\n\n";
   for (const auto& x : list) {
     std::string name = str(x, "name");
     if (auto u = str(x, "usage"); !u.empty()) name += " (" + u + ")";
@@ -202,9 +203,9 @@ void render_creature(std::string& out, const json& r) {
   named_entries(out, "Actions", r.value("actions", json()));
   named_entries(out, "Bonus Actions", r.value("bonus_actions", json()));
   named_entries(out, "Reactions", r.value("reactions", json()));
-  named_entries(out, "Legendary Actions", r.value("legendary_actions", json()));
+  named_entries(out, "Legendary Actions", r.value("legendary_actions", json()), str(r, "legendary_desc"));
   named_entries(out, "Mythic Actions", r.value("mythic_actions", json()));
-  named_entries(out, "Lair Actions", r.value("lair_actions", json()));
+  named_entries(out, "Lair Actions", r.value("lair_actions", json()), str(r, "lair_desc"));
 }
 
 // "Finesse, Thrown (range 20/60), Nick [Mastery]".

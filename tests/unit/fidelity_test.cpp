@@ -219,6 +219,44 @@ TEST_F(Fidelity, EveryActionKeepsItsRechargeAndItsFormOrItemRestriction) {
   EXPECT_NE(werewolf.text.find("***Bite (Wolf or Hybrid Form Only).***"), std::string::npos) << werewolf.text;
 }
 
+TEST_F(Fidelity, EveryLegendaryPreambleV1RecordsReachesItsCreature) {
+  // The preambles as the recorded v1 monster pages hold them, read independently of the sync.
+  auto source = open5e::make_bundled_source();
+  ASSERT_TRUE(source.is_ok());
+  std::map<std::string, std::string> recorded;  // v2 key -> preamble
+  for (int page = 1;; ++page) {
+    auto body = (*source)->get("v1/monsters/?limit=100" + (page == 1 ? "" : "&page=" + std::to_string(page)));
+    if (!body.is_ok()) break;
+    const json listing = json::parse(*body);
+    for (const auto& m : listing["results"]) {
+      if (!m.contains("legendary_desc") || !m["legendary_desc"].is_string()) continue;
+      const std::string preamble = m["legendary_desc"].get<std::string>();
+      if (preamble.empty()) continue;
+      std::string path = m.value("v2_converted_path", "");  // "/v2/creatures/srd_aboleth/"
+      path.pop_back();
+      recorded[path.substr(path.rfind('/') + 1)] = text::trim(preamble);
+    }
+  }
+  EXPECT_GT(recorded.size(), 140u);
+  size_t kept = 0;
+  for (const Entity* c : all(Kind::kCreature)) {
+    if (!c->data.contains("legendary_desc")) continue;
+    ++kept;
+    auto it = recorded.find(c->key);
+    ASSERT_NE(it, recorded.end()) << c->key << " has a preamble no v1 record gives it";
+    EXPECT_EQ(c->data["legendary_desc"], it->second) << c->key;
+    EXPECT_TRUE(c->data.contains("legendary_actions")) << c->key;
+  }
+  EXPECT_EQ(kept, recorded.size());
+
+  auto aboleth = call("get_entity", {{"key", "srd_aboleth"}});
+  EXPECT_NE(aboleth.text.find("**Legendary Actions**\n\nThe aboleth can take 3 legendary actions, choosing from the "
+                              "options below."),
+            std::string::npos)
+      << aboleth.text;
+  EXPECT_LT(aboleth.text.find("can take 3 legendary actions"), aboleth.text.find("***Detect.***"));
+}
+
 TEST_F(Fidelity, SavingThrowsAreInAbilityOrder) {
   auto dragon = call("get_entity", {{"key", "srd_adult-red-dragon"}});
   ASSERT_FALSE(dragon.is_error) << dragon.text;

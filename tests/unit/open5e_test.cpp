@@ -277,6 +277,51 @@ class FailingSource : public PageSource {
   Status error_;
 };
 
+std::string legendary_desc(store::Store& st, const std::string& key) {
+  auto got = st.get(key, model::Kind::kCreature, false);
+  if (!got.is_ok() || got->size() != 1) return "<no " + key + ">";
+  const auto& d = (*got)[0].data;
+  return d.contains("legendary_desc") ? d["legendary_desc"].get<std::string>() : "";
+}
+
+TEST(Sync, CreaturesGetTheLegendaryPreambleOnlyV1Carries) {
+  auto st = fresh_store(testing::temp_dir());
+  auto report = sync(*make_directory_source(testing::fixture_mirror()), *st, SyncOptions{});
+  ASSERT_TRUE(report.is_ok()) << report.status().to_string();
+  EXPECT_EQ(report->records.at("v1/monsters"), 4);
+  EXPECT_EQ(report->entities.count("creature") ? report->entities.at("creature") : 0, 13);  // v1 adds no creature
+  const std::string dragon = legendary_desc(*st, "srd_adult-red-dragon");
+  EXPECT_EQ(dragon.rfind("The dragon can take 3 legendary actions", 0), 0u) << dragon;
+  EXPECT_EQ(legendary_desc(*st, "srd_lich").rfind("The lich can take 3 legendary actions", 0), 0u);
+  EXPECT_EQ(legendary_desc(*st, "srd_goblin"), "");                 // its v1 record has none
+  EXPECT_EQ(legendary_desc(*st, "srd-2024_adult-red-dragon"), "");  // no v1 record converts to it
+  EXPECT_TRUE(st->get("adult-red-dragon", model::Kind::kCreature, false)->empty());
+
+  // The list failing, or skipped after a recent failure, keeps the stored preambles with the new creatures.
+  FailingSource down(testing::fixture_mirror(), "v1/monsters/", Status::unavailable("HTTP 503"));
+  report = sync(down, *st, SyncOptions{});
+  ASSERT_TRUE(report.is_ok()) << report.status().to_string();
+  ASSERT_EQ(report->failed.size(), 1u);
+  EXPECT_EQ(report->failed[0].endpoint, "v1/monsters");
+  EXPECT_EQ(legendary_desc(*st, "srd_adult-red-dragon"), dragon);
+  SyncOptions skip;
+  skip.skip_endpoints = {"v1/monsters"};
+  report = sync(*make_directory_source(testing::fixture_mirror()), *st, skip);
+  ASSERT_TRUE(report.is_ok());
+  EXPECT_EQ(report->skipped_recent_failures, std::vector<std::string>{"v1/monsters"});
+  EXPECT_EQ(legendary_desc(*st, "srd_adult-red-dragon"), dragon);
+
+  // A source without the list (an API that dropped v1) is a missing list on a fresh store, not a failure.
+  auto fresh = fresh_store(testing::temp_dir());
+  FailingSource v2_only(testing::fixture_mirror(), "v1/monsters/", Status::not_found("HTTP 404"));
+  report = sync(v2_only, *fresh, SyncOptions{});
+  ASSERT_TRUE(report.is_ok());
+  EXPECT_TRUE(report->failed.empty());
+  EXPECT_EQ(report->missing_endpoints, std::vector<std::string>{"v1/monsters"});
+  EXPECT_EQ(legendary_desc(*fresh, "srd_adult-red-dragon"), "");
+  EXPECT_EQ(fresh->stats()->per_kind, st->stats()->per_kind);
+}
+
 TEST(Sync, AFailingEndpointKeepsItsPreviousData) {
   auto st = fresh_store(testing::temp_dir());
   ASSERT_TRUE(sync(*make_directory_source(testing::fixture_mirror()), *st, SyncOptions{}).is_ok());

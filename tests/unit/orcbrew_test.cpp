@@ -232,6 +232,8 @@ TEST(OrcBrewMonsters, CreatureFacetsStatBlockAndText) {
   ASSERT_EQ(d["legendary_actions"].size(), 2u);
   EXPECT_FALSE(d["legendary_actions"][0].contains("cost"));
   EXPECT_EQ(d["legendary_actions"][1]["cost"], 2);
+  EXPECT_EQ(d["legendary_desc"], "The hag can take 2 legendary actions.");
+  EXPECT_FALSE(d.contains("lair_desc"));
   // The search text: description, traits and every action, so semantic search finds "drown".
   EXPECT_NE(hag.text.find("A crone of the deep marsh."), std::string::npos);
   EXPECT_NE(hag.text.find("Amphibious. Breathes air and water."), std::string::npos);

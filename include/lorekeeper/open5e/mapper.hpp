@@ -34,11 +34,21 @@ const std::vector<Endpoint>& v1_endpoints();
 struct MappingContext {
   std::string base_url = "https://api.open5e.com";
   std::map<std::string, Document> documents;
-  std::map<std::string, std::string> rule_section_names;  // ruleset key -> name
-  std::map<std::string, Document> v1_documents;           // v1 document slug -> the document to attribute to
-  std::map<std::string, json> gear;                       // weapon/armor key -> the /v2/items/ record for it
-  std::vector<json> standalone_armor;                     // /v2/items/ records that are armor without an armor record
+  std::map<std::string, std::string> rule_section_names;   // ruleset key -> name
+  std::map<std::string, Document> v1_documents;            // v1 document slug -> the document to attribute to
+  std::map<std::string, json> gear;                        // weapon/armor key -> the /v2/items/ record for it
+  std::vector<json> standalone_armor;                      // /v2/items/ records that are armor without an armor record
+  std::map<std::string, std::string> legendary_preambles;  // v2 creature key -> its v1 `legendary_desc`
 };
+
+// The v1 list read only for what v2's records lack: /v1/monsters/, for the legendary-action preamble ("The
+// aboleth can take 3 legendary actions, ...") v2's creatures do not carry.
+inline constexpr std::string_view kV1MonstersEndpoint = "v1/monsters";
+
+// Notes a /v1/monsters/ record's legendary-action preamble in ctx.legendary_preambles under the key of the v2
+// creature it was converted to (`v2_converted_path`, "/v2/creatures/srd_aboleth/"). Returns false for a record
+// without a preamble or without a v2 path.
+bool note_legendary_preamble(const json& record, MappingContext& ctx);
 
 // A /v2/items/ record of a weapon or armor of the same name ("Longsword"; "Plate Armor" for armor "Plate")
 // describes the same thing as that /v2/weapons/ or /v2/armor/ record: notes it in ctx.gear (its cost, weight and
@@ -70,7 +80,8 @@ Result<Entity> map_v1_record(const Endpoint& endpoint, const json& record, const
 // document keeps the record's key). Any other entity is returned as it is, alone.
 std::vector<Entity> split_by_document(Entity entity, const MappingContext& ctx);
 
-// Maps one record of `endpoint` into an Entity. Errors (InvalidArgument) name what is missing or malformed;
+// Maps one record of `endpoint` into an Entity (a creature with a preamble in ctx.legendary_preambles gets it as
+// `legendary_desc`). Errors (InvalidArgument) name what is missing or malformed;
 // the caller skips such records and reports them.
 Result<Entity> map_v2_record(const Endpoint& endpoint, const json& record, const MappingContext& ctx);
 

@@ -80,7 +80,7 @@ struct SyncOptions {
   bool accept_incomplete = false;
 };
 
-// Every endpoint a sync walks, v2 then v1, as "v2/spells", "v1/magicitems", ...
+// Every endpoint a sync walks, in order, as "v2/documents", "v1/monsters", "v2/spells", ..., "v1/magicitems".
 std::vector<std::string> sync_endpoints();
 
 // Runs a sync from `source` into `store`. Returns the report, also when some endpoints failed (check

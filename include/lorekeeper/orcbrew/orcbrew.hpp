@@ -34,7 +34,8 @@
 //   damage_vulnerabilities/resistances/immunities, condition_immunities, senses ({darkvision, ...,
 //   passive_perception}), languages, challenge_rating, challenge_rating_text, experience_points,
 //   proficiency_bonus, desc, then traits, actions, bonus_actions, reactions, legendary_actions (with cost from
-//   "Costs 2 Actions") and lair_actions as {name, desc, usage}.
+//   "Costs 2 Actions") and lair_actions as {name, desc, usage}; legendary_desc and lair_desc from the
+//   :description of {:description "..." :actions [...]}.
 // - classes and subclasses -> class. facets: parent_key (subclasses, from :class). data: desc, hit_dice ("D10")
 //   and hit_points from :hit-die, saving_throws from :profs {:save}, caster_type from :spellcasting
 //   {:level-factor} (FULL, HALF, THIRD), features from :traits ({name, desc, levels}, by level), subclass_of.
