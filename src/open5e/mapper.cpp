@@ -275,7 +275,9 @@ void map_creature(const json& rec, Entity& e) {
   if (ri.is_object()) {
     for (const char* k :
          {"damage_vulnerabilities", "damage_resistances", "damage_immunities", "condition_immunities"}) {
-      const std::string display = str(ri, (std::string(k) + "_display").c_str());
+      // The display text as the book words it; a few records give only the list ("bludgeoning, piercing").
+      std::string display = str(ri, (std::string(k) + "_display").c_str());
+      if (display.empty()) display = text::lower(text::join(named_list(child(ri, k)), ", "));
       put_str(d, k, display);
     }
   }
@@ -654,6 +656,7 @@ void map_reference(const json& rec, Entity& e) {
       continue;
     }
     if (it->is_string() || it->is_number() || it->is_boolean()) put_if(d, it.key().c_str(), *it);
+    if (it.key() == "skills") put_if(d, "skills", named_list(*it));  // an ability's skills, by name
   }
   e.text = desc;
 }

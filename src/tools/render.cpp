@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <map>
 #include <vector>
 
 #include "lorekeeper/core/json_util.hpp"
@@ -354,6 +355,15 @@ void render_generic(std::string& out, const json& r) {
   field(out, "Prerequisite", r, "prerequisite");
   field(out, "Hit Dice", r, "hit_dice");
   field(out, "Saving Throws", r, "saving_throws");
+  if (str(r, "kind") == "skill" && !str(r, "ability").empty()) {
+    // The record names the ability by its key ("str").
+    static const std::map<std::string, std::string> kAbilities = {{"str", "Strength"},     {"dex", "Dexterity"},
+                                                                  {"con", "Constitution"}, {"int", "Intelligence"},
+                                                                  {"wis", "Wisdom"},       {"cha", "Charisma"}};
+    auto it = kAbilities.find(text::lower(str(r, "ability")));
+    out += "**Ability:** " + (it == kAbilities.end() ? str(r, "ability") : it->second) + "  \n";
+  }
+  if (str(r, "kind") == "ability-score") field(out, "Skills", r, "skills");
   child_list(out, r, "subclasses", "Subclasses");
   child_list(out, r, "subspecies", "Subspecies");
   class_table(out, r.value("class_table", json()));

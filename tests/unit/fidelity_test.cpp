@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -217,6 +218,283 @@ TEST_F(Fidelity, EveryActionKeepsItsRechargeAndItsFormOrItemRestriction) {
   EXPECT_NE(medusa.text.find("**Initiative:** +6 (16)"), std::string::npos) << medusa.text;
   auto werewolf = call("get_entity", {{"key", "srd-2024_werewolf"}});
   EXPECT_NE(werewolf.text.find("***Bite (Wolf or Hybrid Form Only).***"), std::string::npos) << werewolf.text;
+}
+
+// Where each field of an API record goes, per source and kind. `to` names the fields of get_entity's structured
+// `result` that carry it ("a|b": any of them; "a.b": a nested field); "@" is the entity itself (key, name,
+// document: every answer's header); "" means not carried, and `why` says why.
+struct FieldFate {
+  std::string_view field;
+  std::string_view to;
+  std::string_view why = {};
+  std::string_view needs = {};  // a unit means something only beside its quantity: checked when this is given too
+};
+using Fates = std::vector<FieldFate>;
+
+const Fates kEntityFields = {{"key", "@"},
+                             {"slug", "@"},
+                             {"name", "@"},
+                             {"document", "@"},
+                             {"document__slug", "@"},
+                             {"document__title", "@"},
+                             {"document__url", "@"},
+                             {"document__license_url", "@"},
+                             {"crossreferences", "", "links to the records it names, which are entities of their own"}};
+
+const std::map<std::pair<std::string, std::string>, Fates>& declared_fates() {
+  static const std::map<std::pair<std::string, std::string>, Fates> kFates = {
+      {{"open5e_v2", "spell"},
+       {{"level", "level"},
+        {"school", "school"},
+        {"casting_time", "casting_time"},
+        {"reaction_condition", "reaction_condition"},
+        {"range_text", "range"},
+        {"range", "range"},
+        {"range_unit", "range", {}, "range_text"},
+        {"verbal", "components"},
+        {"somatic", "components"},
+        {"material", "components"},
+        {"material_specified", "material"},
+        {"material_cost", "material_cost"},
+        {"material_consumed", "material_consumed"},
+        {"duration", "duration"},
+        {"concentration", "concentration"},
+        {"ritual", "ritual"},
+        {"desc", "desc"},
+        {"higher_level", "higher_level"},
+        {"classes", "classes"},
+        {"damage_roll", "damage_roll|healing_roll|roll"},
+        {"damage_types", "damage_types"},
+        {"saving_throw_ability", "saving_throw_ability"},
+        {"attack_roll", "attack_roll"},
+        {"target_type", "target_type"},
+        {"target_count", "target_count"},
+        {"shape_type", "area"},
+        {"shape_size", "area"},
+        {"shape_size_unit", "area", {}, "shape_size"},
+        {"casting_options", "casting_options"}}},
+      {{"open5e_v2", "creature"},
+       {{"type", "type"},
+        {"size", "size"},
+        {"subcategory", "subcategory"},
+        {"alignment", "alignment"},
+        {"armor_class", "armor_class"},
+        {"armor_detail", "armor_detail"},
+        {"hit_points", "hit_points"},
+        {"hit_dice", "hit_dice"},
+        {"speed", "speed"},
+        {"speed_all", "speed", "every movement mode with 0 for those it lacks; speed holds the ones it has"},
+        {"ability_scores", "ability_scores"},
+        {"modifiers", "", "the ability modifiers, computed from ability_scores and shown beside them"},
+        {"saving_throws", "saving_throws"},
+        {"saving_throws_all", "", "every ability's save, proficient or not; saving_throws holds the proficient ones"},
+        {"skill_bonuses", "skill_bonuses"},
+        {"skill_bonuses_all", "", "every skill's bonus, proficient or not; skill_bonuses holds the proficient ones"},
+        {"resistances_and_immunities",
+         "damage_vulnerabilities|damage_resistances|damage_immunities|condition_immunities"},
+        {"darkvision_range", "senses.darkvision"},
+        {"blindsight_range", "senses.blindsight"},
+        {"tremorsense_range", "senses.tremorsense"},
+        {"truesight_range", "senses.truesight"},
+        {"normal_sight_range", "", "how far anyone sees in clear conditions (two miles), the same for every creature"},
+        {"passive_perception", "senses.passive_perception"},
+        {"languages", "languages"},
+        {"challenge_rating", "challenge_rating"},
+        {"experience_points", "experience_points"},
+        {"proficiency_bonus", "proficiency_bonus"},
+        {"initiative_bonus", "initiative_bonus"},
+        {"traits", "traits"},
+        {"actions", "actions|bonus_actions|reactions|legendary_actions|mythic_actions|lair_actions"},
+        {"environments", "environments"},
+        {"category", "", "the part of the book the stat block is printed in (Monsters, Animals); type says what it is"},
+        {"creaturesets", "", "the API's grouping of stat blocks (9 creatures); not a property of the creature"},
+        {"illustration", "", "an image file and its credit; answers are text"}}},
+      {{"open5e_v2", "class"},
+       {{"desc", "desc"},
+        {"subclass_of", "subclass_of"},
+        {"hit_dice", "hit_dice"},
+        {"hit_points", "hit_points"},
+        {"caster_type", "caster_type"},
+        {"saving_throws", "saving_throws"},
+        {"features", "features|class_table"}}},
+      {{"open5e_v2", "species"},
+       {{"desc", "desc"},
+        {"traits", "traits"},
+        {"subspecies_of", "subspecies_of"},
+        {"is_subspecies", "subspecies_of"}}},
+      {{"open5e_v2", "background"}, {{"desc", "desc"}, {"benefits", "benefits"}}},
+      {{"open5e_v2", "feat"},
+       {{"desc", "desc"},
+        {"benefits", "benefits"},
+        {"prerequisite", "prerequisite"},
+        {"has_prerequisite", "prerequisite"},
+        {"type", "type"}}},
+      {{"open5e_v2", "weapon"},
+       {{"damage_dice", "damage_dice"},
+        {"damage_type", "damage_type"},
+        {"is_simple", "category"},
+        {"range", "range"},
+        {"long_range", "long_range"},
+        {"distance_unit", "distance_unit", {}, "range"},
+        {"properties", "properties"}}},
+      {{"open5e_v2", "armor"},
+       {{"category", "category"},
+        {"ac_display", "armor_class"},
+        {"ac_base", "ac_base"},
+        {"ac_add_dexmod", "ac_add_dex_modifier"},
+        {"ac_cap_dexmod", "ac_dex_modifier_max"},
+        {"grants_stealth_disadvantage", "stealth_disadvantage"},
+        {"strength_score_required", "strength_required"},
+        // SRD 5.1's Shield, an item stored as armor:
+        {"desc", "desc"},
+        {"size", "size"},
+        {"weight", "weight"},
+        {"weight_unit", "weight_unit", {}, "weight"},
+        {"cost", "cost_gp"}}},
+      {{"open5e_v2", "item"},
+       {{"desc", "desc"},
+        {"category", "category"},
+        {"size", "size"},
+        {"weight", "weight"},
+        {"weight_unit", "weight_unit", {}, "weight"},
+        {"cost", "cost_gp"},
+        {"weapon", "weapon"}}},
+      {{"open5e_v2", "magic-item"},
+       {{"desc", "desc"},
+        {"category", "category"},
+        {"rarity", "rarity"},
+        {"size", "size"},
+        {"weight", "weight"},
+        {"weight_unit", "weight_unit", {}, "weight"},
+        {"cost", "cost_gp"},
+        {"requires_attunement", "requires_attunement"},
+        {"attunement_detail", "attunement_detail"},
+        {"weapon", "weapon"},
+        {"armor", "armor"}}},
+      {{"open5e_v2", "rule"},
+       {{"desc", "desc"},
+        {"ruleset", "section"},
+        {"index", "", "the rule's position in its section; get_entity of the section lists its rules in order"},
+        {"initialHeaderLevel", "", "the Markdown heading level the website renders the rule at"}}},
+      {{"open5e_v2", "rule-section"}, {{"desc", "desc"}, {"rules", "rules"}}},
+      {{"open5e_v1", "magic-item"},
+       {{"type", "category"}, {"desc", "desc"}, {"rarity", "rarity"}, {"requires_attunement", "requires_attunement"}}},
+      {{"open5e_v1", "weapon"},
+       {{"category", "category"},
+        {"cost", "cost_gp"},
+        {"damage_dice", "damage_dice"},
+        {"damage_type", "damage_type"},
+        {"weight", "weight"},
+        {"properties", "properties"}}},
+      {{"open5e_v1", "armor"},
+       {{"category", "category"},
+        {"base_ac", "ac_base"},
+        {"plus_dex_mod", "ac_add_dex_modifier"},
+        {"plus_max", "ac_dex_modifier_max"},
+        {"plus_flat_mod", "armor_class"},
+        {"ac_string", "armor_class"},
+        {"cost", "cost_gp"},
+        {"stealth_disadvantage", "stealth_disadvantage"},
+        {"strength_requirement", "strength_required"}}},
+  };
+  return kFates;
+}
+
+// The reference kinds keep their description (one entity per document's description) and their small scalars.
+const Fates kReferenceFields = {{"desc", "desc"},
+                                {"descriptions", "desc"},
+                                {"skills", "skills"},  // an ability's skills, by name
+                                {"icon", "", "an icon image for the condition; answers are text"}};
+
+// Says nothing: null, "", false, 0, the API's "[None provided]", or a list or object of such values (an object's
+// `type` label aside: a casting option {"type": "default", everything else null} says nothing).
+bool blank(const json& v) {
+  if (v.is_null()) return true;
+  if (v.is_string()) return v.get<std::string>().empty() || v.get<std::string>() == "[None provided]";
+  if (v.is_boolean()) return !v.get<bool>();
+  if (v.is_number()) return v.get<double>() == 0;
+  for (auto it = v.begin(); it != v.end(); ++it) {
+    if (!(v.is_object() && it.key() == "type") && !blank(*it)) return false;
+  }
+  return true;
+}
+
+std::vector<std::string> split(std::string_view s, char sep) {
+  std::vector<std::string> out(1);
+  for (char c : s) {
+    if (c == sep)
+      out.emplace_back();
+    else
+      out.back() += c;
+  }
+  return out;
+}
+
+bool carries(const json& result, std::string_view to) {
+  for (const auto& alternative : split(to, '|')) {
+    const json* at = &result;
+    for (const auto& part : split(alternative, '.')) {
+      if (!at->is_object() || !at->contains(part)) {
+        at = nullptr;
+        break;
+      }
+      at = &(*at)[part];
+    }
+    if (at && !at->is_null()) return true;
+  }
+  return false;
+}
+
+TEST_F(Fidelity, EveryFieldARecordCarriesReachesTheAnswerOrIsDeclaredDropped) {
+  std::map<std::string, int> checked;  // "source kind" -> entities
+  std::set<std::string> unused;        // declared fields no record uses, per source and kind
+  for (const auto& [sk, fates] : declared_fates()) {
+    for (const auto& f : fates) unused.insert(sk.first + " " + sk.second + " " + std::string(f.field));
+  }
+  for (const auto& e : *entities_) {
+    if (!e.raw.is_object()) continue;
+    const std::string kind(model::kind_name(e.kind));
+    auto it = declared_fates().find({e.source_api, kind});
+    const Fates* fates = it == declared_fates().end() ? nullptr : &it->second;
+    auto answer = call("get_entity", {{"key", e.key}, {"kind", kind}});
+    ASSERT_FALSE(answer.is_error) << e.key << ": " << answer.text;
+    const json& result = answer.structured["result"];
+    ASSERT_TRUE(result.is_object()) << e.key;
+    ++checked[e.source_api + " " + kind];
+    for (auto field = e.raw.begin(); field != e.raw.end(); ++field) {
+      if (blank(field.value())) continue;
+      const FieldFate* fate = nullptr;
+      for (const Fates* list : {&kEntityFields, fates, fates ? nullptr : &kReferenceFields}) {
+        for (size_t i = 0; list && !fate && i < list->size(); ++i) {
+          if ((*list)[i].field == field.key()) fate = &(*list)[i];
+        }
+      }
+      if (!fate && !fates && (field->is_string() || field->is_number() || field->is_boolean())) {
+        // A reference kind's small scalar (rank, short_name, is_exotic, ...) is kept under its own name.
+        EXPECT_TRUE(carries(result, field.key())) << e.key << ": " << field.key() << " is not in the answer";
+        continue;
+      }
+      if (!fate) {
+        ADD_FAILURE() << e.source_api << " " << kind << " field `" << field.key() << "` (" << e.key
+                      << ") is neither carried nor declared";
+        continue;
+      }
+      unused.erase(e.source_api + " " + kind + " " + field.key());
+      if (fate->to == "@") continue;
+      if (!fate->needs.empty() && (!e.raw.contains(fate->needs) || blank(e.raw[std::string(fate->needs)]))) continue;
+      if (fate->to.empty()) {
+        EXPECT_FALSE(fate->why.empty()) << field.key();
+        continue;
+      }
+      EXPECT_TRUE(carries(result, fate->to))
+          << e.key << ": `" << field.key() << "` should reach `" << fate->to << "` of " << result.dump().substr(0, 400);
+    }
+  }
+  EXPECT_GT(checked["open5e_v2 creature"], 3000);
+  EXPECT_GT(checked["open5e_v2 spell"], 1900);
+  EXPECT_GT(checked["open5e_v1 magic-item"], 300);
+  // A declaration no record needs is a stale one (the fields of the Shield stored as armor count as used).
+  for (const auto& u : unused) ADD_FAILURE() << "declared but no record has it: " << u;
 }
 
 TEST_F(Fidelity, EveryLegendaryPreambleV1RecordsReachesItsCreature) {
