@@ -22,6 +22,7 @@
 
 #include "eval.hpp"
 #include "import.hpp"
+#include "lookup.hpp"
 #include "lorekeeper/core/config.hpp"
 #include "lorekeeper/core/json_util.hpp"
 #include "lorekeeper/core/log.hpp"
@@ -653,17 +654,6 @@ int cmd_sync(const Config& cfg, std::string source, bool force, bool quiet, int 
   return report->failed.empty() ? 0 : 1;
 }
 
-// Parses "key=value": the value as JSON when it is valid JSON (numbers, booleans, arrays), else a string.
-bool parse_filter(const std::string& kv, json* args) {
-  const size_t eq = kv.find('=');
-  if (eq == std::string::npos || eq == 0) return false;
-  const std::string key = kv.substr(0, eq);
-  const std::string value = kv.substr(eq + 1);
-  auto v = json_util::parse(value, nullptr);
-  (*args)[key] = v ? *v : json(value);
-  return true;
-}
-
 int print_tool_result(const tools::ToolResult& r, bool as_json) {
   if (r.is_error) {
     std::fprintf(stderr, "lorekeeper: %s\n", r.text.c_str());
@@ -673,57 +663,21 @@ int print_tool_result(const tools::ToolResult& r, bool as_json) {
   return 0;
 }
 
-int cmd_search(const Config& cfg, const std::string& query, const std::string& kind,
-               const std::vector<std::string>& filters, const std::vector<std::string>& documents, int limit,
-               bool as_json) {
-  json args = json::object();
-  for (const auto& f : filters) {
-    if (!parse_filter(f, &args)) {
-      std::fprintf(stderr, "lorekeeper search: --filter expects key=value, got '%s'\n", f.c_str());
-      return 2;
-    }
-  }
-  if (!documents.empty()) args["documents"] = documents;
-  if (limit > 0) args["limit"] = limit;
-  std::string tool;
-  const std::string k = text::lower(kind);
-  if (k.empty() || k == "all") {
-    tool = "search_all";
-    args["query"] = query;
-  } else {
-    args["search"] = query;
-    if (query.empty()) args.erase("search");
-    if (k == "spell")
-      tool = "search_spell";
-    else if (k == "creature" || k == "monster")
-      tool = "search_creature";
-    else if (k == "class" || k == "race" || k == "species" || k == "background" || k == "feat") {
-      tool = "search_character_option";
-      args["type"] = k == "species" ? "race" : k;
-    } else if (k == "weapon" || k == "armor" || k == "magic-item" || k == "item" || k == "equipment") {
-      tool = "search_equipment";
-      args["type"] = k == "equipment" ? "all" : k;
-    } else {
-      std::vector<std::string> rule_kinds;
-      for (const auto& p : tools::find_tool("search_rule")->params) {
-        if (p.name == "rule_type") rule_kinds = p.enum_values;
-      }
-      if (std::find(rule_kinds.begin(), rule_kinds.end(), k) == rule_kinds.end()) {
-        std::vector<std::string> kinds = {"all",   "spell",      "creature",   "monster",  "class",
-                                          "race",  "species",    "background", "feat",     "weapon",
-                                          "armor", "magic-item", "item",       "equipment"};
-        kinds.insert(kinds.end(), rule_kinds.begin(), rule_kinds.end());
-        std::fprintf(stderr, "lorekeeper search: unknown kind '%s'. Kinds: %s.\n", kind.c_str(),
-                     text::join(kinds, ", ").c_str());
-        return 2;
-      }
-      tool = "search_rule";
-      args["rule_type"] = k;
-    }
+int cmd_search(const Config& cfg, const SearchRequest& request, Output output) {
+  if (auto call = search_call(request); !call) {  // a usage error is found before the store is opened
+    std::fprintf(stderr, "lorekeeper search: %s\n", call.status().message().c_str());
+    return 2;
   }
   tools::Engine engine = make_engine(cfg);
   engine.set_semantic(one_shot_semantic(cfg, engine));
-  return print_tool_result(engine.call(tool, args), as_json);
+  return run_search(engine, request, output);
+}
+
+int cmd_get(const Config& cfg, const std::string& key_or_name, const std::string& kind, bool include_source,
+            Output output) {
+  tools::Engine engine = make_engine(cfg);
+  engine.set_semantic(one_shot_semantic(cfg, engine));
+  return run_get(engine, key_or_name, kind, include_source, output);
 }
 
 int cmd_documents(const Config& cfg, const std::string& source, bool as_json) {
@@ -1089,7 +1043,24 @@ int run(int argc, char** argv) {
   search->add_option("-f,--filter", filters, "Tool parameter as key=value (e.g. level=3, school=evocation)");
   search->add_option("-d,--document", documents, "Only this source document (repeatable)");
   search->add_option("-n,--limit", limit, "Maximum results (1-100)");
-  search->add_flag("--json", search_json, "Print the structured result as JSON");
+  auto* search_json_opt = search->add_flag("--json", search_json, "Print the structured result as JSON");
+  bool search_table = false;
+  bool search_full = false;
+  auto* search_table_opt = search->add_flag("--table", search_table, "One line per result (the default on a terminal)");
+  search->add_flag("--full", search_full, "Every result in full, as the tools answer (the default in a pipe)")
+      ->excludes(search_table_opt)
+      ->excludes(search_json_opt);
+  search_table_opt->excludes(search_json_opt);
+
+  std::string get_key;
+  std::string get_kind;
+  bool get_json = false;
+  bool get_source = false;
+  auto* get = app.add_subcommand("get", "Print one entity by key, or by name (every kind of that name)");
+  get->add_option("key", get_key, "Key (srd_fireball) or exact name (Fireball)")->required();
+  get->add_option("-k,--kind", get_kind, "Kind, when a key or name has several (spell, armor, ...)");
+  get->add_flag("--source", get_source, "Add the original API record");
+  get->add_flag("--json", get_json, "Print the structured result as JSON");
 
   std::string doc_source;
   bool doc_json = false;
@@ -1221,7 +1192,14 @@ int run(int argc, char** argv) {
   if (*sync)
     return cmd_sync(*cfg, sync_source, sync_force, sync_quiet, sync_page_size, sync_accept_incomplete, sync_move_aside,
                     sync_json);
-  if (*search) return cmd_search(*cfg, query, kind, filters, documents, limit, search_json);
+  if (*search) {
+    const Output output = search_json    ? Output::kJson
+                          : search_full  ? Output::kFull
+                          : search_table ? Output::kTable
+                                         : Output::kAuto;
+    return cmd_search(*cfg, SearchRequest{query, kind, filters, documents, limit}, output);
+  }
+  if (*get) return cmd_get(*cfg, get_key, get_kind, get_source, get_json ? Output::kJson : Output::kAuto);
   if (*docs) return cmd_documents(*cfg, doc_source, doc_json);
   if (*tool) return cmd_tool(*cfg, tool_name, tool_args, tool_json);
   if (*embed_cmd) return cmd_embed(embed_texts, embed_json);

@@ -292,8 +292,17 @@ int run_import(const std::string& db_path, const std::vector<std::string>& files
     }
   }
   if (any_failed) {
-    std::fprintf(stderr, "lorekeeper import: some files could not be imported (see above); the others were%s.\n",
-                 options.dry_run ? " checked" : " imported");
+    const size_t failed = static_cast<size_t>(
+        std::count_if(results.begin(), results.end(), [](const auto& f) { return !f.error.empty(); }));
+    if (failed == results.size()) {
+      std::fprintf(stderr, "lorekeeper import: %s (see above); nothing %s.\n",
+                   results.size() == 1 ? "the file could not be imported" : "no file could be imported",
+                   options.dry_run ? "would be imported" : "was imported");
+    } else {
+      std::fprintf(stderr,
+                   "lorekeeper import: %zu of %zu files could not be imported (see above); the others were %s.\n",
+                   failed, results.size(), options.dry_run ? "checked" : "imported");
+    }
   }
   return any_failed || !write_error.empty() ? 1 : 0;
 }

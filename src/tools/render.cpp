@@ -373,8 +373,8 @@ void render_generic(std::string& out, const json& r) {
   named_entries(out, "Features", r.value("features", json()));
 }
 
-// The kind's key facts for a one-line summary: "3rd-level evocation", "CR 1/4 Small humanoid", "rare, requires
-// attunement", "martial melee weapon, 1d8", "AC 14 + Dex modifier (max 2)", "15 gp".
+}  // namespace
+
 std::string key_facts(const json& r) {
   const std::string kind = str(r, "kind");
   std::vector<std::string> facts;
@@ -404,6 +404,8 @@ std::string key_facts(const json& r) {
   }
   return text::join(facts, ", ");
 }
+
+namespace {
 
 // "`srd-2024_wraith` (srd-2024), `a5e-mm_wraith` (a5e-mm)" for a result standing for several editions.
 std::string other_editions(const json& r) {

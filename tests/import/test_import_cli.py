@@ -153,8 +153,13 @@ class ImportTest(unittest.TestCase):
         self.assertRegex(errors["truncated.orcbrew"], r"truncated\.orcbrew: line \d+, column \d+: ")
         self.assertIn("cannot open", errors["no-such.orcbrew"])
         self.assertEqual(errors["sample.orcbrew"], "")
-        self.assertIn("some files could not be imported", err)
+        self.assertIn("2 of 3 files could not be imported (see above); the others were imported", err)
         self.assertEqual(set(orcbrew_docs(db)), {"orcbrew-test-content-pack"})
+        # A single file that fails imports nothing, and says so (there are no others).
+        rc, _, err = run_json(db, "import", truncated)
+        self.assertEqual(rc, 1)
+        self.assertIn("the file could not be imported (see above); nothing was imported", err)
+        self.assertNotIn("others", err)
 
     def test_an_import_waits_for_another_writer(self):
         db = self.store()
