@@ -8,6 +8,7 @@
 #include "lorekeeper/core/text.hpp"
 #include "lorekeeper/tools/prompts.hpp"
 #include "lorekeeper/tools/render.hpp"
+#include "resources.hpp"
 
 namespace lorekeeper::mcp {
 
@@ -417,31 +418,21 @@ json Server::resources_list(const json& params, bool* ok, json* error) {
     return {};
   }
   if (st != nullptr) {
-    store::Query q;
-    q.limit = options_.resources_page_size;
-    q.offset = offset;
-    auto page = st->query(q);
-    if (!page) {
+    auto listed = guide_resources(*st);
+    if (!listed) {
       *ok = false;
-      *error = {{"code", kInternalError}, {"message", "Listing failed: " + page.status().message()}};
+      *error = {{"code", kInternalError}, {"message", "Listing failed: " + listed.status().message()}};
       return {};
     }
-    if (offset > 0 && offset >= page->total) {
+    const int total = static_cast<int>(listed->size());
+    if (offset > 0 && offset >= total) {
       *ok = false;
       *error = {{"code", kInvalidParams}, {"message", "Invalid params: unknown cursor."}};
       return {};
     }
-    for (const auto& e : page->entities) {
-      const std::string kind(model::kind_name(e.kind));
-      resources.push_back({{"uri", kResourceScheme + kind + "/" + e.key},
-                           {"name", e.name},
-                           {"title", e.name},
-                           {"description", kind + " from " + e.document.name},
-                           {"mimeType", "text/markdown"}});
-    }
-    if (offset + static_cast<int>(page->entities.size()) < page->total) {
-      result["nextCursor"] = "o" + std::to_string(offset + static_cast<int>(page->entities.size()));
-    }
+    const int end = std::min(total, offset + options_.resources_page_size);
+    for (int i = offset; i < end; ++i) resources.push_back(std::move((*listed)[static_cast<size_t>(i)]));
+    if (end < total) result["nextCursor"] = "o" + std::to_string(end);
   } else if (offset != 0) {
     *ok = false;
     *error = {{"code", kInvalidParams}, {"message", "Invalid params: unknown cursor."}};
@@ -467,6 +458,14 @@ json Server::resources_read(const json& params, bool modern, bool* ok, json* err
   }
   const std::string scheme = kResourceScheme;
   if (uri.rfind(scheme, 0) != 0) return not_found(uri + " is not a lorekeeper:// URI");
+  if (uri.rfind(kDocumentsPrefix, 0) == 0 || uri.rfind(kKindsPrefix, 0) == 0) {
+    std::string why;
+    store::Store* st = engine_.store(&why);
+    if (st == nullptr) return not_found("the store is empty (" + why + ")");
+    auto guide = read_guide_resource(*st, uri);
+    if (!guide->is_ok()) return not_found(guide->status().message());
+    return {{"contents", json::array({{{"uri", uri}, {"mimeType", "text/markdown"}, {"text", **guide}}})}};
+  }
   const std::string rest = uri.substr(scheme.size());
   const size_t slash = rest.find('/');
   if (slash == std::string::npos) return not_found("expected lorekeeper://{kind}/{key}");

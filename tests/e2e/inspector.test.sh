@@ -196,6 +196,15 @@ run_era() {
   ok "resources/read lorekeeper://spell/srd_fireball contains Fireball" ok_json \
     '.result.contents[0].text | type == "string" and contains("Fireball")'
 
+  # The Inspector pages resources/list to its end (and gives up after 64 pages): documents and kinds, not entries.
+  inspect --method resources/list
+  ok "resources/list holds the documents and kinds, not every entry" ok_json \
+    '.result.resources | length > 20 and length < 100 and any(.[]; .uri == "lorekeeper://documents/srd-2014") and any(.[]; .uri == "lorekeeper://kinds/creature")'
+
+  inspect --method resources/read --uri 'lorekeeper://kinds/creature'
+  ok "resources/read lorekeeper://kinds/creature names search_creature" ok_json \
+    '.result.contents[0].text | contains("search_creature")'
+
   inspect --method resources/read --uri 'lorekeeper://spell/no-such-spell-xyz'
   ok "resources/read of an unknown URI fails" eval '[[ "$RC" -ne 0 ]]'
 

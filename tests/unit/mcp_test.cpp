@@ -189,29 +189,82 @@ TEST_F(McpTest, ResourcesReadAndNotFoundPerEra) {
   EXPECT_EQ(send(req(5, "resources/read", {{"uri", "https://evil"}}))["error"]["code"], -32002);
 }
 
-TEST_F(McpTest, ResourcesListPaginates) {
+TEST_F(McpTest, ResourcesListDocumentsAndKindsInOnePageAndEachReads) {
   init();
+  json r = send(req(1, "resources/list"));
+  ASSERT_TRUE(r.contains("result")) << r.dump();
+  EXPECT_FALSE(r["result"].contains("nextCursor"));  // a picker gets everything at once
   std::set<std::string> uris;
-  json params = json::object();
-  int pages = 0;
-  while (true) {
-    json r = send(req(pages, "resources/list", params));
-    ASSERT_TRUE(r.contains("result")) << r.dump();
-    for (const auto& x : r["result"]["resources"]) {
-      EXPECT_TRUE(uris.insert(x["uri"]).second) << "duplicate " << x["uri"];
-      EXPECT_FALSE(x["description"].get<std::string>().empty());
-    }
-    ++pages;
-    if (!r["result"].contains("nextCursor")) break;
-    params = {{"cursor", r["result"]["nextCursor"]}};
+  for (const auto& x : r["result"]["resources"]) {
+    EXPECT_TRUE(uris.insert(x["uri"]).second) << "duplicate " << x["uri"];
+    EXPECT_FALSE(x["description"].get<std::string>().empty());
+    json read = send(req(2, "resources/read", {{"uri", x["uri"]}}));
+    ASSERT_TRUE(read.contains("result")) << x["uri"] << read.dump();
+    EXPECT_FALSE(read["result"]["contents"][0]["text"].get<std::string>().empty());
   }
-  EXPECT_GT(pages, 1);
+  std::string why;
+  store::Store* st = engine_.store(&why);
+  ASSERT_NE(st, nullptr) << why;
+  auto docs = st->documents();
+  const size_t kinds = st->stats()->per_kind.size();
+  EXPECT_EQ(uris.size(), docs->size() + kinds);
+  ASSERT_TRUE(uris.count("lorekeeper://documents/srd-2014"));
+  ASSERT_TRUE(uris.count("lorekeeper://kinds/spell"));
+  EXPECT_FALSE(uris.count("lorekeeper://spell/srd_fireball"));  // entries come through the template
+
+  const std::string doc =
+      send(req(3, "resources/read", {{"uri", "lorekeeper://documents/srd-2014"}}))["result"]["contents"][0]["text"];
+  EXPECT_NE(doc.find("### System Reference Document 5.1"), std::string::npos) << doc;
+  std::map<std::string, int> spells_per_document;
+  for (const auto& d : *docs) {
+    if (d.entity_types.count("spell")) spells_per_document[d.document.key] = d.entity_types.at("spell");
+  }
+  EXPECT_NE(doc.find("| spell | " + std::to_string(spells_per_document["srd-2014"]) + " |"), std::string::npos) << doc;
+  EXPECT_NE(doc.find("documents: [\"srd-2014\"]"), std::string::npos) << doc;
+  const std::string spells =
+      send(req(4, "resources/read", {{"uri", "lorekeeper://kinds/spell"}}))["result"]["contents"][0]["text"];
+  EXPECT_NE(spells.find("### Spells (`spell`)\n\n16 spells in " + std::to_string(spells_per_document.size()) +
+                        " documents. Search them with `search_spell`"),
+            std::string::npos)
+      << spells;
+  EXPECT_NE(spells.find("| System Reference Document 5.2 | `srd-2024` | 5e-2024 | " +
+                        std::to_string(spells_per_document["srd-2024"]) + " |"),
+            std::string::npos)
+      << spells;
+  const std::string conditions =
+      send(req(5, "resources/read", {{"uri", "lorekeeper://kinds/condition"}}))["result"]["contents"][0]["text"];
+  EXPECT_NE(conditions.find("`search_rule` with `rule_type: \"condition\"`"), std::string::npos) << conditions;
+
+  for (const char* missing : {"lorekeeper://documents/no-such", "lorekeeper://kinds/spel", "lorekeeper://kinds/"}) {
+    EXPECT_EQ(send(req(6, "resources/read", {{"uri", missing}}))["error"]["code"], -32002) << missing;
+  }
   EXPECT_EQ(send(req(99, "resources/list", {{"cursor", "o999999"}}))["error"]["code"], -32602);
   // Past what an int holds: an unknown cursor, not an internal error.
   for (const char* cursor : {"o99999999999", "o2147483648"}) {
     EXPECT_EQ(send(req(100, "resources/list", {{"cursor", cursor}}))["error"]["code"], -32602) << cursor;
     EXPECT_EQ(send(req(101, "tools/list", {{"cursor", cursor}}))["error"]["code"], -32602) << cursor;
   }
+}
+
+TEST_F(McpTest, ResourcesListPagesWhenItsPageIsSmall) {
+  ServerOptions small;
+  small.resources_page_size = 7;
+  Server server(engine_, small);
+  std::set<std::string> uris;
+  json params = json::object();
+  int pages = 0;
+  while (pages < 100) {
+    auto r = server.handle(req(pages, "resources/list", params));
+    ASSERT_TRUE(r && r->contains("result")) << (r ? r->dump() : "");
+    EXPECT_LE((*r)["result"]["resources"].size(), 7u);
+    for (const auto& x : (*r)["result"]["resources"]) EXPECT_TRUE(uris.insert(x["uri"]).second) << x["uri"];
+    ++pages;
+    if (!(*r)["result"].contains("nextCursor")) break;
+    params = {{"cursor", (*r)["result"]["nextCursor"]}};
+  }
+  auto whole = send(req(0, "resources/list"));
+  EXPECT_EQ(uris.size(), whole["result"]["resources"].size());
+  EXPECT_EQ(pages, static_cast<int>((uris.size() + 6) / 7));
 }
 
 TEST_F(McpTest, CompletionForKindsAndKeys) {
