@@ -21,10 +21,12 @@ constexpr long long kTtlMs = 3600 * 1000;
 constexpr const char* kResourceScheme = "lorekeeper://";
 
 constexpr const char* kInstructions =
-    "LoreKeeper answers D&D 5e questions from Open5e data (SRD 5.1 and 5.2 and third-party books) and imported "
-    "homebrew. Use the search_* tool for the kind of content (spells, creatures, character options, equipment, "
-    "rules); an exact name returns every edition of that entry. Use documents (keys from list_documents) to "
-    "restrict sources, game_system to pick 2014 or 2024 rules, get_entity(key) for one entry in full.";
+    "LoreKeeper answers D&D 5e questions from Open5e data (SRD 5.1, SRD 5.2, third-party books) and imported "
+    "homebrew; quote what it returns rather than rules from memory. Use the search_* tool of the kind asked about "
+    "(search_all when unsure): its search takes an exact name (every edition of that entry, nothing else), words "
+    "or a description, and filters narrow the list. get_entity(key) gives one entry in full, find_similar(key) "
+    "alternatives, roll_dice exact odds, evaluate_encounter and build_encounter fights for a party. documents "
+    "(keys from list_documents) restricts sources; game_system picks 2014 (5e-2014) or 2024 (5e-2024) rules.";
 
 json to_json(const tools::ojson& o) { return json::parse(o.dump()); }
 

@@ -71,7 +71,7 @@ ParamSpec search_param() {
   return {"search",
           ParamType::kString,
           "Name or words. An exact name answers that entry alone (every edition); other words match names (typos "
-          "forgiven), text and meaning, best first: \"monster that turns people to stone\".",
+          "forgiven), text and meaning, best first.",
           {},
           {},
           {},
@@ -230,8 +230,8 @@ std::vector<ToolSpec> build_specs() {
   specs.push_back(
       {"search_spell",
        "Search spells",
-       "Find spells by name or words and filter by level, school, class, concentration, ritual, casting "
-       "time and damage type. Use get_entity for one spell in full.",
+       "Find spells by name, words of their text or meaning (search \"talk to animals\"), filtered by level, "
+       "school, class, concentration, ritual, casting time and damage type.",
        {search_param(), int_param("level", "Spell level, 0 (cantrip) to 9.", 0, 9),
         int_param("level_min", "Minimum spell level (0-9).", 0, 9),
         int_param("level_max", "Maximum spell level (0-9).", 0, 9), str_param("school", "Magic school.", kSchools),
@@ -247,8 +247,8 @@ std::vector<ToolSpec> build_specs() {
   specs.push_back(
       {"search_creature",
        "Search creatures",
-       "Find monsters and creatures (full stat blocks) by name or words and filter by challenge rating, "
-       "type, size, armor class and hit points.",
+       "Find monsters (stat blocks) by name, words or meaning (search \"turns people to stone\"), filtered by "
+       "challenge rating, type, size, armor class and hit points.",
        {search_param(), cr_param("cr", "Exact challenge rating: 0, \"1/8\", \"1/4\", \"1/2\" or 1-30."),
         cr_param("cr_min", "Lowest challenge rating (as cr)."), cr_param("cr_max", "Highest challenge rating (as cr)."),
         str_param("type", "Creature type.", kCreatureTypes), str_param("size", "Size category.", kSizes),
@@ -258,15 +258,17 @@ std::vector<ToolSpec> build_specs() {
        list_output_schema()});
   specs.push_back({"search_character_option",
                    "Search character options",
-                   "Find classes (with their subclasses), races/species (with subraces), backgrounds and feats.",
+                   "Find classes (with subclasses and their table by level), species (with subspecies), backgrounds "
+                   "and feats by name, words or meaning (type \"feat\", search \"better at grappling\").",
                    {str_param("type", "Kind of option; omitted: all four.", {"class", "race", "background", "feat"}),
                     search_param(), documents_param(), game_system_param(), detail_param(), limit_param()},
                    list_output_schema()});
   {
     ToolSpec s{"search_equipment",
                "Search equipment",
-               "Find weapons, armor, adventuring gear and magic items. Weapon filters (damage_dice, is_*) select "
-               "weapons; rarity and requires_attunement select magic items.",
+               "Find weapons, armor, gear and magic items by name, words or meaning (search \"cloak that makes "
+               "you invisible\"); weapon filters (damage_dice, is_*) select weapons, rarity and requires_attunement "
+               "magic items.",
                {str_param("type", "Equipment kind; item is mundane gear.",
                           {"weapon", "armor", "magic-item", "item", "all"}, false, json("all")),
                 search_param(), str_param("rarity", "Magic item rarity.", kRarities),
@@ -291,8 +293,8 @@ std::vector<ToolSpec> build_specs() {
   specs.push_back(
       {"search_rule",
        "Search rules and reference",
-       "Look up rules, conditions and reference entries (damage types, weapon properties, skills, "
-       "abilities, spell schools, languages, alignments, sizes, ...).",
+       "Find rules, conditions and reference entries (damage types, weapon properties, skills, abilities, "
+       "languages, sizes, ...) by name, words or meaning (search \"falling damage\").",
        {str_param("rule_type", "Kind of entry; omitted: every kind (give search).", kRuleTypes), search_param(),
         str_param("section",
                   "For rule_type=rule: rules section, e.g. \"combat\", \"spellcasting\", "
@@ -301,7 +303,8 @@ std::vector<ToolSpec> build_specs() {
        list_output_schema()});
   specs.push_back({"search_all",
                    "Search everything",
-                   "Search every kind of content at once (names, text and meaning); results are grouped by kind.",
+                   "Search every kind at once by name, words or meaning, grouped by kind; when the kind is known, "
+                   "its own search_* tool filters better.",
                    {{"query", ParamType::kString, "Name or words to look for.", {}, {}, {}, json(), true, {}},
                     content_types_param(),
                     documents_param(),
