@@ -375,7 +375,12 @@ enum class Detail { kSummary, kStandard, kFull };
 // One result as a summary: what identifies it and the kind's key facts (level and school, CR and type, rarity,
 // category, cost), marked `summarized`; get_entity gives it in full.
 json summary_of(const json& r) {
-  const json& doc = r["document"];  // whole: every result names its source (key, name, publisher, licence, system)
+  // Every result names its source: the document (key, name, publisher, licence, game system), the source API and
+  // the API URL it came from. The document's display name is left to the entry in full.
+  json doc = json::object();
+  for (const char* f : {"key", "name", "publisher", "license", "game_system"}) {
+    if (r["document"].contains(f)) doc[f] = r["document"][f];
+  }
   json s = {
       {"key", r["key"]}, {"name", r["name"]}, {"kind", r["kind"]}, {"document", doc}, {"source_api", r["source_api"]},
       {"url", r["url"]}, {"summarized", true}};
@@ -406,6 +411,16 @@ json summary_of(const json& r) {
                            "_snippet",
                            "_other_editions"}) {
     if (r.contains(fact) && !r[fact].is_null() && !r[fact].is_object()) s[fact] = r[fact];
+  }
+  // A one-line result's snippet says why it matched in a phrase, not a paragraph: cut where a word ends.
+  constexpr size_t kSummarySnippet = 120;
+  if (s.contains("_snippet") && s["_snippet"].is_string() &&
+      s["_snippet"].get<std::string>().size() > kSummarySnippet) {
+    std::string snippet = s["_snippet"].get<std::string>();
+    size_t cut = snippet.rfind(' ', kSummarySnippet);
+    if (cut == std::string::npos || cut < kSummarySnippet / 2) cut = kSummarySnippet;
+    while (cut > 0 && (static_cast<unsigned char>(snippet[cut]) & 0xC0) == 0x80) --cut;  // never inside a character
+    s["_snippet"] = snippet.substr(0, cut) + "...";
   }
   return s;
 }
