@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""The install a user gets: `cmake --install --strip` and the Debian package CPack builds put a stripped binary,
+its man page and the licences where a system expects them, the package declares the libraries the binary needs,
+and the installed binary answers from its bundled data on a machine where it has never run.
+Usage: test_install.py BUILD_DIR
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+BUILD = os.path.abspath(sys.argv[1])
+TMP = tempfile.mkdtemp(prefix="lk-install-")
+
+
+def run(*args, **kw):
+    return subprocess.run(list(args), capture_output=True, text=True, timeout=600, **kw)
+
+
+def read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def fresh_env(root):
+    """A user who has never run it: an empty home, no settings from this machine's environment."""
+    home = os.path.join(root, "home")
+    os.makedirs(home, exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LOREKEEPER_") and not k.startswith("XDG_")}
+    env.update(HOME=home, LOREKEEPER_EMBED="off")
+    return env
+
+
+def subcommands(binary):
+    out = run(binary, "--help").stdout
+    names = re.findall(r"^  ([a-z]+) {2,}", out.split("Subcommands:")[1], re.M)
+    assert len(names) > 8, out
+    return names
+
+
+class Install(unittest.TestCase):
+    def test_cmake_install_puts_a_stripped_binary_its_man_page_and_the_licences_in_place(self):
+        prefix = os.path.join(TMP, "prefix")
+        r = run("cmake", "--install", BUILD, "--prefix", prefix, "--strip")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        binary = os.path.join(prefix, "bin", "lorekeeper")
+        for path in ("bin/lorekeeper", "share/man/man1/lorekeeper.1", "share/doc/lorekeeper/LICENSE",
+                     "share/doc/lorekeeper/README.md", "share/doc/lorekeeper/CONTENT-LICENSES.md"):
+            self.assertTrue(os.path.isfile(os.path.join(prefix, path)), path)
+        self.assertNotIn("not stripped", run("file", binary).stdout)
+        self.assertLess(os.path.getsize(binary), os.path.getsize(os.path.join(BUILD, "lorekeeper")))
+        self.assertIn("MIT License", read(os.path.join(prefix, "share/doc/lorekeeper/LICENSE")))
+        self.assertIn("CC-BY", read(os.path.join(prefix, "share/doc/lorekeeper/CONTENT-LICENSES.md")))
+        # The man page names every command the binary has (so neither drifts from the other) and renders.
+        page = read(os.path.join(prefix, "share/man/man1/lorekeeper.1"))
+        for name in subcommands(binary):
+            self.assertRegex(page, r'\n\.BI? "?%s\b' % name, "the man page lacks the command " + name)
+        if shutil.which("man"):
+            r = run("man", "-l", os.path.join(prefix, "share/man/man1/lorekeeper.1"), env=dict(os.environ, MANWIDTH="80"))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("lorekeeper", r.stdout)
+
+    def test_the_debian_package_declares_its_libraries_and_its_binary_answers_on_first_run(self):
+        out = os.path.join(TMP, "pkg")
+        r = run("cpack", "-G", "DEB", "--config", os.path.join(BUILD, "CPackConfig.cmake"), "-B", out)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        debs = [f for f in os.listdir(out) if f.endswith(".deb")]
+        self.assertEqual(len(debs), 1, debs)
+        deb = os.path.join(out, debs[0])
+        info = run("dpkg-deb", "-f", deb, "Package", "Version", "Depends", "Section").stdout
+        self.assertIn("Package: lorekeeper", info)
+        depends = re.search(r"^Depends: (.*)$", info, re.M).group(1)
+        # From the libraries the binary links, and libcurl, loaded only when a sync reads the live API.
+        for lib in ("libsqlite3-0", "libzstd1", "libutf8proc2", "libopenblas", "libstdc++6", "libcurl4"):
+            self.assertIn(lib, depends)
+        files = run("dpkg-deb", "-c", deb).stdout
+        for path in ("./usr/bin/lorekeeper", "./usr/share/man/man1/lorekeeper.1", "./usr/share/doc/lorekeeper/LICENSE"):
+            self.assertIn(path, files)
+        root = os.path.join(TMP, "root")
+        self.assertEqual(run("dpkg-deb", "-x", deb, root).returncode, 0)
+        binary = os.path.join(root, "usr", "bin", "lorekeeper")
+        self.assertNotIn("not stripped", run("file", binary).stdout)
+        env = fresh_env(root)
+        r = run(binary, "get", "Fireball", "--kind", "spell", env=env, cwd=root)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("### Fireball", r.stdout)
+        self.assertIn("building it from the bundled Open5e snapshot", r.stderr)
+        self.assertTrue(os.path.isfile(os.path.join(env["HOME"], ".local/share/lorekeeper/lorekeeper.db")))
+        # And it serves MCP over stdio as a host starts it.
+        init = ('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
+                '"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}\n'
+                '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search_creature",'
+                '"arguments":{"search":"Owlbear","limit":1}}}\n')
+        r = subprocess.run([binary, "serve"], input=init, capture_output=True, text=True, timeout=60, env=env, cwd=root)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("Owlbear", r.stdout.splitlines()[-1])
+
+
+if __name__ == "__main__":
+    try:
+        unittest.main(argv=[sys.argv[0], "-v"])
+    finally:
+        shutil.rmtree(TMP, ignore_errors=True)
