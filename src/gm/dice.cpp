@@ -45,10 +45,16 @@ bool is_ascii_digit(int c) { return c >= '0' && c <= '9'; }
 bool is_ascii_letter(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 bool is_space(int c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 
-// The token starting at `pos` as shown in a message: a run of letters, of digits or of non-ASCII bytes (at most
-// 4, one UTF-8 character), otherwise the single byte.
+// The token starting at `pos` as shown in a message: a run of letters or of digits, one UTF-8 character (its lead
+// byte and continuation bytes), otherwise the single byte.
 std::string token_at(std::string_view s, std::size_t pos) {
   const auto c = static_cast<unsigned char>(s[pos]);
+  if (c >= 0xC0) {
+    std::size_t end = pos + 1;
+    const std::size_t length = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+    while (end < s.size() && end - pos < length && (static_cast<unsigned char>(s[end]) & 0xC0) == 0x80) ++end;
+    return quoted_bytes(s.substr(pos, end - pos));
+  }
   const auto same_kind = [c](unsigned char b) {
     if (is_ascii_letter(c)) return is_ascii_letter(b);
     return is_ascii_digit(c) ? is_ascii_digit(b) : c >= 0x80 && b >= 0x80;

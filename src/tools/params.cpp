@@ -8,6 +8,10 @@ namespace lorekeeper::tools {
 
 namespace {
 
+// What a fraction parameter's schema allows of a string: never less than parse_fraction accepts (spaces around
+// the number and the slash; the range is checked on the value).
+constexpr const char* kFractionPattern = "^\\s*[0-9]+(\\.[0-9]+|\\s*/\\s*[0-9]+)?\\s*$";
+
 // A NUL inside a string would end it early in SQLite's full-text query parser; no name or word holds one.
 constexpr const char* kNoNul = " must not contain a NUL character (U+0000).";
 
@@ -48,7 +52,11 @@ std::string range_text(const ParamSpec& p) {
 
 std::string short_value(const json& v) {
   std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
-  if (s.size() > 60) s = s.substr(0, 57) + "...";
+  if (s.size() > 60) {
+    size_t cut = 57;
+    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // never inside a character
+    s = s.substr(0, cut) + "...";
+  }
   return s;
 }
 
@@ -114,7 +122,7 @@ ojson input_schema(const std::vector<ParamSpec>& params) {
     if (p.type == ParamType::kFraction) {
       ojson as_number = {{"type", "number"}};
       put_range(as_number, p);
-      s["anyOf"] = ojson::array({as_number, {{"type", "string"}, {"pattern", "^ *[0-9]+(\\.[0-9]+|/[0-9]+)? *$"}}});
+      s["anyOf"] = ojson::array({as_number, {{"type", "string"}, {"pattern", kFractionPattern}}});
     } else {
       s["type"] = type_name(p.type);
     }

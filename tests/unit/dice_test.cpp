@@ -246,6 +246,9 @@ TEST(DiceParse, ExplainsEachError) {
       {"1.5d6", "unknown token '.' at position 2"},
       {"2d6+\xc3\xa9", "unknown token '\\xc3\\xa9' at position 5"},
       {"1d20\xe2\x80\x8b", "unknown token '\\xe2\\x80\\x8b' at position 5"},
+      // One character, not the first four bytes of two (a two-byte and a three-byte character here).
+      {"2d6+\xc3\xa9\xe2\x80\x8b", "unknown token '\\xc3\\xa9' at position 5"},
+      {"\xf0\x9f\x8e\xb2\xf0\x9f\x8e\xb2", "unknown token '\\xf0\\x9f\\x8e\\xb2' at position 1"},
       {std::string("1d6\0+2", 6), "unknown token '\\x00' at position 4"},
       {std::string("\0", 1), "unknown token '\\x00' at position 1"},
   };

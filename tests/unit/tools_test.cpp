@@ -1,8 +1,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <regex>
 #include <set>
 
+#include "lorekeeper/core/text.hpp"
 #include "lorekeeper/model/hints.hpp"
 #include "lorekeeper/tools/engine.hpp"
 #include "lorekeeper/tools/legacy.hpp"
@@ -53,6 +55,37 @@ TEST(Params, SchemaComesFromTheSameSpecAsValidation) {
     }
     // Every tool declares an output schema requiring `result`.
     EXPECT_EQ(spec.output_schema["required"][0], "result") << spec.name;
+  }
+}
+
+TEST(Params, AFractionsSchemaAllowsEveryStringTheValidatorTakesAndBothRefuseTheSameWords) {
+  const ToolSpec* creature = find_tool("search_creature");
+  ASSERT_NE(creature, nullptr);
+  const ojson schema = input_schema(creature->params);
+  const std::string pattern = schema["properties"]["cr"]["anyOf"][1]["pattern"];
+  const std::regex re(pattern, std::regex::ECMAScript);
+  for (const std::string v : {"1/4", " 1/8 ", "1 / 2", "1/ 4", "0.5", "3", "30", "\t1/4", "0"}) {
+    EXPECT_TRUE(validate_arguments(creature->params, {{"cr", v}}).is_ok()) << "'" << v << "'";
+    EXPECT_TRUE(std::regex_search(v, re)) << "the schema refuses '" << v << "', which the validator takes";
+  }
+  for (const std::string v : {"\xC2\xBD", "one", "1/", "/4", "1/4/2", ".5", "1..5", "-1", "1e2", ""}) {
+    EXPECT_FALSE(validate_arguments(creature->params, {{"cr", v}}).is_ok()) << "'" << v << "'";
+    EXPECT_FALSE(std::regex_search(v, re)) << "the schema allows '" << v << "', which the validator refuses";
+  }
+}
+
+TEST(Params, ALongValueInAnErrorIsCutBetweenCharacters) {
+  const ToolSpec* spell = find_tool("search_spell");
+  ASSERT_NE(spell, nullptr);
+  for (size_t pad = 0; pad < 4; ++pad) {
+    // 64 two-byte characters after `pad` ASCII bytes: every cut position is tried against a character's middle.
+    std::string value(pad, 'a');
+    for (int i = 0; i < 64; ++i) value += "\xC3\xA9";
+    auto r = validate_arguments(spell->params, {{"level", value}});
+    ASSERT_FALSE(r.is_ok());
+    const std::string message = r.status().message();
+    EXPECT_EQ(text::sanitize_utf8(message), message) << "pad " << pad << ": " << message;
+    EXPECT_NE(message.find("..."), std::string::npos) << message;
   }
 }
 
