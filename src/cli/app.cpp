@@ -47,7 +47,7 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr const char* kVersion = "0.1.0";
+constexpr const char* kVersion = LOREKEEPER_VERSION;
 
 void out(const std::string& s) {
   std::fwrite(s.data(), 1, s.size(), stdout);

@@ -2,8 +2,10 @@
 """The install a user gets: `cmake --install --strip` and the Debian package CPack builds put a stripped binary,
 its man page and the licences where a system expects them, the package declares the libraries the binary needs,
 and the installed binary answers from its bundled data on a machine where it has never run.
+The MCP Bundle is validated by the official mcpb CLI and its server started from the unpacked bundle.
 Usage: test_install.py BUILD_DIR
 """
+import json
 import os
 import re
 import shutil
@@ -11,8 +13,10 @@ import subprocess
 import sys
 import tempfile
 import unittest
+import zipfile
 
 BUILD = os.path.abspath(sys.argv[1])
+SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TMP = tempfile.mkdtemp(prefix="lk-install-")
 
 
@@ -97,6 +101,33 @@ class Install(unittest.TestCase):
         r = subprocess.run([binary, "serve"], input=init, capture_output=True, text=True, timeout=60, env=env, cwd=root)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("Owlbear", r.stdout.splitlines()[-1])
+
+    def test_the_mcp_bundle_validates_and_its_server_starts_from_the_unpacked_bundle(self):
+        out = os.path.join(TMP, "lorekeeper.mcpb")
+        r = run(os.path.join(SOURCE, "scripts", "make-mcpb.sh"), BUILD, out)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("Manifest schema validation passes", r.stdout)  # the official mcpb CLI
+        unpacked = os.path.join(TMP, "bundle")
+        with zipfile.ZipFile(out) as z:
+            z.extractall(unpacked)
+            mode = z.getinfo("server/lorekeeper").external_attr >> 16
+        self.assertTrue(mode & 0o111, "the bundled binary is not executable: %o" % mode)
+        manifest = json.loads(read(os.path.join(unpacked, "manifest.json")))
+        binary = os.path.join(unpacked, manifest["server"]["entry_point"])
+        os.chmod(binary, 0o755)  # zipfile does not restore modes
+        # One version number: the binary's, the manifest's, the package's.
+        version = run(binary, "--version").stdout.split()[-1]
+        self.assertEqual(manifest["version"], version)
+        cpack = re.search(r'set\(CPACK_PACKAGE_VERSION "([^"]+)"\)', read(os.path.join(BUILD, "CPackConfig.cmake")))
+        self.assertEqual(cpack.group(1), version)
+        config = manifest["server"]["mcp_config"]
+        command = config["command"].replace("${__dirname}", unpacked)
+        init = ('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
+                '"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}\n')
+        r = subprocess.run([command] + config["args"], input=init, capture_output=True, text=True, timeout=60,
+                           env=fresh_env(os.path.join(TMP, "bundle-user")), cwd=unpacked)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(json.loads(r.stdout.splitlines()[0])["result"]["serverInfo"]["version"], version)
 
 
 if __name__ == "__main__":

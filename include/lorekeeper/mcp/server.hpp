@@ -35,7 +35,7 @@ enum ErrorCode : int {
 
 // Limits on one message; docs/LIMITS.md says why each value was chosen.
 struct ServerOptions {
-  std::string version = "0.1.0";
+  std::string version = LOREKEEPER_VERSION;  // the project version, from CMake
   size_t max_message_bytes = 4 * 1024 * 1024;
   // Deepest nesting of arrays and objects in a message; deeper messages are refused unparsed (-32600).
   size_t max_depth = json_util::kMaxDepth;
