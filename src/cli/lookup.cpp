@@ -10,6 +10,7 @@
 
 #include "lorekeeper/core/json_util.hpp"
 #include "lorekeeper/core/text.hpp"
+#include "lorekeeper/store/store.hpp"
 #include "lorekeeper/tools/render.hpp"
 
 namespace lorekeeper::cli {
@@ -236,6 +237,25 @@ int run_get(tools::Engine& engine, const std::string& key_or_name, const std::st
   if (!by_key.is_error) {
     print(output == Output::kJson ? by_key.structured.dump(2) + "\n" : by_key.text);
     return 0;
+  }
+  // A key that several kinds share (srd_shield: the spell and the armor): every one of them.
+  std::string why;
+  if (store::Store* st = kind.empty() ? engine.store(&why) : nullptr) {
+    auto same_key = st->get(key_or_name, std::nullopt, false);
+    if (same_key && same_key->size() > 1) {
+      json structured = json::array();
+      std::string text;
+      for (const auto& e : *same_key) {
+        json one = {{"key", e.key}, {"kind", std::string(model::kind_name(e.kind))}};
+        if (include_source) one["include_source"] = true;
+        const tools::ToolResult r = engine.call("get_entity", one);
+        if (r.is_error) return tool_error("get", r);
+        structured.push_back(r.structured);
+        text += (text.empty() ? "" : "\n") + r.text;
+      }
+      print(output == Output::kJson ? structured.dump(2) + "\n" : text);
+      return 0;
+    }
   }
   // Not a key: a name. The search lists every edition of an exact name, the preferred one first.
   SearchRequest request;

@@ -48,8 +48,9 @@ std::string render_table(const nlohmann::json& results, const Terminal& terminal
 // Runs a search and prints it; returns the exit code (1 for a tool error, 2 for a usage error).
 int run_search(tools::Engine& engine, const SearchRequest& request, Output output);
 
-// Prints one entity by key, or by name (its preferred edition, the others named by key; with several kinds of that
-// name, one of each). Exit code 1 when nothing has that key or name (the message suggests close names).
+// Prints one entity by key (every kind that has the key, unless `kind` is given), or by name (its preferred
+// edition, the others named by key; with several kinds of that name, one of each). Exit code 1 when nothing has that
+// key or name (the message suggests close names).
 int run_get(tools::Engine& engine, const std::string& key_or_name, const std::string& kind, bool include_source,
             Output output);
 

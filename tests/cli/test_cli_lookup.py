@@ -79,6 +79,20 @@ class Get(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertNotIn("· armor*", r.stdout)
 
+    def test_a_key_of_two_kinds_prints_both_unless_a_kind_is_given(self):
+        # SRD 5.1's Shield spell and Shield armor share a key in the bundled data (the fixture has only the spell).
+        db = os.path.join(TMP, "bundled.db")
+        r = subprocess.run([BIN, "--db", db, "sync", "--source", "bundled", "--quiet"], capture_output=True, text=True,
+                           timeout=300, env=ENV)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        r = run("--db", db, "get", "srd_shield")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("key `srd_shield` · spell", r.stdout)
+        self.assertIn("key `srd_shield` · armor", r.stdout)
+        r = run("--db", db, "get", "srd_shield", "--kind", "armor")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("· spell*", r.stdout)
+
     def test_nothing_of_that_key_or_name_fails_and_suggests(self):
         r = run("get", "firebal")
         self.assertEqual(r.returncode, 1)
