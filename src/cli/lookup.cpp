@@ -24,10 +24,7 @@ void print(const std::string& s) {
   std::fflush(stdout);
 }
 
-std::string str(const json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
-}
+using json_util::str;
 
 // Display width of UTF-8 text, counted in code points (every character of the data is one column wide).
 size_t columns(std::string_view s) {
@@ -154,8 +151,7 @@ Result<ToolCall> search_call(const SearchRequest& request) {
   return call;
 }
 
-std::string render_table(const json& results, const Terminal& terminal) {
-  std::vector<json> rows = results.is_array() ? results.get<std::vector<json>>() : std::vector<json>{};
+std::string render_table(const std::vector<json>& rows, const Terminal& terminal) {
   if (rows.empty()) return "";
   bool several_kinds = false;
   for (const auto& r : rows) several_kinds = several_kinds || str(r, "kind") != str(rows[0], "kind");

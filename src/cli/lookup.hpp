@@ -43,7 +43,7 @@ std::vector<std::string> search_kinds();
 
 // A list answer's results (search_all's per-kind groups flattened, in order) as an aligned table: name, kind (when
 // several), key facts, document and key, fitted to the terminal's width (names and facts are cut first).
-std::string render_table(const nlohmann::json& results, const Terminal& terminal);
+std::string render_table(const std::vector<nlohmann::json>& results, const Terminal& terminal);
 
 // Runs a search and prints it; returns the exit code (1 for a tool error, 2 for a usage error).
 int run_search(tools::Engine& engine, const SearchRequest& request, Output output);

@@ -185,4 +185,27 @@ std::string format_number(double v) {
   return buf;
 }
 
+std::string group_thousands(long long v) {
+  const std::string digits = std::to_string(v < 0 ? -v : v);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return (v < 0 ? "-" : "") + out;
+}
+
+size_t utf8_boundary(std::string_view s, size_t pos) {
+  pos = std::min(pos, s.size());
+  while (pos > 0 && pos < s.size() && (static_cast<unsigned char>(s[pos]) & 0xC0) == 0x80) --pos;
+  return pos;
+}
+
+std::string cut_at_word(std::string_view s, size_t max_bytes) {
+  if (s.size() <= max_bytes) return std::string(s);
+  size_t cut = s.rfind(' ', max_bytes);
+  if (cut == std::string_view::npos || cut < max_bytes / 2) cut = max_bytes;
+  return std::string(s.substr(0, utf8_boundary(s, cut)));
+}
+
 }  // namespace lorekeeper::text

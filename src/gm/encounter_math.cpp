@@ -8,6 +8,8 @@
 #include <system_error>
 #include <utility>
 
+#include "lorekeeper/core/text.hpp"
+
 namespace lorekeeper::gm {
 namespace {
 
@@ -129,18 +131,6 @@ std::optional<double> unsigned_decimal(std::string_view s) {
   const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value, std::chars_format::fixed);
   if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
   return value;
-}
-
-// Thousands separated by commas: 12700 -> "12,700".
-std::string grouped(long long v) {
-  std::string digits = std::to_string(v < 0 ? -v : v);
-  std::string out;
-  const std::size_t n = digits.size();
-  for (std::size_t i = 0; i < n; ++i) {
-    if (i > 0 && (n - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return v < 0 ? "-" + out : out;
 }
 
 std::string halves_text(int halves) { return std::to_string(halves / 2) + (halves % 2 != 0 ? ".5" : ""); }
@@ -376,11 +366,11 @@ Result<EncounterAssessment> assess(RuleSet rules, const std::vector<int>& levels
     a.monster_count += g.count;
     a.base_xp += *xp * g.count;
     if (!sum_text.empty()) sum_text += " + ";
-    sum_text += std::to_string(g.count) + " \u00D7 CR " + cr_text(g.cr) + " (" + grouped(*xp) + " XP)";
+    sum_text += std::to_string(g.count) + " \u00D7 CR " + cr_text(g.cr) + " (" + text::group_thousands(*xp) + " XP)";
   }
 
   const int party_size = static_cast<int>(levels.size());
-  std::string line1 = "Monsters: " + sum_text + " = " + grouped(a.base_xp) + " XP";
+  std::string line1 = "Monsters: " + sum_text + " = " + text::group_thousands(a.base_xp) + " XP";
   if (rules == RuleSet::k2014) {
     const int table_step = multiplier_step(a.monster_count);
     const int step = shifted_step(a.monster_count, party_size);
@@ -397,7 +387,7 @@ Result<EncounterAssessment> assess(RuleSet rules, const std::vector<int>& levels
                (step > table_step ? "higher for fewer than 3" : "lower for 6 or more") + " characters: \u00D7" +
                halves_text(halves);
     }
-    line1 += " \u2192 " + grouped(a.adjusted_xp) + " adjusted XP.";
+    line1 += " \u2192 " + text::group_thousands(a.adjusted_xp) + " adjusted XP.";
     a.difficulty = Difficulty::kTrivial;
   } else {
     a.multiplier = 1.0;
@@ -435,12 +425,14 @@ Result<EncounterAssessment> assess(RuleSet rules, const std::vector<int>& levels
   line2 += "): ";
   for (std::size_t k = 0; k < budget->thresholds.size(); ++k) {
     if (k > 0) line2 += ", ";
-    line2 += std::string(difficulty_name(budget->thresholds[k].difficulty)) + " " + grouped(budget->thresholds[k].xp);
+    line2 += std::string(difficulty_name(budget->thresholds[k].difficulty)) + " " +
+             text::group_thousands(budget->thresholds[k].xp);
   }
-  line2 += "; " + grouped(a.adjusted_xp);
+  line2 += "; " + text::group_thousands(a.adjusted_xp);
   if (rules == RuleSet::k2024) {
     if (!reached_xp) {
-      line2 += " is above the high budget by " + grouped(a.adjusted_xp - budget->thresholds.back().xp) + ".";
+      line2 +=
+          " is above the high budget by " + text::group_thousands(a.adjusted_xp - budget->thresholds.back().xp) + ".";
     } else {
       line2 += " is within the " + std::string(difficulty_name(a.difficulty)) + " budget.";
     }
@@ -451,7 +443,7 @@ Result<EncounterAssessment> assess(RuleSet rules, const std::vector<int>& levels
   } else {
     line2 += " reaches " + std::string(difficulty_name(a.difficulty));
     if (a.difficulty == budget->thresholds.back().difficulty && a.adjusted_xp > *reached_xp) {
-      line2 += " and exceeds it by " + grouped(a.adjusted_xp - *reached_xp);
+      line2 += " and exceeds it by " + text::group_thousands(a.adjusted_xp - *reached_xp);
     }
     line2 += ".";
   }

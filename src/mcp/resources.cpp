@@ -13,17 +13,6 @@ namespace {
 
 using json = nlohmann::json;
 
-// "1,955".
-std::string count(int n) {
-  const std::string digits = std::to_string(n);
-  std::string s;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0 && digits[i - 1] != '-') s += ',';
-    s += digits[i];
-  }
-  return s;
-}
-
 // "magic items", "classes", "species", "item rarities".
 std::string plural(std::string_view kind) {
   std::string s(kind);
@@ -37,7 +26,7 @@ std::string plural(std::string_view kind) {
 }
 
 std::string counted(int n, std::string_view kind) {
-  return count(n) + " " + (n == 1 ? std::string(kind) : plural(kind));
+  return text::group_thousands(n) + " " + (n == 1 ? std::string(kind) : plural(kind));
 }
 
 // How a model searches a kind: the tool and the argument that picks the kind.
@@ -62,6 +51,19 @@ std::string search_hint(std::string_view kind) {
   return "`search_all`";
 }
 
+// A document's kinds, the most numerous first.
+std::vector<std::pair<std::string, int>> kinds_by_count(const store::DocumentInfo& info) {
+  std::vector<std::pair<std::string, int>> kinds(info.entity_types.begin(), info.entity_types.end());
+  std::stable_sort(kinds.begin(), kinds.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  return kinds;
+}
+
+int total_of(const std::map<std::string, int>& per_document) {
+  int total = 0;
+  for (const auto& [doc, n] : per_document) total += n;
+  return total;
+}
+
 // Kind -> (document key -> count), over every document.
 std::map<std::string, std::map<std::string, int>> kinds_by_document(const std::vector<store::DocumentInfo>& docs) {
   std::map<std::string, std::map<std::string, int>> out;
@@ -81,17 +83,11 @@ std::string document_markdown(const store::DocumentInfo& info) {
   s += "*" + text::join(facts, " · ") + "*\n\n";
   if (!d.description.empty()) {
     std::string desc = text::trim(d.description);
-    if (desc.size() > 1200) {
-      size_t cut = 1200;
-      while (cut > 0 && (static_cast<unsigned char>(desc[cut]) & 0xC0) == 0x80) --cut;  // not inside a character
-      desc = desc.substr(0, cut) + " …";
-    }
+    if (desc.size() > 1200) desc = desc.substr(0, text::utf8_boundary(desc, 1200)) + " …";
     s += desc + "\n\n";
   }
   s += counted(info.entity_count, "entry") + ":\n\n| Kind | Entries |\n|---|---|\n";
-  std::vector<std::pair<std::string, int>> kinds(info.entity_types.begin(), info.entity_types.end());
-  std::stable_sort(kinds.begin(), kinds.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-  for (const auto& [kind, n] : kinds) s += "| " + kind + " | " + count(n) + " |\n";
+  for (const auto& [kind, n] : kinds_by_count(info)) s += "| " + kind + " | " + text::group_thousands(n) + " |\n";
   s += "\nSearch only this document: pass `documents: [\"" + d.key +
        "\"]` to a search tool. Read one entry: `lorekeeper://{kind}/{key}` with a key from a search result.\n";
   return s;
@@ -99,8 +95,7 @@ std::string document_markdown(const store::DocumentInfo& info) {
 
 std::string kind_markdown(store::Store& store, const std::string& kind, const std::map<std::string, int>& per_document,
                           const std::vector<store::DocumentInfo>& docs) {
-  int total = 0;
-  for (const auto& [doc, n] : per_document) total += n;
+  const int total = total_of(per_document);
   std::string title = plural(kind);
   title[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(title[0])));
   std::string s = "### " + title + " (`" + kind + "`)\n\n";
@@ -118,7 +113,7 @@ std::string kind_markdown(store::Store& store, const std::string& kind, const st
     auto it = per_document.find(d.document.key);
     if (it == per_document.end()) continue;
     s += "| " + d.document.name + " | `" + d.document.key + "` | " + d.document.game_system + " | " +
-         count(it->second) + " |\n";
+         text::group_thousands(it->second) + " |\n";
   }
   return s;
 }
@@ -130,8 +125,7 @@ Result<std::vector<json>> guide_resources(store::Store& store) {
   if (!docs) return docs.status();
   std::vector<json> out;
   for (const auto& info : *docs) {
-    std::vector<std::pair<std::string, int>> kinds(info.entity_types.begin(), info.entity_types.end());
-    std::stable_sort(kinds.begin(), kinds.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    const auto kinds = kinds_by_count(info);
     std::vector<std::string> top;
     for (size_t i = 0; i < kinds.size() && i < 3; ++i) top.push_back(counted(kinds[i].second, kinds[i].first));
     out.push_back({{"uri", kDocumentsPrefix + info.document.key},
@@ -146,8 +140,7 @@ Result<std::vector<json>> guide_resources(store::Store& store) {
     const std::string kind(model::kind_name(k));
     auto it = per_kind.find(kind);
     if (it == per_kind.end()) continue;
-    int total = 0;
-    for (const auto& [doc, n] : it->second) total += n;
+    const int total = total_of(it->second);
     out.push_back({{"uri", kKindsPrefix + kind},
                    {"name", kind},
                    {"title", "All " + plural(kind)},

@@ -171,11 +171,7 @@ std::string describe(const Value& v) {
     case edn::Kind::kInteger: return "the integer " + std::string(v.is_big_integer() ? v.text() : edn::to_string(v));
     case edn::Kind::kString: {
       std::string s(v.text());
-      if (s.size() > 40) {
-        size_t cut = 40;
-        while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // whole code points only
-        s = s.substr(0, cut) + "...";
-      }
+      if (s.size() > 40) s = s.substr(0, text::utf8_boundary(s, 40)) + "...";
       return "the string \"" + s + "\"";
     }
     case edn::Kind::kKeyword: return "the keyword :" + std::string(v.text());

@@ -416,11 +416,7 @@ json summary_of(const json& r) {
   constexpr size_t kSummarySnippet = 120;
   if (s.contains("_snippet") && s["_snippet"].is_string() &&
       s["_snippet"].get<std::string>().size() > kSummarySnippet) {
-    std::string snippet = s["_snippet"].get<std::string>();
-    size_t cut = snippet.rfind(' ', kSummarySnippet);
-    if (cut == std::string::npos || cut < kSummarySnippet / 2) cut = kSummarySnippet;
-    while (cut > 0 && (static_cast<unsigned char>(snippet[cut]) & 0xC0) == 0x80) --cut;  // never inside a character
-    s["_snippet"] = snippet.substr(0, cut) + "...";
+    s["_snippet"] = text::cut_at_word(s["_snippet"].get<std::string>(), kSummarySnippet) + "...";
   }
   return s;
 }
@@ -433,10 +429,7 @@ void clip_fields(json& r, size_t max_chars) {
     if (v.is_string()) {
       std::string& t = v.get_ref<std::string&>();
       if (t.size() <= max_chars) return;
-      size_t cut = t.rfind(' ', max_chars);
-      if (cut == std::string::npos || cut < max_chars / 2) cut = max_chars;
-      while (cut > 0 && (static_cast<unsigned char>(t[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 sequence
-      t = t.substr(0, cut) + " […]";
+      t = text::cut_at_word(t, max_chars) + " […]";
       clipped = true;
     } else if (v.is_array() || v.is_object()) {
       for (auto& x : v) walk(x);

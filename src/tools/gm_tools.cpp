@@ -63,16 +63,6 @@ std::string fixed(double v, int digits) {
   return s == "-0" ? "0" : s;
 }
 
-std::string grouped(long long v) {
-  std::string digits = std::to_string(v < 0 ? -v : v);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return (v < 0 ? "-" : "") + out;
-}
-
 ojson schema_of(std::initializer_list<std::pair<const char*, ojson>> props, std::vector<std::string> required) {
   ojson p = ojson::object();
   for (const auto& [k, v] : props) p[k] = v;
@@ -195,8 +185,8 @@ json assessment_json(const gm::EncounterAssessment& a) {
 }
 
 std::string creature_line(const Candidate& c, int count) {
-  return std::to_string(count) + " \u00D7 **" + c.name + "** (CR " + gm::cr_text(c.cr) + ", " + grouped(c.xp) +
-         " XP, `" + c.key + "`)";
+  return std::to_string(count) + " \u00D7 **" + c.name + "** (CR " + gm::cr_text(c.cr) + ", " +
+         text::group_thousands(c.xp) + " XP, `" + c.key + "`)";
 }
 
 }  // namespace
@@ -373,7 +363,7 @@ ToolResult roll_dice(const json& args) {
       if (!term.is_constant() && tr.faces.size() > kMaxFacesShown) {
         // Hundreds of dice are a sum to the reader, not a list: the term's subtotal stands for them.
         j["dice"] = tr.faces.size();
-        part = "[" + std::to_string(tr.faces.size()) + " dice: " + grouped(tr.subtotal) + "]";
+        part = "[" + std::to_string(tr.faces.size()) + " dice: " + text::group_thousands(tr.subtotal) + "]";
       } else if (!term.is_constant()) {
         j["faces"] = tr.faces;
         json dropped = json::array();
@@ -463,8 +453,8 @@ ToolResult evaluate_encounter(const json& args, const CreatureSearch& search, st
       }
       groups.push_back({cr, count});
       creatures.push_back({{"challenge_rating", cr}, {"cr", gm::cr_text(cr)}, {"xp", *xp}, {"count", count}});
-      lines.push_back(std::to_string(count) + " \u00D7 a CR " + gm::cr_text(cr) + " creature (" + grouped(*xp) +
-                      " XP)");
+      lines.push_back(std::to_string(count) + " \u00D7 a CR " + gm::cr_text(cr) + " creature (" +
+                      text::group_thousands(*xp) + " XP)");
       continue;
     }
     const std::string wanted = c.contains("key") ? c["key"].get<std::string>() : c["name"].get<std::string>();
@@ -568,7 +558,7 @@ ToolResult build_encounter(const json& args, const CreatureSearch& search, std::
     }
   }
   const std::string measure = rules == RuleSet::k2014 ? "adjusted XP" : "XP";
-  const std::string target_text = grouped(lo) + " to " + grouped(hi) + " " + measure;
+  const std::string target_text = text::group_thousands(lo) + " to " + text::group_thousands(hi) + " " + measure;
 
   const std::string theme = text::trim(args.value("theme", ""));
   const bool themed = !theme.empty();
@@ -719,12 +709,13 @@ ToolResult build_encounter(const json& args, const CreatureSearch& search, std::
                                  (rules == RuleSet::k2014 ? gm::multiplier_2014(max_creatures, party_size) : 1.0));
       if (weakest_alone > hi) {
         message = "Even the weakest matching creature, " + weakest->name + " (CR " + gm::cr_text(weakest->cr) + ", " +
-                  grouped(weakest_alone) + " " + measure + " alone), is past " + grouped(hi) + ": lower cr_min" +
-                  (hardest ? " or" : ", choose a harder difficulty or") + " bring a stronger party.";
+                  text::group_thousands(weakest_alone) + " " + measure + " alone), is past " +
+                  text::group_thousands(hi) + ": lower cr_min" + (hardest ? " or" : ", choose a harder difficulty or") +
+                  " bring a stronger party.";
       } else if (strongest_most < lo) {
         message = "Even " + std::to_string(max_creatures) + " of the strongest matching creature, " + strongest->name +
-                  " (CR " + gm::cr_text(strongest->cr) + "), come to " + grouped(strongest_most) + " " + measure +
-                  ", short of " + grouped(lo) + ": raise cr_max or max_creatures" +
+                  " (CR " + gm::cr_text(strongest->cr) + "), come to " + text::group_thousands(strongest_most) + " " +
+                  measure + ", short of " + text::group_thousands(lo) + ": raise cr_max or max_creatures" +
                   (easiest ? "." : ", or choose an easier difficulty.");
       } else {
         message = "No group of up to " + std::to_string(max_creatures) + " of the " + std::to_string(pool.size()) +

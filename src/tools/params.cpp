@@ -52,11 +52,7 @@ std::string range_text(const ParamSpec& p) {
 
 std::string short_value(const json& v) {
   std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
-  if (s.size() > 60) {
-    size_t cut = 57;
-    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // never inside a character
-    s = s.substr(0, cut) + "...";
-  }
+  if (s.size() > 60) s = s.substr(0, text::utf8_boundary(s, 57)) + "...";
   return s;
 }
 

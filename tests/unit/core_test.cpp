@@ -126,6 +126,24 @@ TEST(Text, EditDistanceIsCapped) {
   }
 }
 
+TEST(Text, GroupsThousandsAndCutsOnlyBetweenCharactersOrWords) {
+  EXPECT_EQ(text::group_thousands(0), "0");
+  EXPECT_EQ(text::group_thousands(999), "999");
+  EXPECT_EQ(text::group_thousands(12700), "12,700");
+  EXPECT_EQ(text::group_thousands(1234567), "1,234,567");
+  EXPECT_EQ(text::group_thousands(-1500), "-1,500");
+  const std::string e = "a\xC3\xA9\xE2\x82\xAC";  // 'a', 'é' (2 bytes), '€' (3 bytes)
+  EXPECT_EQ(text::utf8_boundary(e, 0), 0u);
+  EXPECT_EQ(text::utf8_boundary(e, 2), 1u);  // inside 'é'
+  EXPECT_EQ(text::utf8_boundary(e, 3), 3u);
+  EXPECT_EQ(text::utf8_boundary(e, 5), 3u);  // inside '€'
+  EXPECT_EQ(text::utf8_boundary(e, 99), e.size());
+  EXPECT_EQ(text::cut_at_word("short", 10), "short");
+  EXPECT_EQ(text::cut_at_word("the quick brown fox", 12), "the quick");         // a word ends in the second half
+  EXPECT_EQ(text::cut_at_word("a verylongwordindeed", 12), "a verylongwo");     // none does: at the length
+  EXPECT_EQ(text::cut_at_word("ab\xC3\xA9\xC3\xA9\xC3\xA9", 5), "ab\xC3\xA9");  // never inside a character
+}
+
 TEST(Text, FormatsChallengeRatings) {
   EXPECT_EQ(text::format_cr(0.125), "1/8");
   EXPECT_EQ(text::format_cr(0.25), "1/4");

@@ -36,4 +36,15 @@ std::string format_cr(double cr);
 // Formats a number without a trailing ".0" (150.0 -> "150", 2.5 -> "2.5").
 std::string format_number(double v);
 
+// An integer with its thousands separated by commas: 12700 -> "12,700", -1500 -> "-1,500".
+std::string group_thousands(long long v);
+
+// The largest position at or before `pos` (at most s.size()) that does not fall inside a UTF-8 character: where
+// `s` may be cut.
+size_t utf8_boundary(std::string_view s, size_t pos);
+
+// The first at most `max_bytes` of `s`, cut where a word ends when one ends in the second half of that length,
+// else at the last whole character; `s` itself when it is no longer. Callers add their own mark ("...", " […]").
+std::string cut_at_word(std::string_view s, size_t max_bytes);
+
 }  // namespace lorekeeper::text
