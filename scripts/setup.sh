@@ -20,7 +20,7 @@ $sudo apt-get update -qq
 # (scripts/load-http.sh). Fuzzing: clang and its libFuzzer runtime (scripts/fuzz-smoke.sh).
 $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
   g++ cmake make pkg-config libsqlite3-dev nlohmann-json3-dev libcli11-dev libutf8proc-dev \
-  libgtest-dev libgmock-dev libbenchmark-dev libzstd-dev libcurl4-openssl-dev libopenblas-dev zstd jq python3 \
+  libgtest-dev libgmock-dev libbenchmark-dev libzstd-dev libre2-dev libcurl4-openssl-dev libopenblas-dev zstd jq python3 \
   python3-pip python3-venv clang-format libcpp-httplib-dev wrk clang libclang-rt-14-dev dpkg-dev file >/dev/null
 if ! command -v npm >/dev/null 2>&1; then
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null

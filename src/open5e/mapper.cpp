@@ -8,6 +8,7 @@
 
 #include "lorekeeper/core/json_util.hpp"
 #include "lorekeeper/core/text.hpp"
+#include "lorekeeper/model/derived.hpp"
 #include "mapper_parts.hpp"
 
 namespace lorekeeper::open5e {
@@ -862,6 +863,7 @@ Result<Entity> map_v2_record(const Endpoint& endpoint, const json& rec, const Ma
     case Kind::kRuleSection: map_rule_section(rec, e); break;
     default: map_reference(rec, e); break;
   }
+  model::derive_facets(e);
   return e;
 }
 

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "lorekeeper/core/text.hpp"
+#include "lorekeeper/model/derived.hpp"
 
 namespace lorekeeper::orcbrew {
 
@@ -1744,6 +1745,7 @@ Result<FileImport> map_orcbrew(const Value& root, const std::string& file_label)
   }
   imp.resolve_links();
   FileImport out = std::move(imp.out());
+  for (model::Entity& e : out.entities) model::derive_facets(e);
   out.warnings.insert(out.warnings.end(), notes.begin(), notes.end());
   return out;
 }

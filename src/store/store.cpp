@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <thread>
 #include <variant>
@@ -18,6 +19,7 @@
 #include "lorekeeper/core/json_util.hpp"
 #include "lorekeeper/core/log.hpp"
 #include "lorekeeper/core/text.hpp"
+#include "lorekeeper/model/derived.hpp"
 #include "migrations.hpp"
 #include "sqlite_handle.hpp"
 #include "text_index.hpp"
@@ -250,7 +252,23 @@ void build_where(const Query& q, std::string* sql, std::vector<BindValue>* binds
   str(q.school, "e.school = ?");
   str(q.class_key, "e.id IN (SELECT entity_id FROM entity_tags WHERE tag = 'class' AND value = ?)");
   str(q.casting_time, "e.casting_time = ?");
-  str(q.damage_type, "e.id IN (SELECT entity_id FROM entity_tags WHERE tag = 'damage_type' AND value = ?)");
+  if (!q.damage_type.empty()) {
+    // What deals it: its own attacks and effects, or a spell it casts (a spell of that name in any document).
+    add("(e.id IN (SELECT entity_id FROM entity_tags WHERE tag = 'damage_type' AND value = ?) OR e.id IN (SELECT "
+        "c.entity_id FROM entity_tags c JOIN entities s ON s.kind = 'spell' AND s.name_fold = c.value JOIN entity_tags "
+        "d ON d.entity_id = s.id AND d.tag = 'damage_type' AND d.value = ? WHERE c.tag = 'casts'))");
+    binds->emplace_back(q.damage_type);
+    binds->emplace_back(q.damage_type);
+  }
+  str(q.casts_spell, "e.id IN (SELECT entity_id FROM entity_tags WHERE tag = 'casts' AND value = ?)");
+  str(q.condition, "e.id IN (SELECT entity_id FROM entity_tags WHERE tag = 'condition' AND value = ?)");
+  str(q.save_ability, "e.id IN (SELECT entity_id FROM entity_tags WHERE tag = 'save' AND value = ?)");
+  str(q.attack_range, "e.id IN (SELECT entity_id FROM entity_tags WHERE tag = 'attack' AND value = ?)");
+  for (const auto& t : q.traits)
+    str(t, "e.id IN (SELECT entity_id FROM entity_tags WHERE tag = 'trait' AND value = ?)");
+  for (const auto& t : q.without_traits) {
+    str(t, "e.id NOT IN (SELECT entity_id FROM entity_tags WHERE tag = 'trait' AND value = ?)");
+  }
   opt_bool(q.concentration, "e.concentration = ?");
   opt_bool(q.ritual, "e.ritual = ?");
   opt_real(q.cr, "abs(e.cr - ?) < 1e-6");
@@ -274,6 +292,24 @@ void build_where(const Query& q, std::string* sql, std::vector<BindValue>* binds
   str(q.parent_key, "e.parent_key = ?");
   if (q.top_level) add(*q.top_level ? "e.parent_key IS NULL" : "e.parent_key IS NOT NULL");
   for (const auto& k : q.exclude_keys) str(k, "e.key <> ?");
+}
+
+// The derived facets' tags (model/derived.hpp); damage types are written with the record's own.
+Status write_derived_tags(Stmt& tag_st, long long id, const model::Facets& f) {
+  for (const auto& [tag, values] : {std::pair<const char*, const std::vector<std::string>*>{"casts", &f.casts},
+                                    {"condition", &f.conditions},
+                                    {"save", &f.save_abilities},
+                                    {"attack", &f.attack_ranges},
+                                    {"trait", &f.traits}}) {
+    for (const auto& v : *values) {
+      tag_st.reset();
+      tag_st.bind(1, id);
+      tag_st.bind(2, std::string_view(tag));
+      tag_st.bind(3, std::string_view(v));
+      LOREKEEPER_RETURN_IF_ERROR(tag_st.run());
+    }
+  }
+  return Status::ok();
 }
 
 }  // namespace
@@ -466,53 +502,101 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& path, Mode mode, c
   if (Status refreshed = store->refresh_hints(); !refreshed.is_ok()) {
     log::warning("the search hints of " + path + " could not be updated: " + refreshed.to_string());
   }
+  if (Status refreshed = store->refresh_derived(); !refreshed.is_ok()) {
+    log::warning("the derived facets of " + path + " could not be updated: " + refreshed.to_string());
+  }
   return store;
 }
 
-Status Store::refresh_hints() {
-  constexpr const char* kMetaKey = "search_hints";
+Status Store::refresh_if_stale(const char* meta_key, const std::string& stamp, const std::function<Status()>& rewrite) {
   auto current = [&]() -> Result<bool> {
-    auto recorded = meta(kMetaKey);
+    auto recorded = meta(meta_key);
     if (!recorded) return recorded.status();
-    return *recorded && **recorded == hints_->stamp();
+    return *recorded && **recorded == stamp;
   };
   auto up_to_date = current();
   if (!up_to_date) return up_to_date.status();
   if (*up_to_date) return Status::ok();
   Transaction tx(db_);
   LOREKEEPER_RETURN_IF_ERROR(tx.begin());
-  // Another process may have refreshed them while this one waited for the lock.
+  // Another process may have refreshed it while this one waited for the lock.
   up_to_date = current();
   if (!up_to_date) return up_to_date.status();
   if (*up_to_date) return tx.commit();
-  auto rows = Stmt::prepare(db_,
-                            "SELECT e.id, e.kind, e.name, f.hint FROM entities e"
-                            " JOIN entities_fts f ON f.rowid = e.id");
-  if (!rows) return rows.status();
-  std::vector<std::pair<long long, std::string>> changed;
-  while (true) {
-    auto row = rows->step();
-    if (!row) return row.status();
-    if (!*row) break;
-    const auto kind = model::parse_kind(rows->text_view(1));
-    const std::string_view hint = kind ? hints_->find(*kind, rows->text_view(2)) : std::string_view();
-    if (hint != rows->text_view(3)) changed.emplace_back(rows->int64(0), std::string(hint));
-  }
-  rows->reset();
-  auto update = Stmt::prepare(db_, "UPDATE entities_fts SET hint = ? WHERE rowid = ?");
-  if (!update) return update.status();
-  for (const auto& [id, hint] : changed) {
-    update->reset();
-    update->bind(1, std::string_view(hint));
-    update->bind(2, id);
-    LOREKEEPER_RETURN_IF_ERROR(update->run());
-  }
-  if (!changed.empty()) {
+  LOREKEEPER_RETURN_IF_ERROR(rewrite());
+  LOREKEEPER_RETURN_IF_ERROR(set_meta(meta_key, stamp));
+  return tx.commit();
+}
+
+Status Store::refresh_derived() {
+  return refresh_if_stale("derived_facets", std::string(model::kDerivedFacetsVersion), [&]() -> Status {
+    LOREKEEPER_RETURN_IF_ERROR(
+        sqlite::exec(db_, "DELETE FROM entity_tags WHERE tag IN ('casts', 'condition', 'save', 'attack', 'trait')"));
+    auto rows = Stmt::prepare(db_,
+                              "SELECT e.id, e.kind, e.name, b.data FROM entities e JOIN entity_bodies b ON b.id = e.id"
+                              " WHERE e.kind IN ('creature', 'spell')");
+    if (!rows) return rows.status();
+    auto tag_st = Stmt::prepare(db_, "INSERT OR IGNORE INTO entity_tags (entity_id, tag, value) VALUES (?,?,?)");
+    if (!tag_st) return tag_st.status();
+    size_t count = 0;
+    while (true) {
+      auto row = rows->step();
+      if (!row) return row.status();
+      if (!*row) break;
+      Entity e;
+      e.kind = model::parse_kind(rows->text_view(1)).value_or(model::Kind::kSpell);
+      e.name = std::string(rows->text_view(2));
+      e.data = nlohmann::json::parse(rows->text_view(3), nullptr, false);
+      if (!e.data.is_object()) continue;
+      model::derive_facets(e);
+      const long long id = rows->int64(0);
+      LOREKEEPER_RETURN_IF_ERROR(write_derived_tags(*tag_st, id, e.facets));
+      for (const auto& v : e.facets.damage_types) {
+        tag_st->reset();
+        tag_st->bind(1, id);
+        tag_st->bind(2, std::string_view("damage_type"));
+        tag_st->bind(3, std::string_view(v));
+        LOREKEEPER_RETURN_IF_ERROR(tag_st->run());
+      }
+      ++count;
+    }
     LOREKEEPER_RETURN_IF_ERROR(
         sqlite::exec(db_, "UPDATE content_stamp SET stamp = lower(hex(randomblob(8))) WHERE id = 1"));
-  }
-  LOREKEEPER_RETURN_IF_ERROR(set_meta(kMetaKey, hints_->stamp()));
-  return tx.commit();
+    if (count > 0) log::info("derived facets updated for " + std::to_string(count) + " creatures and spells");
+    return Status::ok();
+  });
+}
+
+Status Store::refresh_hints() {
+  return refresh_if_stale("search_hints", hints_->stamp(), [&]() -> Status {
+    auto rows = Stmt::prepare(db_,
+                              "SELECT e.id, e.kind, e.name, f.hint FROM entities e"
+                              " JOIN entities_fts f ON f.rowid = e.id");
+    if (!rows) return rows.status();
+    std::vector<std::pair<long long, std::string>> changed;
+    while (true) {
+      auto row = rows->step();
+      if (!row) return row.status();
+      if (!*row) break;
+      const auto kind = model::parse_kind(rows->text_view(1));
+      const std::string_view hint = kind ? hints_->find(*kind, rows->text_view(2)) : std::string_view();
+      if (hint != rows->text_view(3)) changed.emplace_back(rows->int64(0), std::string(hint));
+    }
+    rows->reset();
+    auto update = Stmt::prepare(db_, "UPDATE entities_fts SET hint = ? WHERE rowid = ?");
+    if (!update) return update.status();
+    for (const auto& [id, hint] : changed) {
+      update->reset();
+      update->bind(1, std::string_view(hint));
+      update->bind(2, id);
+      LOREKEEPER_RETURN_IF_ERROR(update->run());
+    }
+    if (!changed.empty()) {
+      LOREKEEPER_RETURN_IF_ERROR(
+          sqlite::exec(db_, "UPDATE content_stamp SET stamp = lower(hex(randomblob(8))) WHERE id = 1"));
+    }
+    return Status::ok();
+  });
 }
 
 Status Store::migrate() {
@@ -658,6 +742,7 @@ Status Store::write_entities(const std::vector<Document>& documents, const std::
     LOREKEEPER_RETURN_IF_ERROR(tags("class", f.classes));
     LOREKEEPER_RETURN_IF_ERROR(tags("property", f.properties));
     LOREKEEPER_RETURN_IF_ERROR(tags("damage_type", f.damage_types));
+    LOREKEEPER_RETURN_IF_ERROR(write_derived_tags(*tag_st, id, f));
   }
   return Status::ok();
 }
@@ -774,11 +859,59 @@ Result<std::optional<std::string>> Store::meta(const std::string& key) {
 
 bool has_attribute_filters(const Query& q) {
   return !q.game_system.empty() || q.level || q.level_min || q.level_max || !q.school.empty() || !q.class_key.empty() ||
-         !q.casting_time.empty() || !q.damage_type.empty() || q.concentration || q.ritual || q.cr || q.cr_min ||
-         q.cr_max || !q.type.empty() || !q.size.empty() || q.armor_class_min || q.hit_points_min || !q.rarity.empty() ||
-         q.requires_attunement || !q.damage_dice.empty() || q.is_simple || !q.properties.empty() || q.cost_min ||
-         q.cost_max || q.weight_max || !q.section.empty() || !q.parent_key.empty() || q.top_level ||
-         !q.exclude_keys.empty();
+         !q.casting_time.empty() || !q.damage_type.empty() || !q.casts_spell.empty() || !q.condition.empty() ||
+         !q.save_ability.empty() || !q.attack_range.empty() || !q.traits.empty() || !q.without_traits.empty() ||
+         q.concentration || q.ritual || q.cr || q.cr_min || q.cr_max || !q.type.empty() || !q.size.empty() ||
+         q.armor_class_min || q.hit_points_min || !q.rarity.empty() || q.requires_attunement ||
+         !q.damage_dice.empty() || q.is_simple || !q.properties.empty() || q.cost_min || q.cost_max || q.weight_max ||
+         !q.section.empty() || !q.parent_key.empty() || q.top_level || !q.exclude_keys.empty();
+}
+
+Result<std::vector<std::pair<std::string, int>>> Store::count_by(const Query& q, std::string_view facet) {
+  static const std::map<std::string_view, const char*> kColumns = {{"kind", "e.kind"},
+                                                                   {"document", "e.document_key"},
+                                                                   {"game_system", "d.game_system"},
+                                                                   {"level", "e.level"},
+                                                                   {"school", "e.school"},
+                                                                   {"casting_time", "e.casting_time"},
+                                                                   {"cr", "e.cr"},
+                                                                   {"type", "e.type"},
+                                                                   {"size", "e.size"},
+                                                                   {"rarity", "e.rarity"},
+                                                                   {"section", "e.section"}};
+  static const std::set<std::string_view> kTags = {"class",     "property", "damage_type", "casts",
+                                                   "condition", "save",     "attack",      "trait"};
+  std::string where = " WHERE 1";
+  std::vector<BindValue> binds;
+  build_where(q, &where, &binds);
+  std::string sql;
+  if (auto it = kColumns.find(facet); it != kColumns.end()) {
+    sql = std::string("SELECT CAST(") + it->second +
+          " AS TEXT) AS v, count(*) AS n FROM entities e JOIN documents d ON " + "d.key = e.document_key" + where +
+          " AND " + it->second + " IS NOT NULL AND CAST(" + it->second +
+          " AS TEXT) <> '' GROUP BY v ORDER BY n DESC, v";
+  } else if (kTags.count(facet)) {
+    sql =
+        "SELECT t.value AS v, count(*) AS n FROM entities e JOIN documents d ON d.key = e.document_key JOIN "
+        "entity_tags t ON t.entity_id = e.id AND t.tag = ?" +
+        where + " GROUP BY v ORDER BY n DESC, v";
+    binds.insert(binds.begin(), std::string(facet));
+  } else {
+    return Status::invalid_argument("no facet '" + std::string(facet) + "' to count by");
+  }
+  auto prepared = cached(sql);
+  if (!prepared) return prepared.status();
+  Stmt& st = **prepared;
+  bind_all(st, binds);
+  std::vector<std::pair<std::string, int>> out;
+  while (true) {
+    auto row = st.step();
+    if (!row) return row.status();
+    if (!*row) break;
+    out.emplace_back(std::string(st.text_view(0)), static_cast<int>(st.int64(1)));
+  }
+  st.reset();  // ends the read transaction (see data_version)
+  return out;
 }
 
 Result<QueryResult> Store::query(const Query& q) {

@@ -13,14 +13,17 @@
 #include <thread>
 #include <tuple>
 
+#include "count_tool.hpp"
 #include "gm_tools.hpp"
 #include "lorekeeper/core/json_util.hpp"
 #include "lorekeeper/core/log.hpp"
 #include "lorekeeper/core/text.hpp"
+#include "lorekeeper/model/derived.hpp"
 #include "lorekeeper/model/hints.hpp"
 #include "lorekeeper/search/ranker.hpp"
 #include "lorekeeper/tools/legacy.hpp"
 #include "lorekeeper/tools/render.hpp"
+#include "related.hpp"
 
 namespace lorekeeper::tools {
 
@@ -57,6 +60,8 @@ const std::vector<std::string> kSizes = {"Tiny", "Small", "Medium", "Large", "Hu
 const std::vector<std::string> kDamageTypes = {"acid",      "bludgeoning", "cold",     "fire",   "force",
                                                "lightning", "necrotic",    "piercing", "poison", "psychic",
                                                "radiant",   "slashing",    "thunder"};
+const std::vector<std::string> kAttackRanges = {"melee", "ranged", "reach"};
+const std::vector<std::string> kSpellEffects = {"heals", "summons", "teleports"};
 const std::vector<std::string> kRarities = {"common", "uncommon", "rare", "very rare", "legendary", "artifact"};
 const std::vector<std::string> kCastingTimes = {"action",   "bonus-action", "reaction", "turn",   "round",  "1minute",
                                                 "5minutes", "10minutes",    "1hour",    "4hours", "7hours", "8hours",
@@ -231,7 +236,8 @@ std::vector<ToolSpec> build_specs() {
       {"search_spell",
        "Search spells",
        "Find spells by name, words of their text or meaning (search \"talk to animals\"), filtered by level, "
-       "school, class, concentration, ritual, casting time and damage type.",
+       "school, class, concentration, ritual, casting time, damage type, the condition it inflicts, the save it "
+       "calls for and its effect (inflicts_condition \"paralyzed\").",
        {search_param(), int_param("level", "Spell level, 0 (cantrip) to 9.", 0, 9),
         int_param("level_min", "Minimum spell level (0-9).", 0, 9),
         int_param("level_max", "Maximum spell level (0-9).", 0, 9), str_param("school", "Magic school.", kSchools),
@@ -241,20 +247,31 @@ std::vector<ToolSpec> build_specs() {
         str_param("casting_time",
                   "Casting time, e.g. \"1 Action\", \"1 Bonus Action\", \"Reaction\", \"1 Minute\", "
                   "\"10 Minutes\", \"1 Hour\"."),
-        str_param("damage_type", "Damage type the spell deals.", kDamageTypes), documents_param(), game_system_param(),
+        str_param("damage_type", "Damage type the spell deals.", kDamageTypes),
+        str_param("inflicts_condition", "Condition the spell can inflict.", model::condition_names()),
+        str_param("save_ability", "Ability of the saving throw it calls for.", model::ability_names()),
+        str_param("effect", "What it does besides damage.", kSpellEffects), documents_param(), game_system_param(),
         detail_param(), limit_param()},
        list_output_schema()});
   specs.push_back(
       {"search_creature",
        "Search creatures",
        "Find monsters (stat blocks) by name, words or meaning (search \"turns people to stone\"), filtered by "
-       "challenge rating, type, size, armor class and hit points.",
+       "challenge rating, type, size, armor class, hit points and what they do: spells cast, conditions inflicted, "
+       "damage dealt, saves called for, attack range (casts_spell \"fireball\").",
        {search_param(), cr_param("cr", "Exact challenge rating: 0, \"1/8\", \"1/4\", \"1/2\" or 1-30."),
         cr_param("cr_min", "Lowest challenge rating (as cr)."), cr_param("cr_max", "Highest challenge rating (as cr)."),
         str_param("type", "Creature type.", kCreatureTypes), str_param("size", "Size category.", kSizes),
         int_param("armor_class_min", "Minimum armor class.", 0, 50),
-        int_param("hit_points_min", "Minimum hit points.", 0, 10000), documents_param(), game_system_param(),
-        detail_param(), limit_param()},
+        int_param("hit_points_min", "Minimum hit points.", 0, 10000),
+        str_param("casts_spell", "A spell it can cast, by name."),
+        str_param("inflicts_condition", "Condition it can inflict.", model::condition_names()),
+        str_param("deals_damage_type", "Damage type it deals, itself or by a spell it casts.", kDamageTypes),
+        str_param("save_ability", "Ability of a saving throw it calls for.", model::ability_names()),
+        str_param("attack_range", "Has an attack of this range (reach: 10 ft. or more).", kAttackRanges),
+        bool_param("legendary", "true: only creatures with legendary actions; false: none."),
+        bool_param("spellcaster", "true: only creatures that cast spells; false: none."), documents_param(),
+        game_system_param(), detail_param(), limit_param()},
        list_output_schema()});
   specs.push_back({"search_character_option",
                    "Search character options",
@@ -343,6 +360,7 @@ std::vector<ToolSpec> build_specs() {
                    {str_param("source", "Only documents from this source.", {"open5e_v2", "open5e_v1", "orcbrew"})},
                    documents_output_schema()});
   for (auto& s : gm_tools::specs(specs[1].params)) specs.push_back(std::move(s));
+  specs.push_back(count_tool::spec());
   return specs;
 }
 
@@ -837,6 +855,9 @@ Result<Query> spell_query(const json& args) {
     }
   }
   q.damage_type = str_arg(args, "damage_type");
+  q.condition = str_arg(args, "inflicts_condition");
+  q.save_ability = str_arg(args, "save_ability");
+  if (std::string effect = str_arg(args, "effect"); !effect.empty()) q.traits.push_back(effect);
   q.game_system = str_arg(args, "game_system");
   return q;
 }
@@ -855,6 +876,14 @@ Result<Query> creature_query(const json& args) {
   q.size = text::lower(str_arg(args, "size"));
   q.armor_class_min = int_arg(args, "armor_class_min");
   q.hit_points_min = int_arg(args, "hit_points_min");
+  q.casts_spell = text::fold(str_arg(args, "casts_spell"));
+  q.condition = str_arg(args, "inflicts_condition");
+  q.damage_type = str_arg(args, "deals_damage_type");
+  q.save_ability = str_arg(args, "save_ability");
+  q.attack_range = str_arg(args, "attack_range");
+  for (const char* trait : {"legendary", "spellcaster"}) {
+    if (auto b = bool_arg(args, trait)) (*b ? q.traits : q.without_traits).push_back(trait);
+  }
   q.game_system = str_arg(args, "game_system");
   return q;
 }
@@ -1321,10 +1350,12 @@ ToolResult get_entity(store::Store& st, const json& args, std::string_view prefe
   add_children(st, one);
   json r = std::move(one.front());
   if (with_raw) r["source_record"] = e.raw;
+  // What answers the next question: the creatures that cast this spell, what inflicts this condition, ...
+  if (json rel = related(st, e); !rel.empty()) r["_related"] = std::move(rel);
   // Within the full budget whatever the entry's size: long text fields are cut shorter until it fits.
   const size_t envelope = json{{"filters", args}, {"result", 0}, {"total", 1}}.dump().size() - 1;
   Whole w = whole_within(r, kFullFieldChars, room_left(kFullBudget, envelope, 0), 1000, [&](const json& c) {
-    std::string text = render_entity(c);
+    std::string text = render_entity(c) + render_related(c.value("_related", json()));
     if (with_raw) text += "\n**Source record:**\n```json\n" + json_util::dump(c["source_record"]) + "\n```\n";
     return text;
   });
@@ -1597,6 +1628,52 @@ ToolResult dispatch_call(Engine& engine, const std::string& name, const json& ar
   if (name == "get_entity") return get_entity(*st, a, ctx.preferred_edition);
   if (name == "find_similar") return find_similar(*st, a, ctx);
   if (name == "list_documents") return list_documents(*st, a);
+  if (name == "count_entities") {
+    // The filters are those of the kind's own search tool, validated and mapped as that tool does.
+    const count_tool::QueryFor query_for = [&](Kind kind, const json& filters) -> Result<Query> {
+      for (const char* not_filter : {"search", "limit", "detail"}) {
+        if (filters.contains(not_filter)) {
+          return Status::invalid_argument(std::string("'") + not_filter +
+                                          "' is not a filter: count_entities counts what the filters select.");
+        }
+      }
+      const char* tool = nullptr;
+      QueryBuilder build;
+      switch (kind) {
+        case Kind::kSpell: tool = "search_spell", build = spell_query; break;
+        case Kind::kCreature: tool = "search_creature", build = creature_query; break;
+        case Kind::kWeapon:
+        case Kind::kArmor:
+        case Kind::kItem:
+        case Kind::kMagicItem: tool = "search_equipment", build = equipment_query; break;
+        case Kind::kClass:
+        case Kind::kSpecies:
+        case Kind::kBackground:
+        case Kind::kFeat: tool = "search_character_option", build = character_option_query; break;
+        default: break;
+      }
+      static const std::vector<ParamSpec> kDocumentsOnly = {documents_param(), game_system_param()};
+      auto valid = validate_arguments(tool ? find_tool(tool, false)->params : kDocumentsOnly, filters);
+      if (!valid) return Status::invalid_argument("Parameter 'filters': " + valid.status().message());
+      Query q;
+      if (build) {
+        auto built = build(*valid);
+        if (!built) return built.status();
+        q = *built;
+      } else {
+        q.game_system = str_arg(*valid, "game_system");
+      }
+      q.kinds = {kind};
+      q.top_level.reset();
+      DocFilter docs = resolve_documents(*st, *valid);
+      if (docs.select_nothing || (docs.keys && docs.keys->empty())) {
+        return Status::invalid_argument(docs.message.empty() ? "No source document selected." : docs.message);
+      }
+      q.document_keys = docs.keys;
+      return q;
+    };
+    return count_tool::count_entities(*st, a, query_for);
+  }
   if (name == "evaluate_encounter" || name == "build_encounter") {
     // The encounter tools read creatures as search_creature finds them, filters and ranking included.
     const gm_tools::CreatureSearch creatures = [&](const json& sargs) -> Result<std::vector<json>> {

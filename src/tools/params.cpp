@@ -25,6 +25,7 @@ const char* type_name(ParamType t) {
     case ParamType::kStringArray:
     case ParamType::kIntegerArray:
     case ParamType::kObjectArray: return "array";
+    case ParamType::kObject: return "object";
   }
   return "string";
 }
@@ -39,6 +40,7 @@ std::string describe_type(ParamType t) {
     case ParamType::kStringArray: return "an array of strings";
     case ParamType::kIntegerArray: return "an array of integers";
     case ParamType::kObjectArray: return "an array of objects";
+    case ParamType::kObject: return "an object";
   }
   return "a value";
 }
@@ -236,6 +238,12 @@ Result<json> validate_arguments(const std::vector<ParamSpec>& params, const json
           return Status::invalid_argument(where + " must be true or false, got " + short_value(v) + ".");
         }
         out[p.name] = v.get<bool>();
+        break;
+      case ParamType::kObject:
+        if (!v.is_object()) {
+          return Status::invalid_argument(where + " must be an object, got " + short_value(v) + ".");
+        }
+        out[p.name] = v;
         break;
       case ParamType::kIntegerArray:
       case ParamType::kObjectArray: {

@@ -535,6 +535,36 @@ TEST_F(Fidelity, EveryLegendaryPreambleV1RecordsReachesItsCreature) {
   EXPECT_LT(aboleth.text.find("can take 3 legendary actions"), aboleth.text.find("***Detect.***"));
 }
 
+// Questions across entities on the whole bundled snapshot (issue scenarios): what casts a spell, what petrifies, what
+// a condition is inflicted by.
+TEST_F(Fidelity, CrossEntityQuestionsOnTheWholeSnapshot) {
+  auto names = [](const tools::ToolResult& r) {
+    std::set<std::string> out;
+    for (const auto& x : r.structured["result"]) out.insert(x["name"].get<std::string>());
+    return out;
+  };
+  auto r = call("search_creature", {{"casts_spell", "fireball"}, {"documents", {"srd-2014"}}, {"limit", 50}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  EXPECT_TRUE(names(r).count("Mage")) << r.text;
+  EXPECT_TRUE(names(r).count("Lich")) << r.text;
+  r = call("search_creature", {{"inflicts_condition", "petrified"}, {"limit", 50}});
+  for (const char* petrifier : {"Basilisk", "Medusa", "Cockatrice"}) {
+    EXPECT_TRUE(names(r).count(petrifier)) << petrifier << "\n" << r.text;
+  }
+  r = call("get_entity", {{"key", "srd_petrified"}, {"kind", "condition"}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  std::set<std::string> inflicting;
+  for (const auto& x : r.structured["result"]["_related"]["inflicted_by"]["creatures"]["entries"]) {
+    inflicting.insert(x["key"].get<std::string>());
+  }
+  EXPECT_TRUE(inflicting.count("srd_basilisk")) << r.text;                          // its own document first
+  EXPECT_NE(r.text.find("**Inflicted by spells:**"), std::string::npos) << r.text;  // Flesh to Stone
+  r = call("get_entity", {{"key", "srd_fireball"}});
+  std::set<std::string> casters;
+  for (const auto& x : r.structured["result"]["_related"]["cast_by"]["entries"]) casters.insert(x["key"]);
+  EXPECT_TRUE(casters.count("srd_mage") && casters.count("srd_lich")) << r.text;
+}
+
 TEST_F(Fidelity, SavingThrowsAreInAbilityOrder) {
   auto dragon = call("get_entity", {{"key", "srd_adult-red-dragon"}});
   ASSERT_FALSE(dragon.is_error) << dragon.text;

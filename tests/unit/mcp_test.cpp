@@ -116,7 +116,8 @@ TEST_F(McpTest, ToolsListIsStableAndAnnotated) {
   const std::vector<std::string> expected = {"search_spell",     "search_creature",    "search_character_option",
                                              "search_equipment", "search_rule",        "search_all",
                                              "get_entity",       "find_similar",       "list_documents",
-                                             "roll_dice",        "evaluate_encounter", "build_encounter"};
+                                             "roll_dice",        "evaluate_encounter", "build_encounter",
+                                             "count_entities"};
   EXPECT_EQ(names, expected);
   EXPECT_EQ(send(req(2, "tools/list"))["result"], r["result"]);
   EXPECT_EQ(send(req(3, "tools/list", {{"cursor", "garbage"}}))["error"]["code"], -32602);

@@ -8,6 +8,7 @@
 #include "lorekeeper/core/json_util.hpp"
 #include "lorekeeper/core/text.hpp"
 #include "lorekeeper/http/client.hpp"
+#include "lorekeeper/model/derived.hpp"
 #include "lorekeeper/open5e/mapper.hpp"
 #include "lorekeeper/open5e/page_source.hpp"
 #include "lorekeeper/open5e/sync.hpp"
@@ -85,6 +86,93 @@ TEST(Mapper, SpellKeepsEveryFieldUsersAskAbout) {
   ASSERT_TRUE(e->data["casting_options"].is_array());
   EXPECT_EQ(e->data["casting_options"][0]["damage_roll"], "9d6");
   EXPECT_EQ(e->raw, rec);
+}
+
+// The derived facets (model/derived.hpp) of recorded stat blocks, checked against what their text says.
+TEST(Derived, CreaturesFromRecordedStatBlocks) {
+  using V = std::vector<std::string>;
+  auto mapped = [](const std::string& key) {
+    auto e = map_v2_record(endpoint("creatures"), record("creatures", key), context());
+    EXPECT_TRUE(e.is_ok()) << key;
+    return e.is_ok() ? e->facets : model::Facets{};
+  };
+  // SRD 5.1 Lich: a spell list by slot level, Paralyzing Touch, Frightening Gaze, legendary actions.
+  const model::Facets lich = mapped("srd_lich");
+  for (const char* spell : {"mage hand", "fireball", "power word kill", "globe of invulnerability", "acid arrow"}) {
+    EXPECT_NE(std::find(lich.casts.begin(), lich.casts.end(), spell), lich.casts.end()) << spell;
+  }
+  EXPECT_EQ(lich.casts.size(), 26u);
+  EXPECT_EQ(lich.conditions, (V{"frightened", "paralyzed"}));
+  EXPECT_EQ(lich.save_abilities, (V{"constitution", "wisdom"}));
+  EXPECT_EQ(lich.traits, (V{"legendary", "spellcaster"}));
+  // SRD 5.1 Adult Red Dragon: Frightful Presence, Wing Attack (prone), a 15-foot tail, fire breath.
+  const model::Facets dragon = mapped("srd_adult-red-dragon");
+  EXPECT_EQ(dragon.conditions, (V{"frightened", "prone"}));
+  EXPECT_EQ(dragon.damage_types, (V{"bludgeoning", "fire", "piercing", "slashing"}));
+  EXPECT_EQ(dragon.save_abilities, (V{"dexterity", "wisdom"}));
+  EXPECT_EQ(dragon.attack_ranges, (V{"melee", "reach"}));
+  EXPECT_EQ(dragon.traits, (V{"legendary"}));
+  EXPECT_TRUE(dragon.casts.empty());
+  // SRD 5.2 writes its spells as "At Will: ..., 1/Day Each: ..." in title case.
+  const model::Facets dragon24 = mapped("srd-2024_adult-red-dragon");
+  EXPECT_EQ(dragon24.casts, (V{"command", "detect magic", "scorching ray", "fireball"}));
+  EXPECT_EQ(dragon24.traits, (V{"legendary", "spellcaster"}));
+  // The vampire charms; the acid and radiant damage in its weaknesses are damage it takes.
+  const model::Facets vampire = mapped("srd_vampire");
+  EXPECT_NE(std::find(vampire.conditions.begin(), vampire.conditions.end(), "charmed"), vampire.conditions.end());
+  EXPECT_EQ(std::count(vampire.damage_types.begin(), vampire.damage_types.end(), "radiant"), 0);
+  EXPECT_EQ(std::count(vampire.damage_types.begin(), vampire.damage_types.end(), "acid"), 0);
+  // A goblin: scimitar and shortbow, nothing else.
+  const model::Facets goblin = mapped("srd_goblin");
+  EXPECT_EQ(goblin.attack_ranges, (V{"melee", "ranged"}));
+  EXPECT_EQ(goblin.damage_types, (V{"piercing", "slashing"}));
+  EXPECT_TRUE(goblin.conditions.empty());
+  EXPECT_TRUE(goblin.traits.empty());
+  EXPECT_TRUE(goblin.casts.empty());
+}
+
+TEST(Derived, SpellsFromRecordedText) {
+  using V = std::vector<std::string>;
+  auto mapped = [](const std::string& key) {
+    auto e = map_v2_record(endpoint("spells"), record("spells", key), context());
+    EXPECT_TRUE(e.is_ok()) << key;
+    return e.is_ok() ? e->facets : model::Facets{};
+  };
+  const model::Facets hold = mapped("srd_hold-person");
+  EXPECT_EQ(hold.conditions, (V{"paralyzed"}));
+  EXPECT_EQ(hold.save_abilities, (V{"wisdom"}));
+  EXPECT_TRUE(hold.traits.empty());
+  const model::Facets fireball = mapped("srd_fireball");
+  EXPECT_EQ(fireball.damage_types, (V{"fire"}));
+  EXPECT_EQ(fireball.save_abilities, (V{"dexterity"}));
+  EXPECT_TRUE(fireball.conditions.empty());
+  EXPECT_EQ(mapped("srd_cure-wounds").traits, (V{"heals"}));
+  EXPECT_EQ(mapped("srd-2024_cure-wounds").traits, (V{"heals"}));
+  const model::Facets missile = mapped("srd_magic-missile");
+  EXPECT_EQ(missile.damage_types, (V{"force"}));
+  EXPECT_TRUE(missile.save_abilities.empty());
+  EXPECT_TRUE(mapped("srd_shield").traits.empty());
+}
+
+// Homebrew text of any size and shape: derivation stays linear (RE2) and its lists stay bounded by the vocabulary.
+TEST(Derived, HostileTextOfAnySize) {
+  model::Entity e;
+  e.kind = model::Kind::kCreature;
+  e.name = "Hostile";
+  std::string huge;
+  while (huge.size() < (10u << 20)) huge += "or be paralyzed, at will: fireball, (((( ";
+  huge += std::string(100000, '(');
+  e.data["traits"] = json::array({{{"name", "Spellcasting"}, {"desc", huge}}});
+  e.data["actions"] = json::array({{{"name", 7}, {"desc", nullptr}}, 42, {{"attacks", "not a list"}}});
+  model::derive_facets(e);
+  EXPECT_EQ(e.facets.conditions, (std::vector<std::string>{"paralyzed"}));
+  EXPECT_EQ(e.facets.casts, (std::vector<std::string>{"fireball"}));
+  EXPECT_EQ(e.facets.traits, (std::vector<std::string>{"spellcaster"}));
+  model::Entity spell;
+  spell.kind = model::Kind::kSpell;
+  spell.data["desc"] = std::string(3u << 20, '\xff');
+  model::derive_facets(spell);
+  EXPECT_TRUE(spell.facets.conditions.empty());
 }
 
 TEST(Mapper, CreatureActionsStayInStatBlockOrder) {

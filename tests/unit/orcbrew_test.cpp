@@ -181,6 +181,32 @@ TEST(OrcBrewSpells, HigherLevelsHeadingOnlyWhereASentenceStarts) {
   EXPECT_EQ(entity(f, "orcbrew-p_c").data["higher_level"], "Explicit.");
 }
 
+// Homebrew stat blocks get the derived facets the Open5e ones get (model/derived.hpp), from the same rules.
+TEST(OrcBrewMonsters, DerivedFacetsComeFromTheSameRulesAsOpen5e) {
+  const auto f = import(pack(R"edn(:orcpub.dnd.e5/monsters
+    {:mire-witch {:name "Mire Witch" :type :fey :challenge 4
+                  :traits [{:name "Innate Spellcasting"
+                            :description "The witch can innately cast the following spells:\nAt will: fog cloud, _ray of sickness_\n1/day each: bestow curse (ritual only), hold person"}]
+                  :actions [{:name "Claws" :description "Melee Weapon Attack: +5 to hit, reach 10 ft., one target. Hit: 7 (1d8 + 3) slashing damage, and the target must succeed on a DC 13 Constitution saving throw or be poisoned for 1 minute."}
+                            {:name "Bog Spit" :description "Ranged Weapon Attack: +4 to hit, range 30 ft. Hit: 5 (2d4) acid damage."}]
+                  :legendary-actions {:description "The witch can take 1 legendary action."
+                                      :actions [{:name "Sink" :description "The witch sinks into the mud."}]}}
+     :bog-rat {:name "Bog Rat" :type :beast :challenge 0
+               :traits [{:name "Sunlight Hatred" :description "The bog rat takes 5 radiant damage in sunlight. It is immune to being frightened."}]}})edn"));
+  const model::Facets& w = entity(f, "orcbrew-p_mire-witch").facets;
+  EXPECT_EQ(w.casts, (std::vector<std::string>{"fog cloud", "ray of sickness", "bestow curse", "hold person"}));
+  EXPECT_EQ(w.conditions, (std::vector<std::string>{"poisoned"}));
+  EXPECT_EQ(w.damage_types, (std::vector<std::string>{"acid", "slashing"}));
+  EXPECT_EQ(w.save_abilities, (std::vector<std::string>{"constitution"}));
+  EXPECT_EQ(w.attack_ranges, (std::vector<std::string>{"melee", "ranged", "reach"}));
+  EXPECT_EQ(w.traits, (std::vector<std::string>{"legendary", "spellcaster"}));
+  // Damage it takes and a condition it is immune to are not what it deals or inflicts.
+  const model::Facets& rat = entity(f, "orcbrew-p_bog-rat").facets;
+  EXPECT_TRUE(rat.damage_types.empty());
+  EXPECT_TRUE(rat.conditions.empty());
+  EXPECT_TRUE(rat.traits.empty());
+}
+
 TEST(OrcBrewMonsters, CreatureFacetsStatBlockAndText) {
   const auto f = import(pack(R"edn(:orcpub.dnd.e5/monsters
     {:bog-hag {:name "Bog Hag" :size :medium :type :fey :subtypes #{:hag} :alignment "neutral evil"

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "lorekeeper/core/json_util.hpp"
+#include "lorekeeper/model/derived.hpp"
 #include "lorekeeper/store/store.hpp"
 #include "test_support.hpp"
 
@@ -431,6 +432,48 @@ TEST(Store, TextSearchReadsTheSearchHint) {
     ASSERT_TRUE(any.is_ok());
     EXPECT_TRUE(*any);
   }
+}
+
+// A store whose facets were derived by other rules (an older program's, or none) is re-derived when opened, from
+// the data it holds, in one transaction; opening it again writes nothing.
+TEST(Store, RederivesTheDerivedFacetsWhenTheRulesChange) {
+  const std::string path = testing::temp_dir() + "/derived-change.db";
+  model::Entity lich;
+  lich.kind = Kind::kCreature;
+  lich.key = "lich";
+  lich.name = "Lich";
+  lich.document.key = "doc";
+  lich.document.name = "Doc";
+  lich.data["actions"] = model::json::array({{{"name", "Paralyzing Touch"},
+                                              {"desc",
+                                               "Hit: 10 (3d6) cold damage. The target must succeed on a DC 18 "
+                                               "Constitution saving throw or be paralyzed for 1 minute."}}});
+  lich.data["traits"] = model::json::array({{{"name", "Spellcasting"}, {"desc", "At will: ray of frost, mage hand"}}});
+  auto paralyzers = [](Store& st) {
+    Query q;
+    q.condition = "paralyzed";
+    q.casts_spell = "ray of frost";
+    auto r = st.query(q);
+    EXPECT_TRUE(r.is_ok());
+    return r.is_ok() ? r->total : -1;
+  };
+  {
+    auto st = Store::open(path, Store::Mode::kReadWrite);
+    ASSERT_TRUE(st.is_ok());
+    ASSERT_TRUE((*st)->upsert({lich.document}, {lich}).is_ok());  // written without derived facets
+    EXPECT_EQ(paralyzers(**st), 0);
+  }
+  exec_raw(path, "UPDATE meta SET value = 'older rules' WHERE key = 'derived_facets'");
+  auto st = Store::open(path, Store::Mode::kExistingOnly);
+  ASSERT_TRUE(st.is_ok());
+  EXPECT_EQ(paralyzers(**st), 1);
+  auto recorded = (*st)->meta("derived_facets");
+  ASSERT_TRUE(recorded.is_ok() && recorded->has_value());
+  EXPECT_EQ(**recorded, std::string(model::kDerivedFacetsVersion));
+  const int64_t seen = *(*st)->data_version();
+  auto again = Store::open(path, Store::Mode::kExistingOnly);
+  ASSERT_TRUE(again.is_ok());
+  EXPECT_EQ(*(*st)->data_version(), seen);
 }
 
 TEST(Store, ReplacesTheSearchHintsWhenTheyChange) {

@@ -131,6 +131,98 @@ TEST(Params, EnumsAreCaseInsensitiveAndDefaultsFilled) {
   EXPECT_EQ((*e)["type"], "all");
 }
 
+TEST_F(ToolsTest, CreaturesByWhatTheyCastInflictDealAndHow) {
+  using Keys = std::vector<std::string>;
+  auto r = call("search_creature", {{"casts_spell", "FIREBALL"}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  EXPECT_EQ(keys(r), (Keys{"srd-2024_adult-red-dragon", "srd_lich"}));
+  // Combined with every other filter and with a search.
+  r = call("search_creature", {{"casts_spell", "fireball"}, {"documents", {"srd-2014"}}});
+  EXPECT_EQ(keys(r), (Keys{"srd_lich"}));
+  r = call("search_creature", {{"inflicts_condition", "paralyzed"}, {"search", "lich"}});
+  EXPECT_EQ(keys(r), (Keys{"srd_lich"}));
+  // Fire: the dragons' breath, and the lich through the Fireball it casts (its own attacks are cold and necrotic).
+  r = call("search_creature", {{"deals_damage_type", "fire"}, {"documents", {"srd-2014"}}});
+  EXPECT_EQ(keys(r), (Keys{"srd_adult-red-dragon", "srd_lich", "srd_red-dragon-wyrmling"}));
+  r = call("search_creature", {{"legendary", false}, {"attack_range", "ranged"}, {"documents", {"srd-2014"}}});
+  EXPECT_EQ(keys(r), (Keys{"srd_goblin", "srd_hobgoblin"}));
+  r = call("search_creature", {{"spellcaster", true}, {"save_ability", "constitution"}});
+  EXPECT_EQ(keys(r), (Keys{"srd_lich"}));
+  // A value outside the rules' list is an error that names the valid ones.
+  r = call("search_creature", {{"inflicts_condition", "confused"}});
+  EXPECT_TRUE(r.is_error);
+  EXPECT_NE(r.text.find("paralyzed"), std::string::npos) << r.text;
+}
+
+TEST_F(ToolsTest, SpellsByTheConditionTheSaveAndTheEffect) {
+  using Keys = std::vector<std::string>;
+  auto r = call("search_spell", {{"inflicts_condition", "paralyzed"}});
+  EXPECT_EQ(keys(r), (Keys{"srd_hold-person"}));
+  r = call("search_spell", {{"save_ability", "dexterity"}, {"damage_type", "fire"}, {"documents", {"srd-2014"}}});
+  EXPECT_EQ(keys(r), (Keys{"srd_delayed-blast-fireball", "srd_fireball"}));
+  r = call("search_spell", {{"effect", "heals"}, {"level", 1}});
+  EXPECT_EQ(keys(r), (Keys{"srd_cure-wounds", "srd-2024_cure-wounds"}));
+}
+
+TEST_F(ToolsTest, CountsEntitiesByFacetUnderASearchToolsFilters) {
+  auto r = call("count_entities", {{"kind", "creature"}, {"filters", {{"documents", {"srd-2014"}}}}, {"by", {"cr"}}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  const json& by_cr = r.structured["result"]["by"]["cr"];
+  int sum = 0;
+  for (const auto& v : by_cr) sum += v["count"].get<int>();
+  EXPECT_EQ(sum, r.structured["total"].get<int>());
+  // CR in its order and as stat blocks print it: the goblin's 1/4 before the lich's 21.
+  ASSERT_FALSE(by_cr.empty());
+  EXPECT_EQ(by_cr.front()["value"], "1/4");
+  EXPECT_EQ(by_cr.back()["value"], "21");
+  const auto listed = call("search_creature", {{"documents", {"srd-2014"}}, {"detail", "summary"}});
+  EXPECT_EQ(r.structured["total"], listed.structured["total"]);
+  // Derived facets count too, under the same filters the search tool takes.
+  r = call("count_entities",
+           {{"kind", "creature"}, {"filters", {{"inflicts_condition", "frightened"}}}, {"by", {"document", "trait"}}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  const auto by_search = call("search_creature", {{"inflicts_condition", "frightened"}, {"limit", 50}});
+  EXPECT_EQ(r.structured["total"], by_search.structured["total"]);
+  EXPECT_NE(r.text.find("legendary"), std::string::npos) << r.text;
+  // Spells by default: level and school.
+  r = call("count_entities", {{"kind", "spell"}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  EXPECT_TRUE(r.structured["result"]["by"].contains("level"));
+  EXPECT_TRUE(r.structured["result"]["by"].contains("school"));
+  // A filter of another kind's tool, a ranking word, or an unknown document is a clear error.
+  r = call("count_entities", {{"kind", "spell"}, {"filters", {{"cr", 1}}}});
+  EXPECT_TRUE(r.is_error);
+  EXPECT_NE(r.text.find("cr"), std::string::npos) << r.text;
+  r = call("count_entities", {{"kind", "spell"}, {"filters", {{"search", "fire"}}}});
+  EXPECT_TRUE(r.is_error);
+  r = call("count_entities", {{"kind", "spell"}, {"filters", "level 3"}});
+  EXPECT_TRUE(r.is_error);
+  r = call("count_entities", {{"kind", "condition"}, {"filters", {{"documents", {"no-such-book"}}}}});
+  EXPECT_TRUE(r.is_error);
+}
+
+TEST_F(ToolsTest, AnEntityNamesWhatCastsItAndTheSpellsItCasts) {
+  auto r = call("get_entity", {{"key", "srd_fireball"}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  const json& cast_by = r.structured["result"]["_related"]["cast_by"];
+  ASSERT_EQ(cast_by["entries"].size(), 1u) << cast_by.dump();
+  EXPECT_EQ(cast_by["entries"][0]["key"], "srd_lich");  // its own game system first
+  EXPECT_EQ(cast_by["total"], 2);                       // the 2024 red dragon too
+  EXPECT_NE(r.text.find("**Cast by:** Lich (`srd_lich`); 2 creatures in all"), std::string::npos) << r.text;
+  // The lich's spells, each linked to the spell entry of its own document where there is one.
+  r = call("get_entity", {{"key", "srd_lich"}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  bool linked = false;
+  for (const auto& s : r.structured["result"]["_related"]["casts"]) {
+    if (s["name"] == "Fireball") linked = s["key"] == "srd_fireball";
+  }
+  EXPECT_TRUE(linked) << r.structured["result"]["_related"].dump();
+  EXPECT_NE(r.text.find("Fireball (`srd_fireball`)"), std::string::npos);
+  // Nothing related (no creature of the fixtures casts Shield of Faith): no section.
+  r = call("get_entity", {{"key", "srd_shield-of-faith"}});
+  EXPECT_FALSE(r.structured["result"].contains("_related"));
+}
+
 TEST_F(ToolsTest, ExactNameReturnsEveryEdition) {
   auto r = call("search_spell", {{"search", "fireball"}});
   ASSERT_FALSE(r.is_error) << r.text;
@@ -720,8 +812,8 @@ TEST(Legacy, OffByDefault) {
   EXPECT_EQ(find_tool("lookup_spell"), nullptr);
   EXPECT_NE(find_tool("lookup_spell", true), nullptr);
   EXPECT_TRUE(engine.call("lookup_spell", {{"name", "Fireball"}}).is_error);
-  EXPECT_EQ(tool_specs(false).size(), 12u);
-  EXPECT_EQ(tool_specs(true).size(), 18u);
+  EXPECT_EQ(tool_specs(false).size(), 13u);
+  EXPECT_EQ(tool_specs(true).size(), 19u);
 }
 
 TEST_F(LegacyTest, AliasesRunTheCurrentTools) {

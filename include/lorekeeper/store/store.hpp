@@ -44,7 +44,13 @@ struct Query {
   std::string name_exact;                  // matches a name equal after text::fold, or exactly the key
   std::vector<std::string> name_contains;  // folded words that must all occur in the folded name
   std::optional<int> level, level_min, level_max;
-  std::string school, class_key, casting_time, damage_type;
+  std::string school, class_key, casting_time;
+  // Deals this damage type: by its record or its text, or (creatures) through a spell it casts.
+  std::string damage_type;
+  // Derived facets (model/derived.hpp): casts a spell (folded name), inflicts a condition, calls for a saving
+  // throw of an ability, has an attack of a range ("melee", "ranged", "reach"), has every trait listed.
+  std::string casts_spell, condition, save_ability, attack_range;
+  std::vector<std::string> traits, without_traits;
   std::optional<bool> concentration, ritual;
   std::optional<double> cr, cr_min, cr_max;
   std::string type, size;
@@ -183,6 +189,12 @@ class Store {
   Result<std::optional<std::string>> meta(const std::string& key);
 
   Result<QueryResult> query(const Query& q);
+  // How many entities matching `q` (its limit and offset ignored) have each value of `facet`: a column ("kind",
+  // "document", "game_system", "level", "school", "casting_time", "cr", "type", "size", "rarity", "section") or a
+  // tag ("class", "property", "damage_type", "casts", "condition", "save", "attack", "trait"; an entity with
+  // several values counts once under each). Values as stored (cr as a number: "0.25"); entities without a value
+  // are left out. Ordered by count, highest first, then by value. InvalidArgument for another facet.
+  Result<std::vector<std::pair<std::string, int>>> count_by(const Query& q, std::string_view facet);
 
   // Kinds, keys and names of the entities matching `q` (its limit applies; bodies are not read), by name. Served
   // from the in-memory name list when `q` has no attribute filters (and its exact name is no entity's key), or
@@ -267,6 +279,11 @@ class Store {
   Status refresh_names();
   // Replaces the search hints in the full-text index when they are not those of hints_ (by stamp).
   Status refresh_hints();
+  // Re-derives the derived facets (model/derived.hpp) of every creature and spell when the store's were derived
+  // by other rules (meta "derived_facets" != model::kDerivedFacetsVersion), in one transaction.
+  Status refresh_derived();
+  // Runs `rewrite` and records `stamp` under `meta_key`, in one transaction, unless `stamp` is recorded already.
+  Status refresh_if_stale(const char* meta_key, const std::string& stamp, const std::function<Status()>& rewrite);
 
   struct StatementCache;
   struct BusyWait;

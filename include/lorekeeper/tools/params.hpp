@@ -17,7 +17,19 @@ using ojson = nlohmann::ordered_json;
 // kFraction: a number, or a string holding one or a fraction ("1/4", "0.5", "3"), validated to a number (challenge
 // ratings are written both ways).
 // kIntegerArray: integers within minimum/maximum. kObjectArray: objects, each validated against `fields`.
-enum class ParamType { kString, kInteger, kNumber, kFraction, kBoolean, kStringArray, kIntegerArray, kObjectArray };
+// kObject: an object whose members the tool itself validates (count_entities' filters, checked against the
+// search tool of the kind counted).
+enum class ParamType {
+  kString,
+  kInteger,
+  kNumber,
+  kFraction,
+  kBoolean,
+  kStringArray,
+  kIntegerArray,
+  kObjectArray,
+  kObject
+};
 
 struct ParamSpec {
   std::string name;

@@ -1,0 +1,508 @@
+#include "lorekeeper/model/derived.hpp"
+
+#include <re2/re2.h>
+
+#include <algorithm>
+#include <set>
+
+#include "lorekeeper/core/text.hpp"
+
+namespace lorekeeper::model {
+namespace {
+
+using re2::RE2;
+using re2::StringPiece;
+
+// The rules read lower-cased text with the stat blocks' markup removed, so every pattern below is lower-case.
+#define LK_CONDITIONS                                                                                        \
+  "blinded|charmed|deafened|frightened|grappled|incapacitated|invisible|paralyzed|petrified|poisoned|prone|" \
+  "restrained|stunned|unconscious|exhaustion"
+#define LK_ABILITIES "strength|dexterity|constitution|intelligence|wisdom|charisma|str|dex|con|int|wis|cha"
+#define LK_DAMAGE "acid|bludgeoning|cold|fire|force|lightning|necrotic|piercing|poison|psychic|radiant|slashing|thunder"
+#define LK_DAMAGE_JOIN "(?:,|,? or|,? and)\\s+"
+
+RE2::Options options() {
+  RE2::Options o;
+  o.set_log_errors(false);
+  o.set_max_mem(8 << 20);
+  return o;
+}
+
+struct Patterns {
+  // A spell list's label ("at will:", "3/day each:", "1st level (4 slots):", "cantrips (at will):").
+  RE2 list_label{"(?:at will|cantrips|\\d+ ?/ ?day(?: each)?|\\d+(?:st|nd|rd|th)[- ]level|constant)[^:\\n]{0,30}:",
+                 options()};
+  // "can innately cast sleep,", "casts the comprehend languages spell", "casts fireball (level 5 version) twice".
+  RE2 casts_inline{
+      "\\bcan (?:innately )?cast (?:the )?([a-z][a-z' /-]{2,40}?)(?: spell)?(?: \\(|,|\\.|;| twice| at will| "
+      "requiring| "
+      "using| without| on | at | with |$)|\\bcasts (?:the )?([a-z][a-z' /-]{2,40}?)(?: spell)?(?: \\(|,|\\.|;| twice| "
+      "at will| requiring| using| without| on | at | with |$)",
+      options()};
+  RE2 not_a_spell{
+      "^(?:a|an|any|one|two|the following|following|spells?|its?|them|that|this|these|those|cantrips|no|only|up|"
+      "each|all|either|another|other|innate|one of|some|such|his|her|their)\\b",
+      options()};
+  RE2 inflict{
+      "\\b(?:is|are|be|becomes?|been|fall|falls|knocked|knocks?|knocking|left|remains?|has the|have the|"
+      "gains? the|suffers? the|or|and)\\s+(?:[a-z]+\\s+){0,2}?(" LK_CONDITIONS ")\\b|\\b(" LK_CONDITIONS
+      ") (?:condition|for|until)\\b|levels? of (exhaustion)|\\b(turns? to stone|"
+      "turned to stone)",
+      options()};
+  // Words that make a mention in the same clause not an infliction ("isn't knocked prone", "the condition ends").
+  RE2 negation{
+      "can't|cannot|can not|isn't|is not|aren't|no longer|unless|already|\\bends?\\b|\\bending\\b|doesn't|"
+      "does not|\\bremov|\\bcure|suppress|would|\\b(?:that|who|which) (?:is|are)\\b",
+      options()};
+  // Words that make every later mention in the sentence a defence ("immune to poison damage, to exhaustion, and to
+  // the poisoned condition", "advantage on saving throws against being blinded, charmed, ...", "escape from ... a
+  // creature imposing the Grappled condition", "can neither ... nor cause the target to have the Paralyzed ...").
+  RE2 defence{"immune|immunity|resistan|against being|against the|against effects|\\bescape|\\bneither\\b", options()};
+  RE2 as_adjective{"^ (?:creatures?|targets?|ones?|allies|ally)\\b|^ conditions? (?:end|immun)", options()};
+  RE2 someone_else{"target|creature|ally|allies|\\beach\\b|\\byou\\b", options()};
+  RE2 save{"\\bdc ?\\d+ (" LK_ABILITIES ")\\b|\\b(" LK_ABILITIES
+           ") saving throw: dc|\\b(?:make|makes|making|succeed on|succeeds on|fail|fails|failed|attempt|attempts) "
+           "(?:a|an|another|the) (?:successful )?(?:dc ?\\d+ )?(" LK_ABILITIES
+           ") (?:saving throw|save)|\\ba successful "
+           "(" LK_ABILITIES ") saving throw",
+           options()};
+  RE2 damage{
+      "(?:\\d+d\\d+(?: ?[+-] "
+      "?\\d+)?\\)?|\\d+\\)?|extra|additional|\\btakes?|\\btaking|\\bdeals?|\\bdealing)\\s+(?:(" LK_DAMAGE
+      ")" LK_DAMAGE_JOIN ")?(?:(" LK_DAMAGE ")" LK_DAMAGE_JOIN ")?(" LK_DAMAGE ") damage",
+      options()};
+  // An attack it makes, not "ranged attacks against the dragon are made with disadvantage".
+  RE2 melee{"\\bmelee (?:or ranged )?(?:weapon |spell )?attack(?: roll)?s?( against)?", options()};
+  RE2 ranged{"\\b(?:melee or )?ranged (?:weapon |spell )?attack(?: roll)?s?( against)?", options()};
+  RE2 reach{"\\breach (\\d+) ?(?:ft|feet)", options()};
+  RE2 heals{
+      "\\bregains? (?:a number of |all (?:of )?(?:its |their |your )?|half (?:of )?(?:its |their |your )?|"
+      "[a-z]+ )?(?:hit points?|\\d+d\\d+|\\d+ hit)|\\brestores? (?:[a-z0-9]+ ){0,3}hit points?|to life with "
+      "\\d+ hit points?",
+      options()};
+  RE2 heals_not{"can't regain|cannot regain|doesn't regain|don't regain|can't heal|can't be healed", options()};
+  // Summoned or conjured creatures, not "you summon the power of" or "you conjure a boulder".
+  RE2 summons{
+      "\\b(?:creates?|raises?) (?:an? |one |two |[a-z]+ )?(?:undead|servants?|skeletons?|zombies?)\\b|"
+      "\\b(?:summons?|summoning|conjures?|calls? forth|calls? up)\\b[^.;\\n]{0,60}?\\b(?:"
+      "creatures?|spirits?|elementals?|fey|fiends?|celestials?|beasts?|undead|familiars?|steeds?|mounts?|"
+      "swarms?|servants?|allies|ally|minions?|monsters?|demons?|devils?|angels?|dragons?|animals?|soldiers?|"
+      "warriors?|hounds?|wolves|guardians?|skeletons?|zombies?|ghosts?|shadows?|horde)\\b|gain the service of|"
+      "\\b(?:creature|spirit|elemental|familiar|beast|fey|fiend|celestial|undead|steed)s? (?:of your choice )?"
+      "appears? in (?:an )?unoccupied space",
+      options()};
+  RE2 teleports{"\\bteleport(?:s|ed|ing|ation)?\\b", options()};
+  // A sentence about teleportation failing or being blocked ("nothing can teleport into or out of the warded area").
+  RE2 teleports_not{
+      "can't|cannot|fail|nothing|nor can|warded|blocked|prevent|tries to|trying to|attempts? to|"
+      "against|by means of",
+      options()};
+};
+
+const Patterns& patterns() {
+  static const Patterns* p = new Patterns();
+  return *p;
+}
+
+// Calls f(groups) for each non-overlapping match of `re` in `text`; groups[0] is the whole match.
+template <typename F>
+void for_each_match(const RE2& re, std::string_view text, F&& f) {
+  const int n = re.NumberOfCapturingGroups() + 1;
+  std::vector<StringPiece> g(static_cast<size_t>(n));
+  const StringPiece in(text.data(), text.size());
+  size_t pos = 0;
+  while (pos <= text.size() && re.Match(in, pos, text.size(), RE2::UNANCHORED, g.data(), n)) {
+    f(g);
+    const size_t end = static_cast<size_t>(g[0].data() - text.data()) + g[0].size();
+    pos = end > pos ? end : pos + 1;
+  }
+}
+
+bool found(const RE2& re, std::string_view text) {
+  return RE2::PartialMatch(StringPiece(text.data(), text.size()), re);
+}
+
+std::string_view view(const StringPiece& p) { return {p.data(), p.size()}; }
+
+// Lower case; curly apostrophes straightened; <br> as a line break; emphasis marks (* and _) removed.
+std::string prepare(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '*' || c == '_') continue;
+    if (s.compare(i, 3, "\xE2\x80\x99") == 0) {
+      out.push_back('\'');
+      i += 2;
+      continue;
+    }
+    if (c == '<' && (s.compare(i, 4, "<br>") == 0 || s.compare(i, 5, "<br/>") == 0)) {
+      out.push_back('\n');
+      i += s.compare(i, 4, "<br>") == 0 ? 3 : 4;
+      continue;
+    }
+    out.push_back(c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c);
+  }
+  return out;
+}
+
+// The texts a rule reads: each entry of a creature's lists (with its name), a spell's desc and higher_level.
+struct Passage {
+  std::string name;  // the entry's name, prepared ("innate spellcasting (1/day)"); empty for a spell
+  std::string text;  // prepared
+  const json* entry = nullptr;
+};
+
+std::vector<Passage> passages_of(const Entity& e) {
+  std::vector<Passage> out;
+  auto str = [](const json& j, const char* k) {
+    auto it = j.find(k);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  if (e.kind == Kind::kSpell) {
+    for (const char* k : {"desc", "higher_level"}) {
+      if (std::string t = str(e.data, k); !t.empty()) out.push_back({"", prepare(t), nullptr});
+    }
+    return out;
+  }
+  for (const char* list :
+       {"traits", "actions", "bonus_actions", "reactions", "legendary_actions", "mythic_actions", "lair_actions"}) {
+    auto it = e.data.find(list);
+    if (it == e.data.end() || !it->is_array()) continue;
+    for (const json& entry : *it) {
+      if (!entry.is_object()) continue;
+      out.push_back({prepare(str(entry, "name")), prepare(str(entry, "desc")), &entry});
+    }
+  }
+  return out;
+}
+
+std::vector<std::string_view> sentences(std::string_view t) {
+  std::vector<std::string_view> out;
+  size_t start = 0;
+  for (size_t i = 0; i <= t.size(); ++i) {
+    const bool end = i == t.size() || t[i] == '\n' ||
+                     ((t[i] == '.' || t[i] == '!' || t[i] == '?') && i + 1 < t.size() && t[i + 1] == ' ');
+    if (!end) continue;
+    if (i > start) out.push_back(t.substr(start, i - start));
+    start = i + 1;
+  }
+  return out;
+}
+
+void add(std::vector<std::string>& v, std::string s) {
+  if (!s.empty() && std::find(v.begin(), v.end(), s) == v.end()) v.push_back(std::move(s));
+}
+
+void sort_unique(std::vector<std::string>& v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+}
+
+std::string full_ability(std::string_view a) {
+  for (const std::string& name : ability_names()) {
+    if (name.compare(0, a.size(), a) == 0) return name;
+  }
+  return std::string(a);
+}
+
+// A spell list's item: "conjure elemental (earth only)" -> "conjure elemental"; "and fly." -> "fly"; "cure wounds
+// 21" (a damage note whose parentheses were cut) -> "cure wounds". Empty when it does not look like a name.
+std::string spell_name(std::string_view item) {
+  std::string s;
+  int depth = 0;
+  for (char c : item) {
+    if (c == '(' || c == '[') ++depth;
+    if (depth == 0) s.push_back(c);
+    if ((c == ')' || c == ']') && depth > 0) --depth;
+  }
+  s = text::trim(s);
+  while (!s.empty() && (s.back() == '.' || s.back() == ' ' || (s.back() >= '0' && s.back() <= '9'))) s.pop_back();
+  if (s.rfind("and ", 0) == 0) s.erase(0, 4);
+  if (s.rfind("or ", 0) == 0) s.erase(0, 3);
+  s = text::trim(s);
+  if (s.size() < 3 || s.size() > 40) return {};
+  int words = 1;
+  for (char c : s) {
+    if (c == ' ') ++words;
+    const bool ok = (c >= 'a' && c <= 'z') || c == ' ' || c == '\'' || c == '-' || c == '/';
+    if (!ok) return {};
+  }
+  if (words > 5) return {};
+  return text::fold(s);
+}
+
+void spells_from_lists(std::string_view t, std::vector<std::string>& out) {
+  const Patterns& p = patterns();
+  size_t line_start = 0;
+  while (line_start <= t.size()) {
+    size_t line_end = t.find('\n', line_start);
+    if (line_end == std::string_view::npos) line_end = t.size();
+    const std::string_view line = t.substr(line_start, line_end - line_start);
+    std::vector<std::pair<size_t, size_t>> labels;  // [begin, end) of each label in the line
+    for_each_match(p.list_label, line, [&](const std::vector<StringPiece>& g) {
+      const size_t b = static_cast<size_t>(g[0].data() - line.data());
+      labels.emplace_back(b, b + g[0].size());
+    });
+    for (size_t i = 0; i < labels.size(); ++i) {
+      const size_t from = labels[i].second;
+      const size_t to = i + 1 < labels.size() ? labels[i + 1].first : line.size();
+      std::string_view list = line.substr(from, to - from);
+      size_t item_start = 0;
+      int depth = 0;
+      for (size_t j = 0; j <= list.size(); ++j) {
+        const char c = j < list.size() ? list[j] : ',';
+        if (c == '(') ++depth;
+        if (c == ')' && depth > 0) --depth;
+        if ((c == ',' || c == ';') && depth == 0) {
+          add(out, spell_name(list.substr(item_start, j - item_start)));
+          item_start = j + 1;
+        }
+      }
+    }
+    line_start = line_end + 1;
+  }
+}
+
+void spells_inline(std::string_view t, std::vector<std::string>& out) {
+  const Patterns& p = patterns();
+  for_each_match(p.casts_inline, t, [&](const std::vector<StringPiece>& g) {
+    const std::string_view cand = !g[1].empty() ? view(g[1]) : view(g[2]);
+    if (cand.empty() || found(p.not_a_spell, cand)) return;
+    add(out, spell_name(cand));
+  });
+}
+
+// Whether a clause's subject is the creature itself ("the crinaea gains 1 level of exhaustion", "a kallikantzaros who
+// begins its turn ..."): it starts with one of the words of the creature's name, after an article (and, with
+// `after_opening`, after a subordinating word: "if the vampire takes radiant damage").
+bool about_itself(std::string_view clause, const std::vector<std::string>& self_words, bool after_opening = false) {
+  while (!clause.empty() && clause.front() == ' ') clause.remove_prefix(1);
+  for (std::string_view opening : {"if ", "when ", "whenever ", "while ", "unless "}) {
+    if (after_opening && clause.compare(0, opening.size(), opening) == 0) {
+      clause.remove_prefix(opening.size());
+      break;
+    }
+  }
+  for (std::string_view article : {"the ", "a ", "an "}) {
+    if (clause.compare(0, article.size(), article) == 0) {
+      clause.remove_prefix(article.size());
+      break;
+    }
+  }
+  const size_t space = clause.find_first_of(" ',");
+  const std::string_view first = clause.substr(0, space);
+  for (const std::string& w : self_words) {
+    if (first == w) return true;
+  }
+  return false;
+}
+
+// The words of a creature's name that may stand for it in its text ("adult red dragon" -> adult, red, dragon);
+// words of one or two letters and joining words left out.
+std::vector<std::string> name_words(std::string_view name) {
+  std::vector<std::string> out;
+  for (const std::string& w : [&] {
+         std::vector<std::string> v;
+         std::string cur;
+         for (char c : prepare(name) + " ") {
+           if ((c >= 'a' && c <= 'z') || c == '-') {
+             cur.push_back(c);
+           } else if (!cur.empty()) {
+             v.push_back(cur);
+             cur.clear();
+           }
+         }
+         return v;
+       }()) {
+    if (w.size() >= 3 && w != "the" && w != "and" && w != "with" && w != "from" && w != "form") out.push_back(w);
+  }
+  return out;
+}
+
+// Conditions a passage imposes, with the clause before each mention checked for negation and conditionals.
+void conditions_of(std::string_view t, const std::vector<std::string>& self_words, std::vector<std::string>& out) {
+  const Patterns& p = patterns();
+  for (std::string_view s : sentences(t)) {
+    // The sentence is read once, left to right, whatever its length: the state of the clause each mention is in
+    // (where it starts, whether a subordinating word opened it, whether a defence came before) advances with it.
+    size_t scanned = 0, cut = 0;
+    bool conditional = false, defended = false;
+    int someone_else = -1;  // whether the sentence names another creature; computed on first need
+    for_each_match(p.inflict, s, [&](const std::vector<StringPiece>& g) {
+      std::string cond;
+      for (int i = 1; i <= 3 && cond.empty(); ++i) cond = std::string(view(g[static_cast<size_t>(i)]));
+      if (cond.empty()) cond = "petrified";
+      const size_t begin = static_cast<size_t>(g[0].data() - s.data());
+      const size_t end = begin + g[0].size();
+      // The clause the mention is in: from the last comma, semicolon, colon, parenthesis or subordinating word.
+      for (; scanned < begin; ++scanned) {
+        const char c = s[scanned];
+        if (c == ',' || c == ';' || c == ':' || c == '(') {
+          cut = scanned + 1;
+          conditional = false;
+        }
+        for (std::string_view w : {" if ", " while ", " unless ", " whenever "}) {
+          if (s.compare(scanned, w.size(), w) == 0) {
+            cut = scanned + 1;
+            conditional = true;
+          }
+        }
+      }
+      if (!defended) {
+        const size_t from = begin > 400 ? begin - 400 : 0;
+        defended = found(p.defence, s.substr(from, begin - from));
+      }
+      if (defended) return;
+      // A mention joined by "or"/"and" continues a list that began earlier in the sentence ("a creature that is
+      // grappled by the vampire, incapacitated, or restrained"): the sentence before it is its clause.
+      const std::string_view matched = view(g[0]);
+      const bool continues = matched.compare(0, 3, "or ") == 0 || matched.compare(0, 4, "and ") == 0;
+      std::string_view clause = s.substr(continues ? 0 : cut, end - (continues ? 0 : cut));
+      while (!clause.empty() && clause.front() == ' ') clause.remove_prefix(1);
+      if (!continues) {
+        bool opened = conditional;
+        for (std::string_view w : {"if ", "while ", "unless ", "whenever "}) {
+          if (clause.compare(0, w.size(), w) == 0) opened = true;
+        }
+        if (opened || about_itself(clause, self_words)) return;
+      }
+      const std::string_view tail = clause.size() > 80 ? clause.substr(clause.size() - 80) : clause;
+      if (found(p.negation, tail)) return;
+      if (found(p.as_adjective, s.substr(end, std::min<size_t>(30, s.size() - end)))) return;
+      if (cond == "invisible") {
+        if (someone_else < 0) someone_else = found(p.someone_else, s) ? 1 : 0;
+        if (someone_else == 0) return;
+      }
+      add(out, cond);
+    });
+  }
+}
+
+void saves_of(std::string_view t, const std::vector<std::string>& self_words, std::vector<std::string>& out) {
+  for (std::string_view s : sentences(t)) {
+    if (about_itself(s, self_words)) continue;
+    for_each_match(patterns().save, s, [&](const std::vector<StringPiece>& g) {
+      for (size_t i = 1; i < g.size(); ++i) {
+        if (!g[i].empty()) add(out, full_ability(view(g[i])));
+      }
+    });
+  }
+}
+
+// Damage types dealt; not damage the creature itself takes ("the vampire takes 20 radiant damage in sunlight").
+void damage_of(std::string_view t, const std::vector<std::string>& self_words, std::vector<std::string>& out) {
+  for (std::string_view s : sentences(t)) {
+    for_each_match(patterns().damage, s, [&](const std::vector<StringPiece>& g) {
+      const size_t begin = static_cast<size_t>(g[0].data() - s.data());
+      // The clause before the damage, looked for within a bounded distance so the pass stays linear.
+      const size_t from = begin > 200 ? begin - 200 : 0;
+      const std::string_view before = s.substr(from, begin - from);
+      const size_t cut = before.find_last_of(",;:");
+      const std::string_view clause =
+          cut == std::string_view::npos ? (from == 0 ? before : std::string_view()) : before.substr(cut + 1);
+      const std::string_view upto = s.substr(begin - clause.size(), clause.size() + g[0].size());
+      if (upto.find("take") != std::string_view::npos && about_itself(clause, self_words, true)) return;
+      for (size_t i = 1; i < g.size(); ++i) {
+        if (!g[i].empty()) add(out, std::string(view(g[i])));
+      }
+    });
+  }
+}
+
+void derive_creature(Entity& e, const std::vector<Passage>& passages) {
+  const Patterns& p = patterns();
+  Facets& f = e.facets;
+  const std::vector<std::string> self = name_words(e.name);
+  bool spellcasting_entry = false;
+  for (const Passage& ps : passages) {
+    const bool about_spells = ps.name.find("spell") != std::string::npos;
+    spellcasting_entry = spellcasting_entry || ps.name.find("spellcasting") != std::string::npos;
+    if (about_spells || ps.text.find("spell") != std::string::npos) {
+      spells_from_lists(ps.text, f.casts);
+      spells_inline(ps.text, f.casts);
+    }
+    conditions_of(ps.text, self, f.conditions);
+    saves_of(ps.text, self, f.save_abilities);
+    damage_of(ps.text, self, f.damage_types);
+    for (const auto& [re, range] : {std::pair<const RE2*, const char*>{&p.melee, "melee"}, {&p.ranged, "ranged"}}) {
+      for_each_match(*re, ps.text, [&, range = range](const std::vector<StringPiece>& g) {
+        if (g[1].empty()) add(f.attack_ranges, range);
+      });
+    }
+    for_each_match(p.reach, ps.text, [&](const std::vector<StringPiece>& g) {
+      if (g[1].size() <= 3 && std::stoi(std::string(view(g[1]))) >= 10) add(f.attack_ranges, "reach");
+    });
+    if (ps.entry) {
+      auto attacks = ps.entry->find("attacks");
+      if (attacks != ps.entry->end() && attacks->is_array()) {
+        for (const json& a : *attacks) {
+          if (!a.is_object()) continue;
+          auto number = [&](const char* k) {
+            auto it = a.find(k);
+            return it != a.end() && it->is_number() ? it->get<double>() : 0.0;
+          };
+          if (number("reach") > 0) add(f.attack_ranges, "melee");
+          if (number("reach") >= 10) add(f.attack_ranges, "reach");
+          if (number("range") > 0) add(f.attack_ranges, "ranged");
+        }
+      }
+    }
+  }
+  auto legendary = e.data.find("legendary_actions");
+  if (legendary != e.data.end() && legendary->is_array() && !legendary->empty()) add(f.traits, "legendary");
+  if (spellcasting_entry || !f.casts.empty()) add(f.traits, "spellcaster");
+}
+
+void derive_spell(Entity& e, const std::vector<Passage>& passages) {
+  const Patterns& p = patterns();
+  Facets& f = e.facets;
+  if (auto it = e.data.find("saving_throw_ability"); it != e.data.end() && it->is_string() && !it->empty()) {
+    add(f.save_abilities, full_ability(text::lower(it->get<std::string>())));
+  }
+  std::string all;
+  for (const Passage& ps : passages) {
+    conditions_of(ps.text, {}, f.conditions);
+    saves_of(ps.text, {}, f.save_abilities);
+    damage_of(ps.text, {}, f.damage_types);
+    all += ps.text;
+    all += '\n';
+  }
+  if (found(p.heals, all) && !found(p.heals_not, all)) add(f.traits, "heals");
+  if (found(p.summons, all)) add(f.traits, "summons");
+  for (std::string_view s : sentences(all)) {
+    if (found(p.teleports, s) && !found(p.teleports_not, s)) {
+      add(f.traits, "teleports");
+      break;
+    }
+  }
+}
+
+}  // namespace
+
+const std::vector<std::string>& condition_names() {
+  static const std::vector<std::string> v = {"blinded",  "charmed",       "deafened",   "exhaustion", "frightened",
+                                             "grappled", "incapacitated", "invisible",  "paralyzed",  "petrified",
+                                             "poisoned", "prone",         "restrained", "stunned",    "unconscious"};
+  return v;
+}
+
+const std::vector<std::string>& ability_names() {
+  static const std::vector<std::string> v = {"strength",     "dexterity", "constitution",
+                                             "intelligence", "wisdom",    "charisma"};
+  return v;
+}
+
+void derive_facets(Entity& e) {
+  if (e.kind != Kind::kCreature && e.kind != Kind::kSpell) return;
+  const std::vector<Passage> passages = passages_of(e);
+  if (e.kind == Kind::kCreature) {
+    derive_creature(e, passages);
+  } else {
+    derive_spell(e, passages);
+  }
+  Facets& f = e.facets;
+  for (auto* v : {&f.conditions, &f.save_abilities, &f.attack_ranges, &f.traits, &f.damage_types}) sort_unique(*v);
+}
+
+}  // namespace lorekeeper::model

@@ -1,0 +1,133 @@
+#include "count_tool.hpp"
+
+#include <algorithm>
+
+#include "lorekeeper/core/text.hpp"
+
+namespace lorekeeper::tools::count_tool {
+namespace {
+
+// The facets one may count by, as Store::count_by names them.
+const std::vector<std::string> kFacets = {"document", "game_system", "level",  "school", "casting_time", "cr",
+                                          "type",     "size",        "rarity", "class",  "property",     "damage_type",
+                                          "casts",    "condition",   "save",   "attack", "trait"};
+// Values of a facet shown in one answer; the rest are counted as "more".
+constexpr size_t kMaxValues = 40;
+
+std::vector<std::string> default_facets(model::Kind kind) {
+  switch (kind) {
+    case model::Kind::kSpell: return {"level", "school"};
+    case model::Kind::kCreature: return {"cr", "type"};
+    case model::Kind::kMagicItem: return {"rarity", "document"};
+    default: return {"document"};
+  }
+}
+
+// Numbers are listed in their order (CR 1/8 before CR 1); names by count, as the store returns them.
+bool numeric(const std::string& facet) { return facet == "level" || facet == "cr"; }
+
+std::string shown(const std::string& facet, const std::string& value) {
+  if (facet == "cr") {
+    char* end = nullptr;
+    const double v = std::strtod(value.c_str(), &end);
+    return end != value.c_str() ? text::format_cr(v) : value;
+  }
+  return value;
+}
+
+ToolResult error(const std::string& message) {
+  ToolResult r;
+  r.is_error = true;
+  r.text = message;
+  r.structured = {{"error", message}};
+  return r;
+}
+
+}  // namespace
+
+ToolSpec spec() {
+  std::vector<std::string> kinds;
+  for (model::Kind k : model::all_kinds()) kinds.emplace_back(model::kind_name(k));
+  ParamSpec kind{"kind", ParamType::kString, "Kind of entity to count.", kinds};
+  kind.required = true;
+  ParamSpec by{"by", ParamType::kStringArray,
+               "Facets to count by; default: level and school (spells), cr and type (creatures), rarity (magic "
+               "items), else document.",
+               kFacets};
+  by.max_items = kFacets.size();
+  ParamSpec filters{"filters", ParamType::kObject,
+                    "The filters of the kind's search tool (search_spell, search_creature, ...), e.g. "
+                    "{\"type\": \"fiend\", \"documents\": [\"srd-2014\"]}."};
+  ojson counts = {{"type", "array"},
+                  {"items",
+                   {{"type", "object"},
+                    {"properties", {{"value", {{"type", "string"}}}, {"count", {{"type", "integer"}}}}},
+                    {"required", {"value", "count"}}}}};
+  ojson output = {
+      {"type", "object"},
+      {"properties",
+       {{"result",
+         {{"type", "object"},
+          {"properties",
+           {{"kind", {{"type", "string"}}}, {"by", {{"type", "object"}, {"additionalProperties", counts}}}}},
+          {"required", {"kind", "by"}}}},
+        {"total", {{"type", "integer"}}},
+        {"message", {{"type", "string"}}},
+        {"filters", {{"type", "object"}}}}},
+      {"required", {"result", "total"}}};
+  return {"count_entities",
+          "Count entities",
+          "Count entities of a kind under a search tool's filters, by document, CR, level, school, type, rarity or "
+          "what they do (condition, damage_type, save, casts, attack, trait), to plan before pulling text "
+          "(kind \"creature\", filters {\"inflicts_condition\": \"frightened\"}, by [\"cr\"]).",
+          {kind, by, filters},
+          output};
+}
+
+ToolResult count_entities(store::Store& st, const json& args, const QueryFor& query_for) {
+  const auto kind = model::parse_kind(args.value("kind", ""));
+  if (!kind) return error("Parameter 'kind': unknown kind.");
+  const json filters = args.value("filters", json::object());
+  auto built = query_for(*kind, filters);
+  if (!built) return error(built.status().message());
+  store::Query q = *built;
+  q.limit = 0;
+  auto total = st.query(q);
+  if (!total) return error("The store could not be read: " + total.status().message());
+  std::vector<std::string> by;
+  if (auto it = args.find("by"); it != args.end()) {
+    for (const auto& f : *it) by.push_back(f.get<std::string>());
+  }
+  if (by.empty()) by = default_facets(*kind);
+  const std::string kind_text(model::kind_name(*kind));
+  json result = {{"kind", kind_text}, {"by", json::object()}};
+  std::string text = "**" + text::group_thousands(total->total) + "** " + kind_text + " entities match" +
+                     (filters.empty() ? "" : " " + filters.dump()) + ".\n";
+  for (const std::string& facet : by) {
+    auto counted = st.count_by(q, facet);
+    if (!counted) return error(counted.status().message());
+    std::vector<std::pair<std::string, int>> values = std::move(*counted);
+    if (numeric(facet)) {
+      std::stable_sort(values.begin(), values.end(), [](const auto& a, const auto& b) {
+        return std::strtod(a.first.c_str(), nullptr) < std::strtod(b.first.c_str(), nullptr);
+      });
+    }
+    json list = json::array();
+    std::string line = "\n**By " + facet + "**: ";
+    for (size_t i = 0; i < values.size() && i < kMaxValues; ++i) {
+      const std::string value = shown(facet, values[i].first);
+      list.push_back({{"value", value}, {"count", values[i].second}});
+      line += (i ? ", " : "") + value + " " + std::to_string(values[i].second);
+    }
+    if (values.empty()) line += "(none)";
+    if (values.size() > kMaxValues) line += ", and " + std::to_string(values.size() - kMaxValues) + " more values";
+    result["by"][facet] = std::move(list);
+    text += line + "\n";
+  }
+  ToolResult r;
+  r.text = text;
+  r.structured = {{"result", std::move(result)}, {"total", total->total}, {"filters", args}};
+  return r;
+}
+
+}  // namespace lorekeeper::tools::count_tool
