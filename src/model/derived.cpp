@@ -402,7 +402,14 @@ void damage_of(std::string_view t, const std::vector<std::string>& self_words, s
       const std::string_view clause =
           cut == std::string_view::npos ? (from == 0 ? before : std::string_view()) : before.substr(cut + 1);
       const std::string_view upto = s.substr(begin - clause.size(), clause.size() + g[0].size());
-      if (upto.find("take") != std::string_view::npos && about_itself(clause, self_words, true)) return;
+      // "It takes 5 (1d10) force damage if it ends its turn inside an object": a sentence that opens with "it"
+      // speaks of the creature; after "On a failure," the "it" is the target.
+      std::string_view subject = clause;
+      while (!subject.empty() && subject.front() == ' ') subject.remove_prefix(1);
+      const bool opens_with_it = from == 0 && cut == std::string_view::npos &&
+                                 (subject.compare(0, 3, "it ") == 0 || subject.compare(0, 5, "it's ") == 0);
+      if (upto.find("take") != std::string_view::npos && (opens_with_it || about_itself(clause, self_words, true)))
+        return;
       for (size_t i = 1; i < g.size(); ++i) {
         if (!g[i].empty()) add(out, std::string(view(g[i])));
       }

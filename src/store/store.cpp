@@ -253,14 +253,24 @@ void build_where(const Query& q, std::string* sql, std::vector<BindValue>* binds
   str(q.class_key, "e.id IN (SELECT entity_id FROM entity_tags WHERE tag = 'class' AND value = ?)");
   str(q.casting_time, "e.casting_time = ?");
   if (!q.damage_type.empty()) {
-    // What deals it: its own attacks and effects, or a spell it casts (a spell of that name in any document).
+    // What deals it: its own attacks and effects, or a spell it casts: the spell of that name in the creature's own
+    // document, or, when its document has none, in a document of its game system.
     add("(e.id IN (SELECT entity_id FROM entity_tags WHERE tag = 'damage_type' AND value = ?) OR e.id IN (SELECT "
-        "c.entity_id FROM entity_tags c JOIN entities s ON s.kind = 'spell' AND s.name_fold = c.value JOIN entity_tags "
-        "d ON d.entity_id = s.id AND d.tag = 'damage_type' AND d.value = ? WHERE c.tag = 'casts'))");
+        "c.entity_id FROM entity_tags c JOIN entities ce ON ce.id = c.entity_id JOIN documents cd ON cd.key = "
+        "ce.document_key JOIN entities s ON s.kind = 'spell' AND s.name_fold = c.value JOIN documents sd ON sd.key = "
+        "s.document_key JOIN entity_tags t ON t.entity_id = s.id AND t.tag = 'damage_type' AND t.value = ? WHERE "
+        "c.tag = 'casts' AND (s.document_key = ce.document_key OR (sd.game_system = cd.game_system AND NOT EXISTS "
+        "(SELECT 1 FROM entities o WHERE o.kind = 'spell' AND o.name_fold = c.value AND o.document_key = "
+        "ce.document_key)))))");
     binds->emplace_back(q.damage_type);
     binds->emplace_back(q.damage_type);
   }
-  str(q.casts_spell, "e.id IN (SELECT entity_id FROM entity_tags WHERE tag = 'casts' AND value = ?)");
+  if (!q.casts_spell.empty()) {
+    std::string any = "e.id IN (SELECT entity_id FROM entity_tags WHERE tag = 'casts' AND value IN (?";
+    for (size_t i = 1; i < q.casts_spell.size(); ++i) any += ",?";
+    add((any + "))").c_str());
+    for (const auto& v : q.casts_spell) binds->emplace_back(v);
+  }
   str(q.condition, "e.id IN (SELECT entity_id FROM entity_tags WHERE tag = 'condition' AND value = ?)");
   str(q.save_ability, "e.id IN (SELECT entity_id FROM entity_tags WHERE tag = 'save' AND value = ?)");
   str(q.attack_range, "e.id IN (SELECT entity_id FROM entity_tags WHERE tag = 'attack' AND value = ?)");
@@ -530,8 +540,12 @@ Status Store::refresh_if_stale(const char* meta_key, const std::string& stamp, c
 
 Status Store::refresh_derived() {
   return refresh_if_stale("derived_facets", std::string(model::kDerivedFacetsVersion), [&]() -> Status {
+    // Every tag the rules write; a creature's damage types all come from them, a spell's also from its record
+    // (data.damage_types), which is read back below.
     LOREKEEPER_RETURN_IF_ERROR(
-        sqlite::exec(db_, "DELETE FROM entity_tags WHERE tag IN ('casts', 'condition', 'save', 'attack', 'trait')"));
+        sqlite::exec(db_,
+                     "DELETE FROM entity_tags WHERE tag IN ('casts', 'condition', 'save', 'attack', 'trait') OR (tag = "
+                     "'damage_type' AND entity_id IN (SELECT id FROM entities WHERE kind IN ('creature', 'spell')))"));
     auto rows = Stmt::prepare(db_,
                               "SELECT e.id, e.kind, e.name, b.data FROM entities e JOIN entity_bodies b ON b.id = e.id"
                               " WHERE e.kind IN ('creature', 'spell')");
@@ -548,6 +562,12 @@ Status Store::refresh_derived() {
       e.name = std::string(rows->text_view(2));
       e.data = nlohmann::json::parse(rows->text_view(3), nullptr, false);
       if (!e.data.is_object()) continue;
+      if (auto dt = e.data.find("damage_types");
+          e.kind == model::Kind::kSpell && dt != e.data.end() && dt->is_array()) {
+        for (const auto& t : *dt) {
+          if (t.is_string()) e.facets.damage_types.push_back(text::lower(t.get<std::string>()));
+        }
+      }
       model::derive_facets(e);
       const long long id = rows->int64(0);
       LOREKEEPER_RETURN_IF_ERROR(write_derived_tags(*tag_st, id, e.facets));

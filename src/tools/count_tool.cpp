@@ -52,7 +52,7 @@ ToolSpec spec() {
   kind.required = true;
   ParamSpec by{"by", ParamType::kStringArray,
                "Facets to count by; default: level and school (spells), cr and type (creatures), rarity (magic "
-               "items), else document.",
+               "items), else document. damage_type counts a creature's own attacks, not its spells'.",
                kFacets};
   by.max_items = kFacets.size();
   ParamSpec filters{"filters", ParamType::kObject,
@@ -63,18 +63,19 @@ ToolSpec spec() {
                    {{"type", "object"},
                     {"properties", {{"value", {{"type", "string"}}}, {"count", {{"type", "integer"}}}}},
                     {"required", {"value", "count"}}}}};
-  ojson output = {
-      {"type", "object"},
-      {"properties",
-       {{"result",
-         {{"type", "object"},
-          {"properties",
-           {{"kind", {{"type", "string"}}}, {"by", {{"type", "object"}, {"additionalProperties", counts}}}}},
-          {"required", {"kind", "by"}}}},
-        {"total", {{"type", "integer"}}},
-        {"message", {{"type", "string"}}},
-        {"filters", {{"type", "object"}}}}},
-      {"required", {"result", "total"}}};
+  ojson output = {{"type", "object"},
+                  {"properties",
+                   {{"result",
+                     {{"type", "object"},
+                      {"properties",
+                       {{"kind", {{"type", "string"}}},
+                        {"by", {{"type", "object"}, {"additionalProperties", counts}}},
+                        {"more", {{"type", "object"}, {"additionalProperties", {{"type", "integer"}}}}}}},
+                      {"required", {"kind", "by"}}}},
+                    {"total", {{"type", "integer"}}},
+                    {"message", {{"type", "string"}}},
+                    {"filters", {{"type", "object"}}}}},
+                  {"required", {"result", "total"}}};
   return {"count_entities",
           "Count entities",
           "Count entities of a kind under a search tool's filters, by document, CR, level, school, type, rarity or "
@@ -122,6 +123,7 @@ ToolResult count_entities(store::Store& st, const json& args, const QueryFor& qu
     if (values.empty()) line += "(none)";
     if (values.size() > kMaxValues) line += ", and " + std::to_string(values.size() - kMaxValues) + " more values";
     result["by"][facet] = std::move(list);
+    if (values.size() > kMaxValues) result["more"][facet] = static_cast<int>(values.size() - kMaxValues);
     text += line + "\n";
   }
   ToolResult r;

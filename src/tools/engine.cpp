@@ -876,7 +876,17 @@ Result<Query> creature_query(const json& args) {
   q.size = text::lower(str_arg(args, "size"));
   q.armor_class_min = int_arg(args, "armor_class_min");
   q.hit_points_min = int_arg(args, "hit_points_min");
-  q.casts_spell = text::fold(str_arg(args, "casts_spell"));
+  if (std::string spell = text::fold(str_arg(args, "casts_spell")); !spell.empty()) {
+    q.casts_spell.push_back(spell);
+    // Stat blocks name some spells without their inventor ("hideous laughter" for Tasha's Hideous Laughter).
+    const std::string given = text::trim(str_arg(args, "casts_spell"));
+    const size_t space = spell.find(' ');
+    const size_t mark = given.find_first_of(" '\xE2");
+    if (space != std::string::npos && mark != std::string::npos &&
+        (given.compare(mark, 2, "'s") == 0 || given.compare(mark, 4, "\xE2\x80\x99s") == 0)) {
+      q.casts_spell.push_back(spell.substr(space + 1));
+    }
+  }
   q.condition = str_arg(args, "inflicts_condition");
   q.damage_type = str_arg(args, "deals_damage_type");
   q.save_ability = str_arg(args, "save_ability");
@@ -1663,8 +1673,17 @@ ToolResult dispatch_call(Engine& engine, const std::string& name, const json& ar
       } else {
         q.game_system = str_arg(*valid, "game_system");
       }
+      if (build && tool != std::string("search_creature") && valid->contains("type")) {
+        return Status::invalid_argument("Parameter 'filters': 'type' chooses a kind in " + std::string(tool) +
+                                        "; count_entities takes the kind from 'kind'.");
+      }
       q.kinds = {kind};
-      q.top_level.reset();
+      // As the search tools list them: classes and species without their subclasses and subspecies.
+      if (kind == Kind::kClass || kind == Kind::kSpecies) {
+        q.top_level = true;
+      } else {
+        q.top_level.reset();
+      }
       DocFilter docs = resolve_documents(*st, *valid);
       if (docs.select_nothing || (docs.keys && docs.keys->empty())) {
         return Status::invalid_argument(docs.message.empty() ? "No source document selected." : docs.message);

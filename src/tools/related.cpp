@@ -76,7 +76,7 @@ json related(store::Store& st, const model::Entity& e) {
   if (e.kind == model::Kind::kSpell) {
     store::Query q;
     q.kinds = {model::Kind::kCreature};
-    q.casts_spell = text::fold(e.name);
+    q.casts_spell = {text::fold(e.name)};
     json cast_by = listed(st, q, e.document, "search_creature casts_spell \"" + e.name + "\"");
     if (!cast_by.is_null()) out["cast_by"] = std::move(cast_by);
   } else if (e.kind == model::Kind::kCondition) {

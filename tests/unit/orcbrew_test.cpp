@@ -192,7 +192,10 @@ TEST(OrcBrewMonsters, DerivedFacetsComeFromTheSameRulesAsOpen5e) {
                   :legendary-actions {:description "The witch can take 1 legendary action."
                                       :actions [{:name "Sink" :description "The witch sinks into the mud."}]}}
      :bog-rat {:name "Bog Rat" :type :beast :challenge 0
-               :traits [{:name "Sunlight Hatred" :description "The bog rat takes 5 radiant damage in sunlight. It is immune to being frightened."}]}})edn"));
+               :traits [{:name "Sunlight Hatred" :description "The bog rat takes 5 radiant damage in sunlight. It is immune to being frightened."}
+                        {:name "Incorporeal" :description "It takes 5 (1d10) force damage if it ends its turn inside an object."}]}
+     :ember-toad {:name "Ember Toad" :type :beast :challenge 1
+                  :actions [{:name "Spit" :description "Each creature in a 10-foot cone must make a DC 12 Dexterity saving throw. On a failure, it takes 7 (2d6) fire damage."}]}})edn"));
   const model::Facets& w = entity(f, "orcbrew-p_mire-witch").facets;
   EXPECT_EQ(w.casts, (std::vector<std::string>{"fog cloud", "ray of sickness", "bestow curse", "hold person"}));
   EXPECT_EQ(w.conditions, (std::vector<std::string>{"poisoned"}));
@@ -205,6 +208,8 @@ TEST(OrcBrewMonsters, DerivedFacetsComeFromTheSameRulesAsOpen5e) {
   EXPECT_TRUE(rat.damage_types.empty());
   EXPECT_TRUE(rat.conditions.empty());
   EXPECT_TRUE(rat.traits.empty());
+  // "It takes" opening a sentence is the creature; after "On a failure," it is the target.
+  EXPECT_EQ(entity(f, "orcbrew-p_ember-toad").facets.damage_types, (std::vector<std::string>{"fire"}));
 }
 
 TEST(OrcBrewMonsters, CreatureFacetsStatBlockAndText) {

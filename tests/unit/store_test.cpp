@@ -452,7 +452,7 @@ TEST(Store, RederivesTheDerivedFacetsWhenTheRulesChange) {
   auto paralyzers = [](Store& st) {
     Query q;
     q.condition = "paralyzed";
-    q.casts_spell = "ray of frost";
+    q.casts_spell = {"ray of frost"};
     auto r = st.query(q);
     EXPECT_TRUE(r.is_ok());
     return r.is_ok() ? r->total : -1;
@@ -463,10 +463,24 @@ TEST(Store, RederivesTheDerivedFacetsWhenTheRulesChange) {
     ASSERT_TRUE((*st)->upsert({lich.document}, {lich}).is_ok());  // written without derived facets
     EXPECT_EQ(paralyzers(**st), 0);
   }
-  exec_raw(path, "UPDATE meta SET value = 'older rules' WHERE key = 'derived_facets'");
+  // Tags older rules wrote and these do not: removed, damage types included.
+  exec_raw(path,
+           "UPDATE meta SET value = 'older rules' WHERE key = 'derived_facets';"
+           "INSERT INTO entity_tags (entity_id, tag, value) SELECT id, 'damage_type', 'thunder' FROM entities;"
+           "INSERT INTO entity_tags (entity_id, tag, value) SELECT id, 'condition', 'prone' FROM entities;");
   auto st = Store::open(path, Store::Mode::kExistingOnly);
   ASSERT_TRUE(st.is_ok());
   EXPECT_EQ(paralyzers(**st), 1);
+  for (auto [tag, value] : {std::pair{"damage_type", "thunder"}, {"condition", "prone"}, {"damage_type", "cold"}}) {
+    Query q;
+    if (std::string(tag) == "condition")
+      q.condition = value;
+    else
+      q.damage_type = value;
+    auto r = (*st)->query(q);
+    ASSERT_TRUE(r.is_ok());
+    EXPECT_EQ(r->total, std::string(value) == "cold" ? 1 : 0) << tag << " " << value;
+  }
   auto recorded = (*st)->meta("derived_facets");
   ASSERT_TRUE(recorded.is_ok() && recorded->has_value());
   EXPECT_EQ(**recorded, std::string(model::kDerivedFacetsVersion));

@@ -148,6 +148,11 @@ TEST_F(ToolsTest, CreaturesByWhatTheyCastInflictDealAndHow) {
   EXPECT_EQ(keys(r), (Keys{"srd_goblin", "srd_hobgoblin"}));
   r = call("search_creature", {{"spellcaster", true}, {"save_ability", "constitution"}});
   EXPECT_EQ(keys(r), (Keys{"srd_lich"}));
+  // A spell named with its inventor finds the stat blocks that name it without ("acid arrow").
+  r = call("search_creature", {{"casts_spell", "Melf\u2019s Acid Arrow"}});
+  EXPECT_EQ(keys(r), (Keys{"srd_lich"}));
+  r = call("search_creature", {{"casts_spell", "Melf's Acid Arrow"}});
+  EXPECT_EQ(keys(r), (Keys{"srd_lich"}));
   // A value outside the rules' list is an error that names the valid ones.
   r = call("search_creature", {{"inflicts_condition", "confused"}});
   EXPECT_TRUE(r.is_error);
@@ -189,6 +194,11 @@ TEST_F(ToolsTest, CountsEntitiesByFacetUnderASearchToolsFilters) {
   ASSERT_FALSE(r.is_error) << r.text;
   EXPECT_TRUE(r.structured["result"]["by"].contains("level"));
   EXPECT_TRUE(r.structured["result"]["by"].contains("school"));
+  // Classes as search_character_option lists them: without their subclasses; a 'type' naming another kind refused.
+  r = call("count_entities", {{"kind", "class"}});
+  EXPECT_EQ(r.structured["total"], call("search_character_option", {{"type", "class"}}).structured["total"]);
+  r = call("count_entities", {{"kind", "class"}, {"filters", {{"type", "race"}}}});
+  EXPECT_TRUE(r.is_error);
   // A filter of another kind's tool, a ranking word, or an unknown document is a clear error.
   r = call("count_entities", {{"kind", "spell"}, {"filters", {{"cr", 1}}}});
   EXPECT_TRUE(r.is_error);

@@ -49,7 +49,8 @@ struct Query {
   std::string damage_type;
   // Derived facets (model/derived.hpp): casts a spell (folded name), inflicts a condition, calls for a saving
   // throw of an ability, has an attack of a range ("melee", "ranged", "reach"), has every trait listed.
-  std::string casts_spell, condition, save_ability, attack_range;
+  std::vector<std::string> casts_spell;  // folded spell names, any of them
+  std::string condition, save_ability, attack_range;
   std::vector<std::string> traits, without_traits;
   std::optional<bool> concentration, ritual;
   std::optional<double> cr, cr_min, cr_max;
