@@ -3,7 +3,7 @@
 #include <re2/re2.h>
 
 #include <algorithm>
-#include <set>
+#include <unordered_set>
 
 #include "lorekeeper/core/text.hpp"
 
@@ -194,6 +194,17 @@ void add(std::vector<std::string>& v, std::string s) {
   if (!s.empty() && std::find(v.begin(), v.end(), s) == v.end()) v.push_back(std::move(s));
 }
 
+// A creature's spell names, in the order written, each once. Unlike the other facets, whose values come from a
+// short vocabulary, a homebrew text may name any number of spells: membership is a hash lookup so that collecting
+// them stays linear.
+struct SpellNames {
+  std::vector<std::string>& names;
+  std::unordered_set<std::string> seen;
+  void add(std::string s) {
+    if (!s.empty() && seen.insert(s).second) names.push_back(std::move(s));
+  }
+};
+
 void sort_unique(std::vector<std::string>& v) {
   std::sort(v.begin(), v.end());
   v.erase(std::unique(v.begin(), v.end()), v.end());
@@ -232,7 +243,7 @@ std::string spell_name(std::string_view item) {
   return text::fold(s);
 }
 
-void spells_from_lists(std::string_view t, std::vector<std::string>& out) {
+void spells_from_lists(std::string_view t, SpellNames& out) {
   const Patterns& p = patterns();
   size_t line_start = 0;
   while (line_start <= t.size()) {
@@ -255,7 +266,7 @@ void spells_from_lists(std::string_view t, std::vector<std::string>& out) {
         if (c == '(') ++depth;
         if (c == ')' && depth > 0) --depth;
         if ((c == ',' || c == ';') && depth == 0) {
-          add(out, spell_name(list.substr(item_start, j - item_start)));
+          out.add(spell_name(list.substr(item_start, j - item_start)));
           item_start = j + 1;
         }
       }
@@ -264,12 +275,12 @@ void spells_from_lists(std::string_view t, std::vector<std::string>& out) {
   }
 }
 
-void spells_inline(std::string_view t, std::vector<std::string>& out) {
+void spells_inline(std::string_view t, SpellNames& out) {
   const Patterns& p = patterns();
   for_each_match(p.casts_inline, t, [&](const std::vector<StringPiece>& g) {
     const std::string_view cand = !g[1].empty() ? view(g[1]) : view(g[2]);
     if (cand.empty() || found(p.not_a_spell, cand)) return;
-    add(out, spell_name(cand));
+    out.add(spell_name(cand));
   });
 }
 
@@ -302,20 +313,16 @@ bool about_itself(std::string_view clause, const std::vector<std::string>& self_
 // words of one or two letters and joining words left out.
 std::vector<std::string> name_words(std::string_view name) {
   std::vector<std::string> out;
-  for (const std::string& w : [&] {
-         std::vector<std::string> v;
-         std::string cur;
-         for (char c : prepare(name) + " ") {
-           if ((c >= 'a' && c <= 'z') || c == '-') {
-             cur.push_back(c);
-           } else if (!cur.empty()) {
-             v.push_back(cur);
-             cur.clear();
-           }
-         }
-         return v;
-       }()) {
-    if (w.size() >= 3 && w != "the" && w != "and" && w != "with" && w != "from" && w != "form") out.push_back(w);
+  std::string word;
+  for (char c : prepare(name) + " ") {
+    if ((c >= 'a' && c <= 'z') || c == '-') {
+      word.push_back(c);
+      continue;
+    }
+    if (word.size() >= 3 && word != "the" && word != "and" && word != "with" && word != "from" && word != "form") {
+      out.push_back(word);
+    }
+    word.clear();
   }
   return out;
 }
@@ -421,13 +428,14 @@ void derive_creature(Entity& e, const std::vector<Passage>& passages) {
   const Patterns& p = patterns();
   Facets& f = e.facets;
   const std::vector<std::string> self = name_words(e.name);
+  SpellNames casts{f.casts, {}};
   bool spellcasting_entry = false;
   for (const Passage& ps : passages) {
     const bool about_spells = ps.name.find("spell") != std::string::npos;
     spellcasting_entry = spellcasting_entry || ps.name.find("spellcasting") != std::string::npos;
     if (about_spells || ps.text.find("spell") != std::string::npos) {
-      spells_from_lists(ps.text, f.casts);
-      spells_inline(ps.text, f.casts);
+      spells_from_lists(ps.text, casts);
+      spells_inline(ps.text, casts);
     }
     conditions_of(ps.text, self, f.conditions);
     saves_of(ps.text, self, f.save_abilities);

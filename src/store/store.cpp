@@ -304,9 +304,13 @@ void build_where(const Query& q, std::string* sql, std::vector<BindValue>* binds
   for (const auto& k : q.exclude_keys) str(k, "e.key <> ?");
 }
 
-// The derived facets' tags (model/derived.hpp); damage types are written with the record's own.
-Status write_derived_tags(Stmt& tag_st, long long id, const model::Facets& f) {
-  for (const auto& [tag, values] : {std::pair<const char*, const std::vector<std::string>*>{"casts", &f.casts},
+// Every multi-valued facet of an entity as its tags: the record's (class, property, damage_type) and the derived
+// ones (model/derived.hpp).
+Status write_tags(Stmt& tag_st, long long id, const model::Facets& f) {
+  for (const auto& [tag, values] : {std::pair<const char*, const std::vector<std::string>*>{"class", &f.classes},
+                                    {"property", &f.properties},
+                                    {"damage_type", &f.damage_types},
+                                    {"casts", &f.casts},
                                     {"condition", &f.conditions},
                                     {"save", &f.save_abilities},
                                     {"attack", &f.attack_ranges},
@@ -570,14 +574,7 @@ Status Store::refresh_derived() {
       }
       model::derive_facets(e);
       const long long id = rows->int64(0);
-      LOREKEEPER_RETURN_IF_ERROR(write_derived_tags(*tag_st, id, e.facets));
-      for (const auto& v : e.facets.damage_types) {
-        tag_st->reset();
-        tag_st->bind(1, id);
-        tag_st->bind(2, std::string_view("damage_type"));
-        tag_st->bind(3, std::string_view(v));
-        LOREKEEPER_RETURN_IF_ERROR(tag_st->run());
-      }
+      LOREKEEPER_RETURN_IF_ERROR(write_tags(*tag_st, id, e.facets));
       ++count;
     }
     LOREKEEPER_RETURN_IF_ERROR(
@@ -749,20 +746,7 @@ Status Store::write_entities(const std::vector<Document>& documents, const std::
     fts_st->bind_text_or_null(3, e.text);
     fts_st->bind(4, hints_->find(e.kind, e.name));
     LOREKEEPER_RETURN_IF_ERROR(fts_st->run());
-    auto tags = [&](const char* tag, const std::vector<std::string>& values) -> Status {
-      for (const auto& v : values) {
-        tag_st->reset();
-        tag_st->bind(1, id);
-        tag_st->bind(2, std::string_view(tag));
-        tag_st->bind(3, std::string_view(v));
-        LOREKEEPER_RETURN_IF_ERROR(tag_st->run());
-      }
-      return Status::ok();
-    };
-    LOREKEEPER_RETURN_IF_ERROR(tags("class", f.classes));
-    LOREKEEPER_RETURN_IF_ERROR(tags("property", f.properties));
-    LOREKEEPER_RETURN_IF_ERROR(tags("damage_type", f.damage_types));
-    LOREKEEPER_RETURN_IF_ERROR(write_derived_tags(*tag_st, id, f));
+    LOREKEEPER_RETURN_IF_ERROR(write_tags(*tag_st, id, f));
   }
   return Status::ok();
 }

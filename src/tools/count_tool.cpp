@@ -35,14 +35,6 @@ std::string shown(const std::string& facet, const std::string& value) {
   return value;
 }
 
-ToolResult error(const std::string& message) {
-  ToolResult r;
-  r.is_error = true;
-  r.text = message;
-  r.structured = {{"error", message}};
-  return r;
-}
-
 }  // namespace
 
 ToolSpec spec() {
@@ -87,14 +79,14 @@ ToolSpec spec() {
 
 ToolResult count_entities(store::Store& st, const json& args, const QueryFor& query_for) {
   const auto kind = model::parse_kind(args.value("kind", ""));
-  if (!kind) return error("Parameter 'kind': unknown kind.");
+  if (!kind) return error_result("Parameter 'kind': unknown kind.");
   const json filters = args.value("filters", json::object());
   auto built = query_for(*kind, filters);
-  if (!built) return error(built.status().message());
+  if (!built) return error_result(built.status().message());
   store::Query q = *built;
   q.limit = 0;
   auto total = st.query(q);
-  if (!total) return error("The store could not be read: " + total.status().message());
+  if (!total) return error_result("The store could not be read: " + total.status().message());
   std::vector<std::string> by;
   if (auto it = args.find("by"); it != args.end()) {
     for (const auto& f : *it) by.push_back(f.get<std::string>());
@@ -106,7 +98,7 @@ ToolResult count_entities(store::Store& st, const json& args, const QueryFor& qu
                      (filters.empty() ? "" : " " + filters.dump()) + ".\n";
   for (const std::string& facet : by) {
     auto counted = st.count_by(q, facet);
-    if (!counted) return error(counted.status().message());
+    if (!counted) return error_result(counted.status().message());
     std::vector<std::pair<std::string, int>> values = std::move(*counted);
     if (numeric(facet)) {
       std::stable_sort(values.begin(), values.end(), [](const auto& a, const auto& b) {

@@ -459,14 +459,6 @@ void clip_fields(json& r, size_t max_chars) {
 
 double round3(double v) { return std::round(v * 1000.0) / 1000.0; }
 
-ToolResult error_result(const std::string& message) {
-  ToolResult r;
-  r.is_error = true;
-  r.text = message;
-  r.structured = json::object();
-  return r;
-}
-
 std::string str_arg(const json& args, const char* name);
 
 Detail detail_of(const json& args) {

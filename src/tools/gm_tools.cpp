@@ -37,13 +37,6 @@ uint64_t mixed_seed(uint64_t seed, uint64_t n) {
   return (z ^ (z >> 31)) & ((1ULL << 53) - 1);
 }
 
-ToolResult error_result(const std::string& message) {
-  ToolResult r;
-  r.is_error = true;
-  r.text = message;
-  return r;
-}
-
 std::string percent(double p) {
   char buf[32];
   if (p > 0 && p < 0.0001) return "< 0.01%";

@@ -88,14 +88,17 @@ TEST(Mapper, SpellKeepsEveryFieldUsersAskAbout) {
   EXPECT_EQ(e->raw, rec);
 }
 
+// The facets of the recorded `endpoint` record `key` as the mapper gives them, derived ones included.
+model::Facets mapped_facets(const std::string& endpoint_path, const std::string& key) {
+  auto e = map_v2_record(endpoint(endpoint_path), record(endpoint_path, key), context());
+  EXPECT_TRUE(e.is_ok()) << key;
+  return e.is_ok() ? e->facets : model::Facets{};
+}
+
 // The derived facets (model/derived.hpp) of recorded stat blocks, checked against what their text says.
 TEST(Derived, CreaturesFromRecordedStatBlocks) {
   using V = std::vector<std::string>;
-  auto mapped = [](const std::string& key) {
-    auto e = map_v2_record(endpoint("creatures"), record("creatures", key), context());
-    EXPECT_TRUE(e.is_ok()) << key;
-    return e.is_ok() ? e->facets : model::Facets{};
-  };
+  auto mapped = [](const std::string& key) { return mapped_facets("creatures", key); };
   // SRD 5.1 Lich: a spell list by slot level, Paralyzing Touch, Frightening Gaze, legendary actions.
   const model::Facets lich = mapped("srd_lich");
   for (const char* spell : {"mage hand", "fireball", "power word kill", "globe of invulnerability", "acid arrow"}) {
@@ -133,11 +136,7 @@ TEST(Derived, CreaturesFromRecordedStatBlocks) {
 
 TEST(Derived, SpellsFromRecordedText) {
   using V = std::vector<std::string>;
-  auto mapped = [](const std::string& key) {
-    auto e = map_v2_record(endpoint("spells"), record("spells", key), context());
-    EXPECT_TRUE(e.is_ok()) << key;
-    return e.is_ok() ? e->facets : model::Facets{};
-  };
+  auto mapped = [](const std::string& key) { return mapped_facets("spells", key); };
   const model::Facets hold = mapped("srd_hold-person");
   EXPECT_EQ(hold.conditions, (V{"paralyzed"}));
   EXPECT_EQ(hold.save_abilities, (V{"wisdom"}));
@@ -168,6 +167,20 @@ TEST(Derived, HostileTextOfAnySize) {
   EXPECT_EQ(e.facets.conditions, (std::vector<std::string>{"paralyzed"}));
   EXPECT_EQ(e.facets.casts, (std::vector<std::string>{"fireball"}));
   EXPECT_EQ(e.facets.traits, (std::vector<std::string>{"spellcaster"}));
+  // A list naming 200,000 different spells: each kept once, in the order written, in linear time.
+  model::Entity lister;
+  lister.kind = model::Kind::kCreature;
+  std::string list = "at will: ";
+  for (int i = 0; i < 200000; ++i) {
+    std::string word = "spell ";
+    for (int n = i, d = 0; d < 4; ++d, n /= 26) word.push_back(static_cast<char>('a' + n % 26));
+    list += word + ", ";
+  }
+  lister.data["traits"] = json::array({{{"name", "Spellcasting"}, {"desc", list}}});
+  model::derive_facets(lister);
+  ASSERT_EQ(lister.facets.casts.size(), 200000u);
+  EXPECT_EQ(lister.facets.casts.front(), "spell aaaa");
+  EXPECT_EQ(lister.facets.casts.back(), "spell hwjl");
   model::Entity spell;
   spell.kind = model::Kind::kSpell;
   spell.data["desc"] = std::string(3u << 20, '\xff');

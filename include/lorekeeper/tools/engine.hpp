@@ -29,6 +29,14 @@ struct ToolResult {
   bool is_error = false;
 };
 
+// A tool error: `message` as the text, isError set (the message names the parameter and what is valid).
+inline ToolResult error_result(const std::string& message) {
+  ToolResult r;
+  r.is_error = true;
+  r.text = message;
+  return r;
+}
+
 // The tools, in the order tools/list presents them; with `include_legacy`, followed by the older names
 // (see legacy.hpp).
 const std::vector<ToolSpec>& tool_specs();
