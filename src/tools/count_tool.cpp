@@ -55,19 +55,13 @@ ToolSpec spec() {
                    {{"type", "object"},
                     {"properties", {{"value", {{"type", "string"}}}, {"count", {{"type", "integer"}}}}},
                     {"required", {"value", "count"}}}}};
-  ojson output = {{"type", "object"},
-                  {"properties",
-                   {{"result",
-                     {{"type", "object"},
-                      {"properties",
-                       {{"kind", {{"type", "string"}}},
-                        {"by", {{"type", "object"}, {"additionalProperties", counts}}},
-                        {"more", {{"type", "object"}, {"additionalProperties", {{"type", "integer"}}}}}}},
-                      {"required", {"kind", "by"}}}},
-                    {"total", {{"type", "integer"}}},
-                    {"message", {{"type", "string"}}},
-                    {"filters", {{"type", "object"}}}}},
-                  {"required", {"result", "total"}}};
+  ojson output =
+      object_answer_schema({{"type", "object"},
+                            {"properties",
+                             {{"kind", {{"type", "string"}}},
+                              {"by", {{"type", "object"}, {"additionalProperties", counts}}},
+                              {"more", {{"type", "object"}, {"additionalProperties", {{"type", "integer"}}}}}}},
+                            {"required", {"kind", "by"}}});
   return {"count_entities",
           "Count entities",
           "Count entities of a kind under a search tool's filters, by document, CR, level, school, type, rarity or "

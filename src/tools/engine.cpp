@@ -13,6 +13,7 @@
 #include <thread>
 #include <tuple>
 
+#include "compare_tool.hpp"
 #include "count_tool.hpp"
 #include "gm_tools.hpp"
 #include "lorekeeper/core/json_util.hpp"
@@ -194,6 +195,16 @@ ojson common_output_props() {
   return {{"message", {{"type", "string"}}}, {"total", {{"type", "integer"}}}, {"filters", {{"type", "object"}}}};
 }
 
+}  // namespace
+
+ojson object_answer_schema(ojson result) {
+  ojson props = common_output_props();
+  props["result"] = std::move(result);
+  return {{"type", "object"}, {"properties", props}, {"required", {"result", "total"}}};
+}
+
+namespace {
+
 ojson list_output_schema() {
   ojson props = common_output_props();
   props["result"] = {{"type", "array"}, {"items", result_item_schema()}};
@@ -361,6 +372,7 @@ std::vector<ToolSpec> build_specs() {
                    documents_output_schema()});
   for (auto& s : gm_tools::specs(specs[1].params)) specs.push_back(std::move(s));
   specs.push_back(count_tool::spec());
+  specs.push_back(compare_tool::spec());
   return specs;
 }
 
@@ -1108,6 +1120,55 @@ std::vector<json> group_editions(std::vector<json> ranked, size_t limit, std::st
   return out;
 }
 
+// For an empty answer to an exact CR or spell level: how many match one step either side, by value ("0 CR 5
+// fiends in srd-2014; at CR 4-6: CR 4 (2), CR 6 (1)"). Empty when neither was asked or nothing is near.
+std::string nearby_counts(store::Store& st, const json& args, const QueryBuilder& build,
+                          const std::optional<std::vector<std::string>>& documents, const std::string& search,
+                          Match match, const SearchContext& ctx) {
+  const bool by_cr = args.contains("cr");
+  if (!by_cr && !args.contains("level")) return "";
+  const std::string field = by_cr ? "cr" : "level";
+  const double v = args[field].get<double>();
+  double lo = v - 1, hi = v + 1;
+  if (by_cr) {
+    static const std::vector<double> kLadder = {0,  0.125, 0.25, 0.5, 1,  2,  3,  4,  5,  6,  7,  8,
+                                                9,  10,    11,   12,  13, 14, 15, 16, 17, 18, 19, 20,
+                                                21, 22,    23,   24,  25, 26, 27, 28, 29, 30};
+    const auto at = std::lower_bound(kLadder.begin(), kLadder.end(), v - 1e-9);
+    const size_t i = static_cast<size_t>(at - kLadder.begin());
+    lo = kLadder[i == 0 ? 0 : i - 1];
+    hi = kLadder[std::min(i + 1, kLadder.size() - 1)];
+  } else {
+    lo = std::max(0.0, lo), hi = std::min(9.0, hi);
+  }
+  json wider = args;
+  wider.erase(field);
+  wider[field + "_min"] = lo;
+  wider[field + "_max"] = hi;
+  auto built = build(wider);
+  if (!built) return "";
+  Query q = *built;
+  q.document_keys = documents;
+  const auto shown = [&](double x) { return by_cr ? text::format_cr(x) : text::format_number(x); };
+  const std::string range = (by_cr ? "CR " : "level ") + shown(lo) + "-" + shown(hi);
+  const std::string widen = " (" + field + "_min and " + field + "_max widen the search)";
+  if (!text::trim(search).empty()) {
+    auto n = find(st, q, search, 1, match, ctx);
+    if (!n || n->total == 0) return "";
+    return "At " + range + " there would be " + std::to_string(n->total) + widen + ".";
+  }
+  auto counted = st.count_by(q, field);
+  if (!counted || counted->empty()) return "";
+  std::vector<std::pair<double, int>> values;
+  for (const auto& [value, count] : *counted) values.emplace_back(std::strtod(value.c_str(), nullptr), count);
+  std::sort(values.begin(), values.end());
+  std::vector<std::string> parts;
+  for (const auto& [value, count] : values) {
+    parts.push_back((by_cr ? "CR " : "level ") + shown(value) + " (" + std::to_string(count) + ")");
+  }
+  return "At " + range + ": " + text::join(parts, ", ") + widen + ".";
+}
+
 ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilder& build, bool top_level_default,
                            Match match, const SearchContext& ctx) {
   auto built = build(args);
@@ -1188,6 +1249,9 @@ ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilde
       if (n && n->total > 0) {
         hints.push_back("Without '" + name + "' there would be " + plural(label, n->total) + ".");
       }
+    }
+    if (std::string nearby = nearby_counts(st, args, build, docs.keys, search, match, ctx); !nearby.empty()) {
+      hints.push_back(nearby);
     }
     if (hints.empty()) hints.push_back("Nothing in the store matches these filters.");
     message = (message.empty() ? "" : message + " ") + text::join(hints, " ");
@@ -1703,6 +1767,21 @@ ToolResult dispatch_call(Engine& engine, const std::string& name, const json& ar
     };
     return name == "build_encounter" ? gm_tools::build_encounter(a, creatures, ctx.preferred_edition)
                                      : gm_tools::evaluate_encounter(a, creatures, ctx.preferred_edition);
+  }
+  if (name == "compare_editions") {
+    DocFilter docs = resolve_documents(*st, a);
+    if (docs.select_nothing || (docs.keys && docs.keys->empty())) {
+      return error_result(docs.message.empty() ? "No source document selected." : docs.message);
+    }
+    const compare_tool::Suggest suggest = [&](const std::vector<Kind>& kinds, const std::string& given) {
+      return closest_names(*st, kinds, given, 5);
+    };
+    ToolResult r = compare_tool::compare_editions(*st, a, docs.keys, ctx.preferred_edition, suggest);
+    if (!docs.message.empty() && !r.is_error) {
+      r.structured["message"] = docs.message;
+      r.text = docs.message + "\n\n" + r.text;
+    }
+    return r;
   }
   return error_result("Unknown tool '" + name + "'.");
 }

@@ -5,10 +5,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <memory>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -559,6 +561,13 @@ TEST_F(Fidelity, CrossEntityQuestionsOnTheWholeSnapshot) {
   }
   EXPECT_TRUE(inflicting.count("srd_basilisk")) << r.text;                          // its own document first
   EXPECT_NE(r.text.find("**Inflicted by spells:**"), std::string::npos) << r.text;  // Flesh to Stone
+  // An empty answer to an exact CR counts what is one step either side.
+  r = call("search_creature", {{"type", "fiend"}, {"cr", 7}, {"documents", {"srd-2014"}}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  EXPECT_TRUE(r.structured["result"].empty()) << r.text;
+  EXPECT_NE(r.text.find("At CR 6-8: CR 6 (1), CR 8 (1)"), std::string::npos) << r.text;
+  r = call("search_creature", {{"type", "fiend"}, {"cr", "1/8"}, {"documents", {"srd-2014"}}});
+  EXPECT_NE(r.text.find("At CR 0-1/4: CR 0 (1), CR 1/4 (1)"), std::string::npos) << r.text;
   r = call("get_entity", {{"key", "srd_fireball"}});
   std::set<std::string> casters;
   for (const auto& x : r.structured["result"]["_related"]["cast_by"]["entries"]) casters.insert(x["key"]);
@@ -728,6 +737,100 @@ TEST_F(Fidelity, RepresentativeEntriesReadAsTheirGoldens) {
     }
     EXPECT_EQ(r.text, testing::read_file(path)) << path << " differs (LOREKEEPER_UPDATE_GOLDENS=1 rewrites it)";
   }
+}
+
+TEST_F(Fidelity, CompareEditionsOfFireballShowsWhatChangedAndWhatDidNot) {
+  auto r = call("compare_editions", {{"name", "Fireball"}, {"documents", {"srd-2014", "srd-2024"}}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  const json& result = r.structured["result"];
+  ASSERT_EQ(result["versions"].size(), 2u) << r.text;
+  EXPECT_EQ(result["versions"][0]["key"], "srd_fireball");
+  EXPECT_EQ(result["versions"][1]["key"], "srd-2024_fireball");
+  std::set<std::string> differing;
+  for (const auto& d : result["differences"]) differing.insert(d["field"].get<std::string>());
+  EXPECT_TRUE(differing.count("material")) << r.text;
+  EXPECT_TRUE(differing.count("higher_level")) << r.text;
+  EXPECT_FALSE(differing.count("damage_roll")) << r.text;
+  EXPECT_EQ(result["same"]["damage_roll"], "8d6") << r.text;
+  EXPECT_EQ(result["same"]["level"], "3") << r.text;
+  ASSERT_FALSE(result["text_changes"].empty()) << r.text;
+  EXPECT_EQ(result["text_changes"][0]["field"], "desc");
+  EXPECT_LT(result["text_changes"][0]["similarity"].get<double>(), 1.0);
+  EXPECT_NE(r.text.find("**material**"), std::string::npos) << r.text;
+  // Every edition when no document is named: Level Up's Fireball deals 6d6.
+  auto all = call("compare_editions", {{"name", "Fireball"}});
+  ASSERT_FALSE(all.is_error) << all.text;
+  EXPECT_EQ(all.structured["result"]["versions"].size(), 3u) << all.text;
+  EXPECT_NE(all.text.find("6d6 (a5e-ag)"), std::string::npos) << all.text;
+}
+
+TEST_F(Fidelity, CompareEditionsFindsRenamedEntriesInBothDirections) {
+  auto counterpart = [](const tools::ToolResult& r, const std::string& document) {
+    for (const auto& v : r.structured["result"]["versions"]) {
+      if (v["document"] == document) return v["name"].get<std::string>() + "|" + v["match"].get<std::string>();
+    }
+    return std::string("(none)");
+  };
+  struct Case {
+    const char* name;
+    const char* kind;
+    const char* document;
+    const char* expected;
+  };
+  for (const Case& c : {Case{"Feeblemind", "spell", "srd-2024", "Befuddlement|renamed"},
+                        Case{"Befuddlement", "spell", "srd-2014", "Feeblemind|renamed"},
+                        Case{"Androsphinx", "creature", "srd-2024", "Sphinx of Valor|renamed"},
+                        Case{"Sphinx of Valor", "creature", "srd-2014", "Androsphinx|renamed"},
+                        Case{"Half-Orc", "species", "srd-2024", "Orc|renamed"},
+                        Case{"Goblin", "creature", "srd-2024", "Goblin Warrior|renamed"},
+                        Case{"Wraith", "creature", "srd-2024", "Wraith|same name"}}) {
+    auto r = call("compare_editions", {{"name", c.name}, {"kind", c.kind}});
+    ASSERT_FALSE(r.is_error) << c.name << ": " << r.text;
+    EXPECT_EQ(counterpart(r, c.document), c.expected) << c.name << "\n" << r.text;
+  }
+  // The Level Up Feeblemind is listed under its own name beside the 2024 Befuddlement.
+  auto r = call("compare_editions", {{"name", "Befuddlement"}});
+  EXPECT_EQ(counterpart(r, "a5e-ag"), "Feeblemind|renamed") << r.text;
+  // A name nothing has: an error with the closest names.
+  auto missing = call("compare_editions", {{"name", "Firebal"}});
+  EXPECT_TRUE(missing.is_error);
+  EXPECT_NE(missing.text.find("Fireball"), std::string::npos) << missing.text;
+}
+
+// Every 2014 SRD entry without a same-named 2024 entry, labelled by hand with what it became
+// (tests/eval/editions/srd-renames.tsv): the renamed matching finds most and claims nothing false.
+TEST_F(Fidelity, RenamedMatchingOnTheLabelledSrdEntries) {
+  std::istringstream in(testing::read_file(std::string(LOREKEEPER_EVAL) + "/editions/srd-renames.tsv"));
+  std::string line;
+  int positives = 0, found = 0, wrong = 0, rows = 0;
+  std::string report;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    const auto tab1 = line.find('\t'), tab2 = line.find('\t', tab1 + 1);
+    const std::string kind = line.substr(0, tab1), from = line.substr(tab1 + 1, tab2 - tab1 - 1),
+                      expected = line.substr(tab2 + 1);
+    ++rows;
+    auto r = call("compare_editions", {{"name", from}, {"kind", kind}, {"documents", {"srd-2014", "srd-2024"}}});
+    ASSERT_FALSE(r.is_error) << from << ": " << r.text;
+    std::string got = "-";
+    for (const auto& v : r.structured["result"]["versions"]) {
+      if (v["document"] == "srd-2024") got = v["name"].get<std::string>();
+    }
+    if (expected != "-") ++positives;
+    if (got == expected && expected != "-") ++found;
+    if (got != "-" && got != expected) {
+      ++wrong;
+      report += "  wrong: " + from + " -> " + got + " (labelled " + expected + ")\n";
+    } else if (got == "-" && expected != "-") {
+      report += "  missed: " + from + " -> " + expected + "\n";
+    }
+  }
+  const double recall = static_cast<double>(found) / positives;
+  std::printf("renamed matching on %d labelled srd-2014 entries: %d of %d renames found (recall %.3f), %d wrong\n%s",
+              rows, found, positives, recall, wrong, report.c_str());
+  EXPECT_GE(rows, 60);
+  EXPECT_GE(recall, 0.9) << report;
+  EXPECT_EQ(wrong, 0) << report;
 }
 
 }  // namespace

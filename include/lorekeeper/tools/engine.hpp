@@ -37,6 +37,9 @@ inline ToolResult error_result(const std::string& message) {
   return r;
 }
 
+// The outputSchema of a tool that answers one object: {result, total, message, filters}, result and total required.
+ojson object_answer_schema(ojson result);
+
 // The tools, in the order tools/list presents them; with `include_legacy`, followed by the older names
 // (see legacy.hpp).
 const std::vector<ToolSpec>& tool_specs();

@@ -1,0 +1,489 @@
+#include "compare_tool.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "lorekeeper/core/text.hpp"
+#include "lorekeeper/search/editions.hpp"
+#include "lorekeeper/search/ranker.hpp"
+
+namespace lorekeeper::tools::compare_tool {
+namespace {
+
+using model::Entity;
+using search::Version;
+
+constexpr size_t kMaxVersions = 8;    // versions compared in one answer (a name has a handful)
+constexpr size_t kValueChars = 120;   // one field's value as shown
+constexpr size_t kMaxDiffering = 40;  // differing fields listed; the rest counted
+constexpr size_t kTextField = 160;    // a string longer than this is text, compared word by word
+constexpr size_t kDiffWords = 600;    // words of each text compared
+constexpr size_t kHunkWords = 12;     // words shown of each side of a change
+
+// Fields listed first, in this order, when they differ; the others follow in the order of the data.
+const std::vector<std::string>& leading_fields() {
+  static const std::vector<std::string> fields = {"level",
+                                                  "school",
+                                                  "casting_time",
+                                                  "range",
+                                                  "area",
+                                                  "components",
+                                                  "material",
+                                                  "duration",
+                                                  "concentration",
+                                                  "ritual",
+                                                  "damage_roll",
+                                                  "damage_types",
+                                                  "saving_throw_ability",
+                                                  "classes",
+                                                  "challenge_rating_text",
+                                                  "size",
+                                                  "type",
+                                                  "alignment",
+                                                  "armor_class",
+                                                  "hit_points",
+                                                  "hit_dice",
+                                                  "rarity",
+                                                  "requires_attunement",
+                                                  "category",
+                                                  "damage_dice",
+                                                  "cost",
+                                                  "weight",
+                                                  "properties"};
+  return fields;
+}
+
+// Fields that repeat another one or never differ meaningfully.
+bool skipped(const std::string& field) { return field == "challenge_rating" || field == "experience_points"; }
+
+std::string scalar_text(const json& v) {
+  if (v.is_string()) return text::trim(v.get<std::string>());
+  if (v.is_boolean()) return v.get<bool>() ? "yes" : "no";
+  if (v.is_number()) return text::format_number(v.get<double>());
+  return v.dump();
+}
+
+bool is_scalar(const json& v) { return v.is_string() || v.is_number() || v.is_boolean(); }
+
+// One entity's data, flattened for comparison: short fields (a nested object's scalars as "speed.walk"; lists
+// joined), text fields (long strings), and named entries (actions, traits: name -> description).
+struct Flat {
+  std::map<std::string, std::string> fields;
+  std::map<std::string, std::string> texts;
+  std::map<std::string, std::vector<std::pair<std::string, std::string>>> entries;
+  std::vector<std::string> order;  // fields and texts in the order met
+};
+
+Flat flatten(const json& data) {
+  Flat f;
+  auto put = [&](const std::string& field, std::string value) {
+    if (value.empty()) return;
+    if (value.size() > kTextField) {
+      f.texts[field] = std::move(value);
+    } else {
+      f.fields[field] = std::move(value);
+    }
+    f.order.push_back(field);
+  };
+  if (!data.is_object()) return f;
+  for (const auto& [key, v] : data.items()) {
+    if (skipped(key) || v.is_null()) continue;
+    if (is_scalar(v)) {
+      put(key, scalar_text(v));
+    } else if (v.is_object()) {
+      for (const auto& [sub, sv] : v.items()) {
+        if (!sv.is_null()) put(key + "." + sub, is_scalar(sv) ? scalar_text(sv) : sv.dump());
+      }
+    } else if (v.is_array()) {
+      const bool named = !v.empty() && std::all_of(v.begin(), v.end(), [](const json& x) {
+        return x.is_object() && x.contains("name") && x["name"].is_string();
+      });
+      if (named) {
+        auto& list = f.entries[key];
+        for (const auto& x : v) list.emplace_back(x["name"].get<std::string>(), scalar_text(x.value("desc", json(""))));
+        continue;
+      }
+      std::vector<std::string> parts;
+      for (const auto& x : v) {
+        if (is_scalar(x)) {
+          parts.push_back(scalar_text(x));
+        } else if (x.is_object()) {
+          std::vector<std::string> values;
+          for (const auto& [_, xv] : x.items()) {
+            if (is_scalar(xv)) values.push_back(scalar_text(xv));
+          }
+          parts.push_back(text::join(values, " "));
+        }
+      }
+      put(key, text::join(parts, key == "casting_options" ? "; " : ", "));
+    }
+  }
+  return f;
+}
+
+// Values compare without case, spacing or a final full stop: "A tiny ball." and "a tiny ball" are the same.
+std::string comparable(const std::string& v) {
+  std::string f = text::fold(v);
+  while (!f.empty() && (f.back() == '.' || f.back() == ' ')) f.pop_back();
+  return f;
+}
+
+std::vector<std::string> words_of(const std::string& s, size_t max_words, bool* truncated) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+    size_t j = i;
+    while (j < s.size() && !std::isspace(static_cast<unsigned char>(s[j]))) ++j;
+    if (j > i) {
+      if (out.size() == max_words) {
+        if (truncated) *truncated = true;
+        break;
+      }
+      out.emplace_back(s.substr(i, j - i));
+    }
+    i = j;
+  }
+  return out;
+}
+
+std::string span(const std::vector<std::string>& words, size_t from, size_t to) {
+  std::vector<std::string> part(words.begin() + static_cast<long>(from), words.begin() + static_cast<long>(to));
+  if (part.size() > kHunkWords) {
+    part.resize(kHunkWords);
+    part.back() += " …";
+  }
+  return text::join(part, " ");
+}
+
+std::string cut(const std::string& v, size_t n) { return v.size() <= n ? v : text::cut_at_word(v, n) + " …"; }
+
+std::string label(const Version& v, const std::vector<Version>& all) {
+  int same_doc = 0;
+  for (const auto& o : all) same_doc += o.entity.document.key == v.entity.document.key ? 1 : 0;
+  return same_doc > 1 ? v.entity.key : v.entity.document.key;
+}
+
+const char* basis_name(Version::Basis b) {
+  switch (b) {
+    case Version::Basis::kReference: return "reference";
+    case Version::Basis::kSameName: return "same name";
+    case Version::Basis::kRenamed: return "renamed";
+  }
+  return "";
+}
+
+}  // namespace
+
+TextChange text_change(const std::string& from, const std::string& to, size_t max_hunks) {
+  TextChange out;
+  const auto a = words_of(from, kDiffWords, &out.truncated);
+  const auto b = words_of(to, kDiffWords, &out.truncated);
+  if (a.empty() && b.empty()) return out;
+  // Longest common subsequence of folded words (at most kDiffWords x kDiffWords cells).
+  std::vector<std::string> fa, fb;
+  for (const auto& w : a) fa.push_back(comparable(w));
+  for (const auto& w : b) fb.push_back(comparable(w));
+  const size_t n = a.size(), m = b.size();
+  std::vector<std::vector<uint16_t>> lcs(n + 1, std::vector<uint16_t>(m + 1, 0));
+  for (size_t i = n; i-- > 0;) {
+    for (size_t j = m; j-- > 0;) {
+      lcs[i][j] =
+          fa[i] == fb[j] ? static_cast<uint16_t>(lcs[i + 1][j + 1] + 1) : std::max(lcs[i + 1][j], lcs[i][j + 1]);
+    }
+  }
+  out.similarity = 2.0 * lcs[0][0] / static_cast<double>(n + m);
+  size_t i = 0, j = 0;
+  while ((i < n || j < m) && out.hunks.size() < max_hunks) {
+    if (i < n && j < m && fa[i] == fb[j]) {
+      ++i, ++j;
+      continue;
+    }
+    const size_t i0 = i, j0 = j;
+    while ((i < n || j < m) && !(i < n && j < m && fa[i] == fb[j])) {
+      if (j >= m || (i < n && lcs[i + 1][j] >= lcs[i][j + 1])) {
+        ++i;
+      } else {
+        ++j;
+      }
+    }
+    out.hunks.emplace_back(span(a, i0, i), span(b, j0, j));
+  }
+  return out;
+}
+
+ToolSpec spec() {
+  auto param = [](const char* n, ParamType type, const char* description) {
+    ParamSpec p;
+    p.name = n;
+    p.type = type;
+    p.description = description;
+    return p;
+  };
+  ParamSpec name = param("name", ParamType::kString,
+                         "The entity's name or key (\"Fireball\", \"srd_androsphinx\"); its versions in every edition "
+                         "are found, renamed ones too (Feeblemind and Befuddlement).");
+  name.required = true;
+  ParamSpec kind = param("kind", ParamType::kString, "Kind of entity, when the name is used by several (\"Shield\").");
+  for (model::Kind k : model::all_kinds()) kind.enum_values.emplace_back(model::kind_name(k));
+  ParamSpec documents = param("documents", ParamType::kStringArray,
+                              "Only versions of these documents (\"srd-2014\", \"srd-2024\", \"a5e-ag\", \"bfrd\"); "
+                              "omitted: every edition.");
+  ojson version = {{"type", "object"},
+                   {"properties",
+                    {{"key", {{"type", "string"}}},
+                     {"name", {{"type", "string"}}},
+                     {"document", {{"type", "string"}}},
+                     {"game_system", {{"type", "string"}}},
+                     {"match", {{"type", "string"}, {"enum", {"reference", "same name", "renamed"}}}},
+                     {"score", {{"type", "number"}}}}},
+                   {"required", {"key", "name", "document", "match"}}};
+  ojson array_of_objects = {{"type", "array"}, {"items", {{"type", "object"}}}};
+  ojson output = object_answer_schema({{"type", "object"},
+                                       {"properties",
+                                        {{"kind", {{"type", "string"}}},
+                                         {"versions", {{"type", "array"}, {"items", version}}},
+                                         {"differences", array_of_objects},
+                                         {"same", {{"type", "object"}}},
+                                         {"entries", array_of_objects},
+                                         {"text_changes", array_of_objects}}},
+                                       {"required", {"kind", "versions", "differences"}}});
+  return {"compare_editions",
+          "Compare editions",
+          "An entity's versions across editions and documents (2014 and 2024 SRD, Level Up, Black Flag, ...) side by "
+          "side: the fields that differ, actions added or removed, and the text that changed (name \"Fireball\").",
+          {name, kind, documents},
+          output};
+}
+
+ToolResult compare_editions(store::Store& st, const json& args,
+                            const std::optional<std::vector<std::string>>& documents,
+                            std::string_view preferred_edition, const Suggest& suggest) {
+  const std::string given = text::trim(args.value("name", ""));
+  if (given.empty()) return error_result("Parameter 'name': give the name or key of an entity.");
+  std::optional<model::Kind> kind;
+  if (args.contains("kind")) kind = model::parse_kind(args["kind"].get<std::string>());
+  // The reference: the entry with that key, else the first edition of that name (model::edition_before).
+  auto by_key = st.get(given, kind, false);
+  if (!by_key) return error_result("The store could not be read: " + by_key.status().message());
+  std::vector<Entity> candidates = std::move(*by_key);
+  if (candidates.empty()) {
+    store::Query q;
+    if (kind) q.kinds = {*kind};
+    auto named = search::editions_named(st, q, given, preferred_edition);
+    if (!named) return error_result("The store could not be read: " + named.status().message());
+    candidates = std::move(*named);
+  }
+  if (candidates.empty()) {
+    std::string msg = "No entry is named or keyed '" + given + "'" +
+                      (kind ? " among " + std::string(model::kind_name(*kind)) + " entries" : "") + ".";
+    const auto close = suggest(kind ? std::vector<model::Kind>{*kind} : std::vector<model::Kind>{}, given);
+    if (!close.empty()) msg += " Closest names: " + text::join(close, ", ") + ".";
+    return error_result(msg);
+  }
+  // A name several kinds use is compared for the first kind (in the kinds' order), the others named.
+  std::stable_sort(candidates.begin(), candidates.end(), [](const Entity& a, const Entity& b) {
+    return static_cast<int>(a.kind) < static_cast<int>(b.kind);
+  });
+  const Entity reference = candidates.front();
+  std::set<std::string> other_kinds;
+  for (const auto& c : candidates) {
+    if (c.kind != reference.kind) other_kinds.insert(std::string(model::kind_name(c.kind)));
+  }
+  search::EditionOptions options;
+  options.preferred_edition = std::string(preferred_edition);
+  options.documents = documents;
+  auto found = search::versions_of(st, reference, options);
+  if (!found) return error_result("The store could not be read: " + found.status().message());
+  std::vector<Version> versions = std::move(*found);
+  const size_t total = versions.size();
+  if (versions.size() > kMaxVersions) versions.resize(kMaxVersions);
+
+  const std::string kind_text(model::kind_name(reference.kind));
+  json result = {{"kind", kind_text},      {"versions", json::array()}, {"differences", json::array()},
+                 {"same", json::object()}, {"entries", json::array()},  {"text_changes", json::array()}};
+  std::vector<std::string> labels;
+  std::string out = "## " + reference.name + " — " + std::to_string(total) + " version" + (total == 1 ? "" : "s") +
+                    "\n\n**Versions:**\n";
+  for (const auto& v : versions) {
+    labels.push_back(label(v, versions));
+    json row = {{"key", v.entity.key},
+                {"name", v.entity.name},
+                {"document", v.entity.document.key},
+                {"game_system", v.entity.document.game_system},
+                {"match", basis_name(v.basis)}};
+    std::string line = "- `" + labels.back() + "`: " + v.entity.name + " (`" + v.entity.key + "`, " +
+                       (v.entity.document.name.empty() ? v.entity.document.key : v.entity.document.name) +
+                       (v.entity.document.game_system.empty() ? "" : ", " + v.entity.document.game_system) + ")";
+    if (v.basis == Version::Basis::kRenamed) {
+      row["score"] = std::round(v.score * 100) / 100;
+      row["counterpart_of"] = v.counterpart_of;
+      if (v.named_as.empty()) {
+        line += " — renamed counterpart of `" + v.counterpart_of + "` (match score " +
+                text::format_number(std::round(v.score * 100) / 100) + ")";
+      } else {
+        row["named_as"] = v.named_as;
+        line += " — named as `" + v.named_as + "`, the renamed counterpart";
+      }
+    }
+    result["versions"].push_back(std::move(row));
+    out += line + "\n";
+  }
+  if (total > versions.size()) out += "- and " + std::to_string(total - versions.size()) + " more\n";
+  if (!other_kinds.empty()) {
+    out += "\nAlso named '" + given + "': " + text::join({other_kinds.begin(), other_kinds.end()}, ", ") +
+           " (pass kind to compare those).\n";
+  }
+  if (versions.size() == 1) {
+    out += "\nNo other edition or document has this entry" +
+           std::string(documents ? " among the documents asked for" : "") + ".\n";
+    ToolResult r;
+    r.text = out;
+    r.structured = {{"result", std::move(result)}, {"total", 1}, {"filters", args}};
+    return r;
+  }
+
+  std::vector<Flat> flats;
+  for (const auto& v : versions) flats.push_back(flatten(v.entity.data));
+  // Every field, leading ones first, then as met.
+  std::vector<std::string> fields;
+  std::set<std::string> seen;
+  auto consider = [&](const std::string& f) {
+    if (seen.insert(f).second) fields.push_back(f);
+  };
+  for (const auto& f : leading_fields()) {
+    for (const auto& fl : flats) {
+      if (fl.fields.count(f) || fl.texts.count(f)) consider(f);
+    }
+  }
+  for (const auto& fl : flats) {
+    for (const auto& f : fl.order) consider(f);
+  }
+
+  std::string differs_text, same_text;
+  size_t differing = 0;
+  std::vector<std::string> text_fields;
+  for (const auto& field : fields) {
+    bool is_text = false;
+    for (const auto& fl : flats) is_text = is_text || fl.texts.count(field);
+    if (is_text) {
+      text_fields.push_back(field);
+      continue;
+    }
+    // Versions grouped by equal value; a version without the field shows "—".
+    std::vector<std::pair<std::string, std::vector<std::string>>> groups;  // shown value, labels
+    std::map<std::string, size_t> group_of;
+    for (size_t i = 0; i < flats.size(); ++i) {
+      const auto it = flats[i].fields.find(field);
+      const std::string value = it == flats[i].fields.end() ? "" : it->second;
+      const std::string key = comparable(value);
+      auto [g, fresh] = group_of.emplace(key, groups.size());
+      if (fresh) groups.push_back({value.empty() ? "—" : cut(value, kValueChars), {}});
+      groups[g->second].second.push_back(labels[i]);
+    }
+    if (groups.size() == 1) {
+      result["same"][field] = groups.front().first;
+      same_text += (same_text.empty() ? "" : "; ") + field + " " + cut(groups.front().first, 40);
+      continue;
+    }
+    ++differing;
+    json values = json::object();
+    for (size_t i = 0; i < flats.size(); ++i) {
+      const auto it = flats[i].fields.find(field);
+      values[versions[i].entity.key] = it == flats[i].fields.end() ? json() : json(cut(it->second, kValueChars));
+    }
+    result["differences"].push_back({{"field", field}, {"values", std::move(values)}});
+    if (differing > kMaxDiffering) continue;
+    std::vector<std::string> parts;
+    for (const auto& [value, which] : groups) parts.push_back(value + " (" + text::join(which, ", ") + ")");
+    differs_text += "- **" + field + "**: " + text::join(parts, " · ") + "\n";
+  }
+  out += "\n**Differs** (" + std::to_string(differing) + " fields):\n" +
+         (differs_text.empty() ? "- none\n" : differs_text);
+  if (differing > kMaxDiffering) out += "- and " + std::to_string(differing - kMaxDiffering) + " more fields\n";
+
+  // Named entries (actions, traits, ...) against the reference: added, removed, reworded.
+  std::set<std::string> entry_fields;
+  for (const auto& fl : flats) {
+    for (const auto& [f, _] : fl.entries) entry_fields.insert(f);
+  }
+  std::string entries_text;
+  for (const auto& field : entry_fields) {
+    std::map<std::string, std::string> ref;
+    if (auto it = flats[0].entries.find(field); it != flats[0].entries.end()) {
+      for (const auto& [n, d] : it->second) ref[comparable(n)] = d;
+    }
+    for (size_t i = 1; i < flats.size(); ++i) {
+      std::vector<std::string> added, removed, reworded;
+      std::set<std::string> here;
+      if (auto it = flats[i].entries.find(field); it != flats[i].entries.end()) {
+        for (const auto& [n, d] : it->second) {
+          here.insert(comparable(n));
+          const auto r = ref.find(comparable(n));
+          if (r == ref.end()) {
+            added.push_back(n);
+          } else if (comparable(r->second) != comparable(d)) {
+            reworded.push_back(n);
+          }
+        }
+      }
+      if (auto it = flats[0].entries.find(field); it != flats[0].entries.end()) {
+        for (const auto& [n, _] : it->second) {
+          if (!here.count(comparable(n))) removed.push_back(n);
+        }
+      }
+      if (added.empty() && removed.empty() && reworded.empty()) continue;
+      result["entries"].push_back({{"field", field},
+                                   {"from", versions[0].entity.key},
+                                   {"to", versions[i].entity.key},
+                                   {"added", added},
+                                   {"removed", removed},
+                                   {"reworded", reworded}});
+      std::vector<std::string> parts;
+      if (!added.empty()) parts.push_back("added " + text::join(added, ", "));
+      if (!removed.empty()) parts.push_back("removed " + text::join(removed, ", "));
+      if (!reworded.empty()) parts.push_back("reworded " + text::join(reworded, ", "));
+      entries_text += "- **" + field + "** (" + labels[0] + " → " + labels[i] + "): " + text::join(parts, "; ") + "\n";
+    }
+  }
+  if (!entries_text.empty()) out += "\n**Entries:**\n" + entries_text;
+
+  // Text fields against the reference, shortly: how much is kept and the first changes.
+  std::string texts_text;
+  for (const auto& field : text_fields) {
+    const auto ref = flats[0].texts.find(field);
+    const std::string from = ref == flats[0].texts.end() ? "" : ref->second;
+    for (size_t i = 1; i < flats.size(); ++i) {
+      const auto it = flats[i].texts.find(field);
+      const std::string to = it == flats[i].texts.end() ? "" : it->second;
+      if (comparable(from) == comparable(to)) continue;
+      const TextChange change = text_change(from, to);
+      json hunks = json::array();
+      std::vector<std::string> shown;
+      for (const auto& [removed, added] : change.hunks) {
+        hunks.push_back({{"removed", removed}, {"added", added}});
+        shown.push_back((removed.empty() ? "" : "−“" + removed + "”") + (removed.empty() || added.empty() ? "" : " ") +
+                        (added.empty() ? "" : "+“" + added + "”"));
+      }
+      const int kept = static_cast<int>(std::lround(change.similarity * 100));
+      result["text_changes"].push_back({{"field", field},
+                                        {"from", versions[0].entity.key},
+                                        {"to", versions[i].entity.key},
+                                        {"similarity", std::round(change.similarity * 100) / 100},
+                                        {"changes", std::move(hunks)},
+                                        {"truncated", change.truncated}});
+      texts_text += "- **" + field + "** (" + labels[0] + " → " + labels[i] + ", " + std::to_string(kept) +
+                    " % of words kept): " + text::join(shown, "; ") + "\n";
+    }
+  }
+  if (!texts_text.empty()) out += "\n**Text changed:**\n" + texts_text;
+  if (!same_text.empty()) out += "\n**Same in all:** " + same_text + "\n";
+  out += "\nFull text of each: get_entity with its key.\n";
+  ToolResult r;
+  r.text = std::move(out);
+  r.structured = {{"result", std::move(result)}, {"total", static_cast<int>(total)}, {"filters", args}};
+  return r;
+}
+
+}  // namespace lorekeeper::tools::compare_tool

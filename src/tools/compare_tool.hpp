@@ -1,0 +1,37 @@
+// compare_editions: one entity's versions across editions and documents side by side (search/editions.hpp finds
+// them), with the fields that differ, the entries (actions, traits) added, removed or reworded, and the text that
+// changed, in a few lines. Private to lk_tools: the engine registers the spec and resolves the documents.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lorekeeper/store/store.hpp"
+#include "lorekeeper/tools/engine.hpp"
+
+namespace lorekeeper::tools::compare_tool {
+
+// Names close to an unknown one, for the error ("did you mean").
+using Suggest = std::function<std::vector<std::string>(const std::vector<model::Kind>& kinds, const std::string& name)>;
+
+ToolSpec spec();
+
+// Takes arguments validated against spec(): name (a name or key), kind, documents (already resolved to keys by the
+// caller: nullopt for every document). `preferred_edition` orders the versions and picks the reference by name.
+ToolResult compare_editions(store::Store& st, const json& args,
+                            const std::optional<std::vector<std::string>>& documents,
+                            std::string_view preferred_edition, const Suggest& suggest);
+
+// The word-level difference of two texts: how much is shared (2 x common words / all words, 0-1) and up to
+// `max_hunks` changed spans, each side cut to a few words. Texts past a few hundred words are compared on their
+// beginning (`truncated`).
+struct TextChange {
+  double similarity = 1;
+  std::vector<std::pair<std::string, std::string>> hunks;  // (removed, added); either may be empty
+  bool truncated = false;
+};
+TextChange text_change(const std::string& from, const std::string& to, size_t max_hunks = 4);
+
+}  // namespace lorekeeper::tools::compare_tool

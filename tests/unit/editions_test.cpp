@@ -1,0 +1,169 @@
+// The versions of one entity across documents (search/editions.hpp) and the word-level text difference
+// compare_editions shows (tools/compare_tool.hpp), on small stores written here.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "../../src/tools/compare_tool.hpp"
+#include "lorekeeper/search/editions.hpp"
+#include "lorekeeper/store/store.hpp"
+#include "test_support.hpp"
+
+namespace lorekeeper::search {
+namespace {
+
+using model::Kind;
+
+model::Document doc(const std::string& key, const std::string& system) {
+  return {key, "Document " + key, "", "Pub", "cc-by-40", system, "test", "", ""};
+}
+
+model::Entity spell(const model::Document& d, const std::string& name, const std::string& text, int level = 3) {
+  model::Entity e;
+  e.kind = Kind::kSpell;
+  e.key = d.key + "_" + model::slug(name);
+  e.name = name;
+  e.document = d;
+  e.source_api = "test";
+  e.text = text;
+  e.data = {{"desc", text}, {"level", level}};
+  e.facets.level = level;
+  e.facets.school = "evocation";
+  return e;
+}
+
+TEST(NameSimilarity, SameWordsOrLettersAreOneNameAndNumbersAreNoEvidence) {
+  EXPECT_EQ(name_similarity("Crossbow, hand", "Hand Crossbow"), 1.0);
+  EXPECT_EQ(name_similarity("Sea Horse", "Seahorse"), 1.0);
+  EXPECT_EQ(name_similarity("Swarm of Poisonous Snakes", "Swarm of Poisonous Snake"), 1.0);
+  EXPECT_GT(name_similarity("Hide", "Hide Armor"), 0.7);
+  EXPECT_GT(name_similarity("Androsphinx", "Sphinx of Valor"), 0.0);
+  EXPECT_LT(name_similarity("Androsphinx", "Sphinx of Valor"), name_similarity("Goblin", "Goblin Warrior"));
+  EXPECT_EQ(name_similarity("Net (+1)", "Musket (+1)"), 0.0);
+  EXPECT_EQ(name_similarity("Feeblemind", "Befuddlement"), 0.0);
+  EXPECT_EQ(name_similarity("", "Fireball"), 0.0);
+}
+
+class EditionVersions : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto st = store::Store::open(testing::temp_dir() + "/editions.db", store::Store::Mode::kReadWrite);
+    ASSERT_TRUE(st.is_ok()) << st.status().to_string();
+    st_ = std::move(*st);
+    old_ = doc("old", "5e-2014");
+    new_ = doc("new", "5e-2024");
+    other_ = doc("other", "5e-2014");
+    std::vector<model::Entity> all;
+    // Four names both editions share: they make "old" and "new" editions of each other.
+    for (const char* n : {"Light", "Shield", "Sleep", "Wish"}) {
+      all.push_back(spell(old_, n, std::string("The old ") + n + " text about magic."));
+      all.push_back(spell(new_, n, std::string("The new ") + n + " text about magic."));
+    }
+    all.push_back(spell(old_, "Feeblemind",
+                        "You blast the mind of a creature that you can see within range, attempting to shatter its "
+                        "intellect and personality. The target takes psychic damage and must make an intelligence "
+                        "saving throw.",
+                        8));
+    all.push_back(spell(new_, "Befuddlement",
+                        "You blast the mind of a creature that you can see within range. The target makes an "
+                        "intelligence saving throw, taking psychic damage on a failed save.",
+                        8));
+    // The same boilerplate under names that share no word: not each other's renames.
+    const std::string boilerplate = "You have a bonus to attack and damage rolls made with this magic weapon.";
+    all.push_back(spell(old_, "Net", boilerplate, 1));
+    all.push_back(spell(new_, "Musket", boilerplate, 1));
+    all.push_back(spell(new_, "Pistol", boilerplate, 1));
+    // A book that shares one name with "old": not an edition of it, though its text is Feeblemind's.
+    all.push_back(spell(other_, "Light", "Another light."));
+    all.push_back(spell(other_, "Mind Blast",
+                        "You blast the mind of a creature that you can see within range, attempting to shatter its "
+                        "intellect and personality. The target takes psychic damage and must make an intelligence "
+                        "saving throw.",
+                        8));
+    ASSERT_TRUE(st_->upsert({old_, new_, other_}, all).is_ok());
+  }
+
+  model::Entity get(const std::string& key) {
+    auto r = st_->get(key, Kind::kSpell, false);
+    EXPECT_TRUE(r.is_ok() && r->size() == 1) << key;
+    return r->front();
+  }
+
+  std::unique_ptr<store::Store> st_;
+  model::Document old_, new_, other_;
+};
+
+TEST_F(EditionVersions, SameNamesFirstThenTheRenamedCounterpartInAnotherEdition) {
+  auto v = versions_of(*st_, get("old_light"));
+  ASSERT_TRUE(v.is_ok()) << v.status().to_string();
+  ASSERT_EQ(v->size(), 3u);
+  EXPECT_EQ((*v)[0].basis, Version::Basis::kReference);
+  for (size_t i = 1; i < v->size(); ++i) EXPECT_EQ((*v)[i].basis, Version::Basis::kSameName);
+
+  auto f = versions_of(*st_, get("old_feeblemind"));
+  ASSERT_TRUE(f.is_ok());
+  ASSERT_EQ(f->size(), 2u) << "the book that is not an edition of 'old' is not searched";
+  EXPECT_EQ((*f)[1].entity.key, "new_befuddlement");
+  EXPECT_EQ((*f)[1].basis, Version::Basis::kRenamed);
+  EXPECT_EQ((*f)[1].counterpart_of, "old_feeblemind");
+  EXPECT_GE((*f)[1].score, kCounterpartMinScore);
+
+  // And back: Befuddlement's counterpart in the older edition.
+  auto b = versions_of(*st_, get("new_befuddlement"));
+  ASSERT_TRUE(b.is_ok());
+  ASSERT_EQ(b->size(), 2u);
+  EXPECT_EQ((*b)[1].entity.key, "old_feeblemind");
+}
+
+TEST_F(EditionVersions, AmbiguousTextAloneMatchesNothing) {
+  auto v = versions_of(*st_, get("old_net"));
+  ASSERT_TRUE(v.is_ok());
+  EXPECT_EQ(v->size(), 1u) << (v->size() > 1 ? (*v)[1].entity.name : "");
+}
+
+TEST_F(EditionVersions, DocumentsAndTheRenamedSwitchNarrowTheVersions) {
+  EditionOptions only_old;
+  only_old.documents = std::vector<std::string>{"old"};
+  auto v = versions_of(*st_, get("old_feeblemind"), only_old);
+  ASSERT_TRUE(v.is_ok());
+  EXPECT_EQ(v->size(), 1u);
+  EditionOptions no_renamed;
+  no_renamed.match_renamed = false;
+  v = versions_of(*st_, get("old_feeblemind"), no_renamed);
+  ASSERT_TRUE(v.is_ok());
+  EXPECT_EQ(v->size(), 1u);
+}
+
+TEST(TextChange, NamesTheChangedWordsAndHowMuchIsKept) {
+  using tools::compare_tool::text_change;
+  auto same = text_change("A tiny ball of bat guano.", "a tiny ball of bat guano");
+  EXPECT_EQ(same.similarity, 1.0);
+  EXPECT_TRUE(same.hunks.empty());
+  auto c = text_change("A tiny ball of bat guano and sulfur.", "a ball of bat guano and sulfur");
+  ASSERT_EQ(c.hunks.size(), 1u);
+  EXPECT_EQ(c.hunks[0].first, "tiny");
+  EXPECT_EQ(c.hunks[0].second, "");
+  EXPECT_NEAR(c.similarity, 2.0 * 7 / 15, 1e-9);
+  auto swap = text_change("from your pointing finger to a point", "from you to a point");
+  ASSERT_EQ(swap.hunks.size(), 1u);
+  EXPECT_EQ(swap.hunks[0].first, "your pointing finger");
+  EXPECT_EQ(swap.hunks[0].second, "you");
+  EXPECT_FALSE(swap.truncated);
+}
+
+TEST(TextChange, AHugeTextIsComparedOnItsBeginningAndTheChangesAreCut) {
+  using tools::compare_tool::text_change;
+  std::string a, b;
+  for (int i = 0; i < 200000; ++i) a += "word" + std::to_string(i % 97) + " ";
+  for (int i = 0; i < 200000; ++i) b += "other" + std::to_string(i % 89) + " ";
+  auto c = text_change(a, b, 3);
+  EXPECT_TRUE(c.truncated);
+  ASSERT_LE(c.hunks.size(), 3u);
+  ASSERT_FALSE(c.hunks.empty());
+  EXPECT_LT(c.hunks[0].first.size(), 200u);
+  EXPECT_EQ(c.similarity, 0.0);
+}
+
+}  // namespace
+}  // namespace lorekeeper::search
