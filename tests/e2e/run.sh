@@ -19,11 +19,11 @@ which="${1:-}"
 die() { printf 'e2e: %s\n' "$*" >&2; exit 1; }
 
 case "$which" in
-  sdk_v1|sdk_v2|inspector|legacy_scenarios|http_sdk|http_python) ;;
-  *) die "usage: $0 sdk_v1|sdk_v2|inspector|legacy_scenarios|http_sdk|http_python" ;;
+  sdk_v1|sdk_v2|inspector|legacy_scenarios|cross_entity|http_sdk|http_python) ;;
+  *) die "usage: $0 sdk_v1|sdk_v2|inspector|legacy_scenarios|cross_entity|http_sdk|http_python" ;;
 esac
 
-if [[ "$which" == legacy_scenarios ]]; then
+if [[ "$which" == legacy_scenarios || "$which" == cross_entity ]]; then
   store_source=bundled
   sync_cmd="sync --source bundled --force --quiet"
 else
@@ -50,6 +50,10 @@ case "$which" in
   sdk_v1|sdk_v2|http_sdk)
     # Node's built-in runner; its closing summary ("# pass N" / "# fail N") is what CI reads.
     exec node --test --test-reporter=spec "$which.test.mjs"
+    ;;
+  cross_entity)
+    # Questions across entities (derived facets, compare_editions, count_entities), on the full store.
+    exec node --test --test-reporter=spec cross_entity.test.mjs
     ;;
   legacy_scenarios)
     # The requirement scenarios of 03-mcp-tools-requirements.md and 04-documents-parameter.md, on the full store.

@@ -1,0 +1,66 @@
+// LoreKeeper e2e: questions across entities (what casts it, what inflicts it, what changed between editions) asked
+// by the official TypeScript SDK v1 client of `lorekeeper serve` on a store synced from the bundled Open5e snapshot.
+// The SDK validates each answer's structuredContent against the tool's outputSchema.
+//
+// Run: ./run.sh cross_entity   (LOREKEEPER_BIN, and LOREKEEPER_DB_PATH pointing at a store built with
+//      $LOREKEEPER_BIN --db <file> sync --source bundled --force --quiet)
+
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { errorResult, importDep, okList, okResult, requireEnvironment, serverEnv } from './lib/harness.mjs';
+
+const { bin, db } = requireEnvironment('bundled');
+const { Client } = await importDep('@modelcontextprotocol/sdk/client/index.js');
+const { StdioClientTransport } = await importDep('@modelcontextprotocol/sdk/client/stdio.js');
+
+const transport = new StdioClientTransport({ command: bin, args: ['serve'], env: serverEnv(db), stderr: 'inherit' });
+const client = new Client({ name: 'lorekeeper-e2e-cross-entity', version: '0.0.0' });
+await client.connect(transport);
+await client.listTools();
+after(() => client.close());
+
+const call = (name, args) => client.callTool({ name, arguments: args });
+const names = (list) => new Set(list.map((r) => r.name));
+
+test('monsters that cast fireball in the 2014 SRD include the Mage and the Lich', async () => {
+  const list = okList(await call('search_creature', { casts_spell: 'fireball', documents: ['srd-2014'], limit: 50 }), 'casts');
+  for (const n of ['Mage', 'Lich']) assert.ok(names(list).has(n), `${n} missing: ${[...names(list)]}`);
+});
+
+test('creatures that petrify include the Basilisk, the Medusa and the Cockatrice', async () => {
+  const list = okList(await call('search_creature', { inflicts_condition: 'petrified', limit: 50 }), 'petrify');
+  for (const n of ['Basilisk', 'Medusa', 'Cockatrice']) assert.ok(names(list).has(n), `${n} missing`);
+});
+
+test('compare_editions of Fireball: the material and the higher-level wording differ, the damage does not', async () => {
+  const r = okResult(await call('compare_editions', { name: 'Fireball', documents: ['srd-2014', 'srd-2024'] }), 'compare');
+  assert.deepEqual(r.versions.map((v) => v.key), ['srd_fireball', 'srd-2024_fireball']);
+  const differing = new Set(r.differences.map((d) => d.field));
+  assert.ok(differing.has('material') && differing.has('higher_level'), [...differing].join(', '));
+  assert.ok(!differing.has('damage_roll'), [...differing].join(', '));
+  assert.equal(r.same.damage_roll, '8d6');
+});
+
+test('compare_editions matches renamed 2024 entries', async () => {
+  for (const [name, kind, renamed] of [
+    ['Feeblemind', 'spell', 'Befuddlement'],
+    ['Androsphinx', 'creature', 'Sphinx of Valor'],
+    ['Half-Orc', 'species', 'Orc'],
+  ]) {
+    const r = okResult(await call('compare_editions', { name, kind }), name);
+    const v = r.versions.find((x) => x.document === 'srd-2024');
+    assert.ok(v, `${name}: no srd-2024 version in ${JSON.stringify(r.versions)}`);
+    assert.equal(v.name, renamed);
+    assert.equal(v.match, 'renamed');
+  }
+  errorResult(await call('compare_editions', { name: 'Firebal' }), 'unknown name', [/Fireball/]);
+});
+
+test('count_entities counts what the search tool filters select', async () => {
+  const res = await call('count_entities', { kind: 'creature', by: ['cr'], filters: { type: 'fiend', documents: ['srd-2014'] } });
+  const r = okResult(res, 'count');
+  const sum = r.by.cr.reduce((a, x) => a + x.count, 0);
+  assert.equal(sum, res.structuredContent.total);
+  const list = okList(await call('search_creature', { type: 'fiend', documents: ['srd-2014'], limit: 100, detail: 'summary' }), 'fiends');
+  assert.equal(list.length, sum);
+});
