@@ -14,12 +14,16 @@ namespace {
 using model::Entity;
 using search::Version;
 
-constexpr size_t kMaxVersions = 8;    // versions compared in one answer (a name has a handful)
-constexpr size_t kValueChars = 120;   // one field's value as shown
-constexpr size_t kMaxDiffering = 40;  // differing fields listed; the rest counted
-constexpr size_t kTextField = 160;    // a string longer than this is text, compared word by word
-constexpr size_t kDiffWords = 600;    // words of each text compared
-constexpr size_t kHunkWords = 12;     // words shown of each side of a change
+constexpr size_t kMaxVersions = 8;     // versions compared in one answer (a name has a handful)
+constexpr size_t kValueChars = 120;    // one field's value as shown
+constexpr size_t kMaxDiffering = 40;   // differing fields listed; the rest counted
+constexpr size_t kTextField = 160;     // a string longer than this is text, compared word by word
+constexpr size_t kDiffWords = 600;     // words of each text compared
+constexpr size_t kHunkWords = 12;      // words shown of each side of a change
+constexpr size_t kMaxNameChars = 300;  // longer is not a name or key
+constexpr size_t kMaxSame = 60;        // fields listed as the same in all versions
+constexpr size_t kMaxNamedShown = 20;  // entry names listed per added / removed / reworded
+constexpr size_t kMaxTextChanges = 8;  // text fields compared word by word
 
 // Fields listed first, in this order, when they differ; the others follow in the order of the data.
 const std::vector<std::string>& leading_fields() {
@@ -159,6 +163,17 @@ std::string span(const std::vector<std::string>& words, size_t from, size_t to) 
 
 std::string cut(const std::string& v, size_t n) { return v.size() <= n ? v : text::cut_at_word(v, n) + " …"; }
 
+// At most kMaxNamedShown names, then how many more.
+std::string listed(const std::vector<std::string>& names) {
+  if (names.size() <= kMaxNamedShown) return text::join(names, ", ");
+  return text::join({names.begin(), names.begin() + static_cast<long>(kMaxNamedShown)}, ", ") + " and " +
+         std::to_string(names.size() - kMaxNamedShown) + " more";
+}
+
+std::vector<std::string> first_named(const std::vector<std::string>& names) {
+  return {names.begin(), names.begin() + static_cast<long>(std::min(names.size(), kMaxNamedShown))};
+}
+
 std::string label(const Version& v, const std::vector<Version>& all) {
   int same_doc = 0;
   for (const auto& o : all) same_doc += o.entity.document.key == v.entity.document.key ? 1 : 0;
@@ -262,6 +277,10 @@ ToolResult compare_editions(store::Store& st, const json& args,
                             std::string_view preferred_edition, const Suggest& suggest) {
   const std::string given = text::trim(args.value("name", ""));
   if (given.empty()) return error_result("Parameter 'name': give the name or key of an entity.");
+  if (given.size() > kMaxNameChars) {
+    return error_result("Parameter 'name': " + std::to_string(given.size()) +
+                        " characters; a name or key has at most " + std::to_string(kMaxNameChars) + ".");
+  }
   std::optional<model::Kind> kind;
   if (args.contains("kind")) kind = model::parse_kind(args["kind"].get<std::string>());
   // The reference: the entry with that key, else the first edition of that name (model::edition_before).
@@ -383,18 +402,19 @@ ToolResult compare_editions(store::Store& st, const json& args,
       groups[g->second].second.push_back(labels[i]);
     }
     if (groups.size() == 1) {
-      result["same"][field] = groups.front().first;
-      same_text += (same_text.empty() ? "" : "; ") + field + " " + cut(groups.front().first, 40);
+      if (result["same"].size() < kMaxSame) {
+        result["same"][field] = groups.front().first;
+        same_text += (same_text.empty() ? "" : "; ") + field + " " + cut(groups.front().first, 40);
+      }
       continue;
     }
-    ++differing;
+    if (++differing > kMaxDiffering) continue;
     json values = json::object();
     for (size_t i = 0; i < flats.size(); ++i) {
       const auto it = flats[i].fields.find(field);
       values[versions[i].entity.key] = it == flats[i].fields.end() ? json() : json(cut(it->second, kValueChars));
     }
     result["differences"].push_back({{"field", field}, {"values", std::move(values)}});
-    if (differing > kMaxDiffering) continue;
     std::vector<std::string> parts;
     for (const auto& [value, which] : groups) parts.push_back(value + " (" + text::join(which, ", ") + ")");
     differs_text += "- **" + field + "**: " + text::join(parts, " · ") + "\n";
@@ -437,13 +457,13 @@ ToolResult compare_editions(store::Store& st, const json& args,
       result["entries"].push_back({{"field", field},
                                    {"from", versions[0].entity.key},
                                    {"to", versions[i].entity.key},
-                                   {"added", added},
-                                   {"removed", removed},
-                                   {"reworded", reworded}});
+                                   {"added", first_named(added)},
+                                   {"removed", first_named(removed)},
+                                   {"reworded", first_named(reworded)}});
       std::vector<std::string> parts;
-      if (!added.empty()) parts.push_back("added " + text::join(added, ", "));
-      if (!removed.empty()) parts.push_back("removed " + text::join(removed, ", "));
-      if (!reworded.empty()) parts.push_back("reworded " + text::join(reworded, ", "));
+      if (!added.empty()) parts.push_back("added " + listed(added));
+      if (!removed.empty()) parts.push_back("removed " + listed(removed));
+      if (!reworded.empty()) parts.push_back("reworded " + listed(reworded));
       entries_text += "- **" + field + "** (" + labels[0] + " → " + labels[i] + "): " + text::join(parts, "; ") + "\n";
     }
   }
@@ -458,6 +478,7 @@ ToolResult compare_editions(store::Store& st, const json& args,
       const auto it = flats[i].texts.find(field);
       const std::string to = it == flats[i].texts.end() ? "" : it->second;
       if (comparable(from) == comparable(to)) continue;
+      if (result["text_changes"].size() == kMaxTextChanges) break;
       const TextChange change = text_change(from, to);
       json hunks = json::array();
       std::vector<std::string> shown;

@@ -2,6 +2,7 @@
 // compare_editions shows (tools/compare_tool.hpp), on small stores written here.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@ namespace lorekeeper::search {
 namespace {
 
 using model::Kind;
+using nlohmann::json;
 
 model::Document doc(const std::string& key, const std::string& system) {
   return {key, "Document " + key, "", "Pub", "cc-by-40", system, "test", "", ""};
@@ -133,6 +135,43 @@ TEST_F(EditionVersions, DocumentsAndTheRenamedSwitchNarrowTheVersions) {
   v = versions_of(*st_, get("old_feeblemind"), no_renamed);
   ASSERT_TRUE(v.is_ok());
   EXPECT_EQ(v->size(), 1u);
+}
+
+TEST(CompareEditions, AnswerStaysSmallWhateverTheRecordsHold) {
+  auto st = store::Store::open(testing::temp_dir() + "/hostile.db", store::Store::Mode::kReadWrite);
+  ASSERT_TRUE(st.is_ok());
+  const auto a = doc("hb1", "5e-2014");
+  const auto b = doc("hb2", "5e-2014");
+  std::string huge;
+  for (int i = 0; i < 200000; ++i) huge += "word" + std::to_string(i) + " ";
+  std::vector<model::Entity> all;
+  for (const auto& d : {a, b}) {
+    auto e = spell(d, "Everything", huge);
+    e.kind = Kind::kCreature;
+    e.data = {{"desc", huge + d.key}};
+    json actions = json::array();
+    for (int i = 0; i < 3000; ++i) {
+      e.data["field" + std::to_string(i)] = d.key + std::to_string(i);
+      e.data["same" + std::to_string(i)] = "x";
+      e.data["text" + std::to_string(i)] = huge.substr(0, 400) + d.key;
+      actions.push_back({{"name", d.key + "action" + std::to_string(i)}, {"desc", "hits"}});
+    }
+    e.data["actions"] = actions;
+    all.push_back(std::move(e));
+  }
+  ASSERT_TRUE((*st)->upsert({a, b}, all).is_ok());
+  const tools::compare_tool::Suggest none = [](const auto&, const auto&) { return std::vector<std::string>{}; };
+  auto r = tools::compare_tool::compare_editions(**st, {{"name", "Everything"}}, std::nullopt, "5e-2014", none);
+  ASSERT_FALSE(r.is_error) << r.text.substr(0, 500);
+  EXPECT_EQ(r.structured["result"]["versions"].size(), 2u);
+  EXPECT_LT(r.text.size(), 16000u);
+  EXPECT_LT(r.structured.dump().size(), 40000u);
+  EXPECT_NE(r.text.find("more fields"), std::string::npos);
+  EXPECT_NE(r.text.find("and 2980 more"), std::string::npos);
+  auto long_name =
+      tools::compare_tool::compare_editions(**st, {{"name", std::string(5000, 'x')}}, std::nullopt, "5e-2014", none);
+  EXPECT_TRUE(long_name.is_error);
+  EXPECT_LT(long_name.text.size(), 200u);
 }
 
 TEST(TextChange, NamesTheChangedWordsAndHowMuchIsKept) {
