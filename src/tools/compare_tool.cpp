@@ -23,7 +23,10 @@ constexpr size_t kHunkWords = 12;      // words shown of each side of a change
 constexpr size_t kMaxNameChars = 300;  // longer is not a name or key
 constexpr size_t kMaxSame = 60;        // fields listed as the same in all versions
 constexpr size_t kMaxNamedShown = 20;  // entry names listed per added / removed / reworded
-constexpr size_t kMaxTextChanges = 8;  // text fields compared word by word
+constexpr size_t kMaxTextChanges = 8;
+constexpr size_t kMaxEntryRows = 12;  // named-list comparisons (actions of one version, ...)
+constexpr size_t kWordChars = 40;     // one word of a change as shown
+constexpr size_t kNameChars = 60;     // an entry or field name as shown  // text fields compared word by word
 
 // Fields listed first, in this order, when they differ; the others follow in the order of the data.
 const std::vector<std::string>& leading_fields() {
@@ -133,6 +136,8 @@ std::string comparable(const std::string& v) {
   return f;
 }
 
+std::string cut(const std::string& v, size_t n) { return v.size() <= n ? v : text::cut_at_word(v, n) + " …"; }
+
 std::vector<std::string> words_of(const std::string& s, size_t max_words, bool* truncated) {
   std::vector<std::string> out;
   size_t i = 0;
@@ -153,25 +158,23 @@ std::vector<std::string> words_of(const std::string& s, size_t max_words, bool* 
 }
 
 std::string span(const std::vector<std::string>& words, size_t from, size_t to) {
-  std::vector<std::string> part(words.begin() + static_cast<long>(from), words.begin() + static_cast<long>(to));
-  if (part.size() > kHunkWords) {
-    part.resize(kHunkWords);
-    part.back() += " …";
-  }
+  std::vector<std::string> part;
+  for (size_t i = from; i < to && part.size() < kHunkWords; ++i) part.push_back(cut(words[i], kWordChars));
+  if (to - from > kHunkWords) part.back() += " …";
   return text::join(part, " ");
 }
 
-std::string cut(const std::string& v, size_t n) { return v.size() <= n ? v : text::cut_at_word(v, n) + " …"; }
-
 // At most kMaxNamedShown names, then how many more.
-std::string listed(const std::vector<std::string>& names) {
-  if (names.size() <= kMaxNamedShown) return text::join(names, ", ");
-  return text::join({names.begin(), names.begin() + static_cast<long>(kMaxNamedShown)}, ", ") + " and " +
-         std::to_string(names.size() - kMaxNamedShown) + " more";
+std::vector<std::string> first_named(const std::vector<std::string>& names) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < names.size() && i < kMaxNamedShown; ++i) out.push_back(cut(names[i], kNameChars));
+  return out;
 }
 
-std::vector<std::string> first_named(const std::vector<std::string>& names) {
-  return {names.begin(), names.begin() + static_cast<long>(std::min(names.size(), kMaxNamedShown))};
+std::string listed(const std::vector<std::string>& names) {
+  const std::string shown = text::join(first_named(names), ", ");
+  if (names.size() <= kMaxNamedShown) return shown;
+  return shown + " and " + std::to_string(names.size() - kMaxNamedShown) + " more";
 }
 
 std::string label(const Version& v, const std::vector<Version>& all) {
@@ -244,7 +247,7 @@ ToolSpec spec() {
   for (model::Kind k : model::all_kinds()) kind.enum_values.emplace_back(model::kind_name(k));
   ParamSpec documents = param("documents", ParamType::kStringArray,
                               "Only versions of these documents (\"srd-2014\", \"srd-2024\", \"a5e-ag\", \"bfrd\"); "
-                              "omitted: every edition.");
+                              "omitted: every edition. An entry given by key is always shown.");
   ojson version = {{"type", "object"},
                    {"properties",
                     {{"key", {{"type", "string"}}},
@@ -293,6 +296,12 @@ ToolResult compare_editions(store::Store& st, const json& args,
     auto named = search::editions_named(st, q, given, preferred_edition);
     if (!named) return error_result("The store could not be read: " + named.status().message());
     candidates = std::move(*named);
+    // By name, the reference is an edition of the documents asked for (a key names its entry whatever they are).
+    if (documents) {
+      std::stable_partition(candidates.begin(), candidates.end(), [&](const Entity& e) {
+        return std::find(documents->begin(), documents->end(), e.document.key) != documents->end();
+      });
+    }
   }
   if (candidates.empty()) {
     std::string msg = "No entry is named or keyed '" + given + "'" +
@@ -417,7 +426,7 @@ ToolResult compare_editions(store::Store& st, const json& args,
     result["differences"].push_back({{"field", field}, {"values", std::move(values)}});
     std::vector<std::string> parts;
     for (const auto& [value, which] : groups) parts.push_back(value + " (" + text::join(which, ", ") + ")");
-    differs_text += "- **" + field + "**: " + text::join(parts, " · ") + "\n";
+    differs_text += "- **" + cut(field, kNameChars) + "**: " + text::join(parts, " · ") + "\n";
   }
   out += "\n**Differs** (" + std::to_string(differing) + " fields):\n" +
          (differs_text.empty() ? "- none\n" : differs_text);
@@ -429,6 +438,7 @@ ToolResult compare_editions(store::Store& st, const json& args,
     for (const auto& [f, _] : fl.entries) entry_fields.insert(f);
   }
   std::string entries_text;
+  size_t entry_rows_left = 0;
   for (const auto& field : entry_fields) {
     std::map<std::string, std::string> ref;
     if (auto it = flats[0].entries.find(field); it != flats[0].entries.end()) {
@@ -454,6 +464,10 @@ ToolResult compare_editions(store::Store& st, const json& args,
         }
       }
       if (added.empty() && removed.empty() && reworded.empty()) continue;
+      if (result["entries"].size() == kMaxEntryRows) {
+        ++entry_rows_left;
+        continue;
+      }
       result["entries"].push_back({{"field", field},
                                    {"from", versions[0].entity.key},
                                    {"to", versions[i].entity.key},
@@ -464,21 +478,31 @@ ToolResult compare_editions(store::Store& st, const json& args,
       if (!added.empty()) parts.push_back("added " + listed(added));
       if (!removed.empty()) parts.push_back("removed " + listed(removed));
       if (!reworded.empty()) parts.push_back("reworded " + listed(reworded));
-      entries_text += "- **" + field + "** (" + labels[0] + " → " + labels[i] + "): " + text::join(parts, "; ") + "\n";
+      entries_text += "- **" + cut(field, kNameChars) + "** (" + labels[0] + " → " + labels[i] +
+                      "): " + text::join(parts, "; ") + "\n";
     }
   }
+  if (entry_rows_left) entries_text += "- and " + std::to_string(entry_rows_left) + " more lists that differ\n";
   if (!entries_text.empty()) out += "\n**Entries:**\n" + entries_text;
 
   // Text fields against the reference, shortly: how much is kept and the first changes.
+  // A field long in one version may be short in another: both are its value.
+  const auto value_of = [](const Flat& fl, const std::string& field) {
+    if (auto t = fl.texts.find(field); t != fl.texts.end()) return t->second;
+    if (auto f = fl.fields.find(field); f != fl.fields.end()) return f->second;
+    return std::string();
+  };
   std::string texts_text;
+  size_t texts_left = 0;
   for (const auto& field : text_fields) {
-    const auto ref = flats[0].texts.find(field);
-    const std::string from = ref == flats[0].texts.end() ? "" : ref->second;
+    const std::string from = value_of(flats[0], field);
     for (size_t i = 1; i < flats.size(); ++i) {
-      const auto it = flats[i].texts.find(field);
-      const std::string to = it == flats[i].texts.end() ? "" : it->second;
+      const std::string to = value_of(flats[i], field);
       if (comparable(from) == comparable(to)) continue;
-      if (result["text_changes"].size() == kMaxTextChanges) break;
+      if (result["text_changes"].size() == kMaxTextChanges) {
+        ++texts_left;
+        continue;
+      }
       const TextChange change = text_change(from, to);
       json hunks = json::array();
       std::vector<std::string> shown;
@@ -494,10 +518,13 @@ ToolResult compare_editions(store::Store& st, const json& args,
                                         {"similarity", std::round(change.similarity * 100) / 100},
                                         {"changes", std::move(hunks)},
                                         {"truncated", change.truncated}});
-      texts_text += "- **" + field + "** (" + labels[0] + " → " + labels[i] + ", " + std::to_string(kept) +
-                    " % of words kept): " + text::join(shown, "; ") + "\n";
+      texts_text += "- **" + cut(field, kNameChars) + "** (" + labels[0] + " → " + labels[i] + ", " +
+                    std::to_string(kept) + " % of words kept" +
+                    (change.truncated ? " in the first " + std::to_string(kDiffWords) + " words" : "") +
+                    "): " + text::join(shown, "; ") + "\n";
     }
   }
+  if (texts_left) texts_text += "- and " + std::to_string(texts_left) + " more texts that differ\n";
   if (!texts_text.empty()) out += "\n**Text changed:**\n" + texts_text;
   if (!same_text.empty()) out += "\n**Same in all:** " + same_text + "\n";
   out += "\nFull text of each: get_entity with its key.\n";

@@ -1128,6 +1128,8 @@ std::string nearby_counts(store::Store& st, const json& args, const QueryBuilder
   const bool by_cr = args.contains("cr");
   if (!by_cr && !args.contains("level")) return "";
   const std::string field = by_cr ? "cr" : "level";
+  // A range of the caller's own is theirs to widen.
+  if (args.contains(field + "_min") || args.contains(field + "_max")) return "";
   const double v = args[field].get<double>();
   double lo = v - 1, hi = v + 1;
   if (by_cr) {
@@ -1669,7 +1671,10 @@ ToolResult dispatch_call(Engine& engine, const std::string& name, const json& ar
         "The LoreKeeper store is empty: " + why +
         ". Fill it with `lorekeeper sync --source bundled` (offline) or `lorekeeper sync` (live API), then ask "
         "again.";
-    if (name == "get_entity" || name == "find_similar") return error_result(message);
+    // Tools whose answer is one object, not a list, say so as an error.
+    if (name == "get_entity" || name == "find_similar" || name == "compare_editions" || name == "count_entities") {
+      return error_result(message);
+    }
     ToolResult r;
     r.text = message;
     r.structured = {{"result", name == "search_all" ? json::object() : json::array()},

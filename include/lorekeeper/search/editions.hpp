@@ -1,7 +1,7 @@
 // The versions of one entity across editions and documents: the entries of its kind with the same name (the 2014
 // and 2024 Fireball, Level Up's), and the counterpart a renamed entry has in another edition of its document
 // (Feeblemind -> Befuddlement, Androsphinx -> Sphinx of Valor, Half-Orc -> Orc). docs/SEARCH.md "Editions of one
-// entity" describes the matching and its measured misses.
+// entry" describes the matching and its measured misses.
 #pragma once
 
 #include <optional>
