@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -198,23 +199,16 @@ bool are_editions(const NameIndex& idx, const std::string& a, const std::string&
   return shared >= kEditionMinShared && shared >= kEditionMinShare * static_cast<double>(small.size());
 }
 
-// Entries of `kind` in `document` whose name has no entry in `other`, ready to be scored.
-class Pool {
- public:
-  Status load(store::Store& st, Kind kind, const std::string& document, const std::string& other,
-              const NameIndex& idx) {
-    store::Query q;
-    q.kinds = {kind};
-    q.document_keys = std::vector<std::string>{document};
-    q.limit = 1000000;
-    auto r = st.query(q);
-    if (!r) return r.status();
-    entities_ = std::move(r->entities);
-    const auto it = idx.by_document.find(other);
-    static const std::unordered_set<std::string> kNone;
-    const auto& other_names = it == idx.by_document.end() ? kNone : it->second;
-    for (const auto& e : entities_) {
-      if (other_names.count(text::fold(e.name))) continue;
+// Every entry of one kind in one document, ready to be scored; read once per versions_of call.
+struct DocumentEntries {
+  std::vector<Entity> entities;    // not changed after loading: candidates point into it
+  std::vector<std::string> folds;  // each entity's folded name
+  // Each entity's candidate, made when a pool first needs it (most entries have a same-named twin and never do).
+  std::vector<std::optional<Candidate>> candidates;
+
+  const Candidate& candidate(size_t i, const NameIndex& idx) {
+    if (!candidates[i]) {
+      const Entity& e = entities[i];
       Candidate c;
       c.entity = &e;
       c.name = name_tokens(e.name);
@@ -223,9 +217,40 @@ class Pool {
         const auto p = idx.fold_of_key.find(e.facets.parent_key);
         c.parent_fold = p == idx.fold_of_key.end() ? e.facets.parent_key : p->second;
       }
-      candidates_.push_back(std::move(c));
+      candidates[i] = std::move(c);
     }
-    return Status::ok();
+    return *candidates[i];
+  }
+};
+using LoadedDocuments = std::map<std::string, std::unique_ptr<DocumentEntries>>;
+
+Result<DocumentEntries*> load_document(store::Store& st, Kind kind, const std::string& document,
+                                       LoadedDocuments& loaded) {
+  auto& slot = loaded[document];
+  if (slot) return slot.get();
+  store::Query q;
+  q.kinds = {kind};
+  q.document_keys = std::vector<std::string>{document};
+  q.limit = 1000000;
+  auto r = st.query(q);
+  if (!r) return r.status();
+  auto entries = std::make_unique<DocumentEntries>();
+  entries->entities = std::move(r->entities);
+  for (const auto& e : entries->entities) entries->folds.push_back(text::fold(e.name));
+  entries->candidates.resize(entries->entities.size());
+  slot = std::move(entries);
+  return slot.get();
+}
+
+// The entries of a document whose name has no entry in another document: the candidates of a renaming.
+class Pool {
+ public:
+  Pool(DocumentEntries& all, const std::string& other, const NameIndex& idx) {
+    const auto it = idx.by_document.find(other);
+    for (size_t i = 0; i < all.entities.size(); ++i) {
+      if (it != idx.by_document.end() && it->second.count(all.folds[i])) continue;
+      candidates_.push_back(&all.candidate(i, idx));
+    }
   }
 
   struct Best {
@@ -235,12 +260,12 @@ class Pool {
   };
   Best best_for(const Candidate& x) const {
     Best b;
-    for (const auto& c : candidates_) {
-      if (!comparable(x, c)) continue;
-      const double s = score(x, c);
+    for (const Candidate* c : candidates_) {
+      if (!comparable(x, *c)) continue;
+      const double s = score(x, *c);
       if (s > b.score) {
         b.runner_up = b.score;
-        b.candidate = &c, b.score = s;
+        b.candidate = c, b.score = s;
       } else if (s > b.runner_up) {
         b.runner_up = s;
       }
@@ -249,24 +274,27 @@ class Pool {
   }
 
   const Candidate* find(const std::string& key) const {
-    for (const auto& c : candidates_) {
-      if (c.entity->key == key) return &c;
+    for (const Candidate* c : candidates_) {
+      if (c->entity->key == key) return c;
     }
     return nullptr;
   }
 
  private:
-  std::vector<Entity> entities_;
-  std::vector<Candidate> candidates_;  // point into entities_, which is not changed after load
+  std::vector<const Candidate*> candidates_;
 };
 
 // The counterpart of `from` among the entries of `to_doc`, with its score; nullopt when none is clear enough.
 Result<std::optional<std::pair<Entity, double>>> counterpart(store::Store& st, const Entity& from,
-                                                             const std::string& to_doc, const NameIndex& idx) {
+                                                             const std::string& to_doc, const NameIndex& idx,
+                                                             LoadedDocuments& loaded) {
   using Found = std::optional<std::pair<Entity, double>>;
-  Pool here, there;
-  if (Status s = here.load(st, from.kind, from.document.key, to_doc, idx); !s.is_ok()) return s;
-  if (Status s = there.load(st, from.kind, to_doc, from.document.key, idx); !s.is_ok()) return s;
+  auto from_entries = load_document(st, from.kind, from.document.key, loaded);
+  if (!from_entries) return from_entries.status();
+  auto to_entries = load_document(st, from.kind, to_doc, loaded);
+  if (!to_entries) return to_entries.status();
+  const Pool here(**from_entries, to_doc, idx);
+  const Pool there(**to_entries, from.document.key, idx);
   const Candidate* x = here.find(from.key);
   if (x == nullptr) return Found();
   const Pool::Best best = there.best_for(*x);
@@ -337,13 +365,14 @@ Result<std::vector<Version>> versions_of(store::Store& st, const Entity& referen
     std::stable_sort(others.begin(), others.end(), [&](const model::Document& a, const model::Document& b) {
       return model::edition_before(a, b, options.preferred_edition);
     });
+    LoadedDocuments loaded;
     for (const auto& doc : others) {
       if (covered.count(doc.key)) continue;
       // From each version found so far whose document is an edition of this one, until a counterpart is found.
       for (size_t i = 0; i < out.size(); ++i) {
-        const Entity from = out[i].entity;
-        if (!are_editions(*idx, from.document.key, doc.key)) continue;
-        auto found = counterpart(st, from, doc.key, *idx);
+        if (!are_editions(*idx, out[i].entity.document.key, doc.key)) continue;
+        const Entity from = out[i].entity;  // a copy: `out` grows below
+        auto found = counterpart(st, from, doc.key, *idx, loaded);
         if (!found) return found.status();
         if (!*found) continue;
         const auto& [entity, score] = **found;
