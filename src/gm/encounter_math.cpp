@@ -1,5 +1,6 @@
 #include "lorekeeper/gm/encounter_math.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -176,6 +177,13 @@ std::optional<long long> xp_for_cr(double cr) {
   const CrRow* row = find_cr(cr);
   if (row == nullptr) return std::nullopt;
   return row->xp;
+}
+
+std::pair<double, double> neighbouring_crs(double cr) {
+  const auto at = std::lower_bound(kCrTable.begin(), kCrTable.end(), cr - 1e-9,
+                                   [](const CrRow& row, double v) { return row.cr < v; });
+  const size_t i = std::min(static_cast<size_t>(at - kCrTable.begin()), kCrTable.size() - 1);
+  return {kCrTable[i == 0 ? 0 : i - 1].cr, kCrTable[std::min(i + 1, kCrTable.size() - 1)].cr};
 }
 
 std::optional<int> proficiency_for_cr(double cr) {

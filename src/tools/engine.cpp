@@ -19,6 +19,7 @@
 #include "lorekeeper/core/json_util.hpp"
 #include "lorekeeper/core/log.hpp"
 #include "lorekeeper/core/text.hpp"
+#include "lorekeeper/gm/encounter_math.hpp"
 #include "lorekeeper/model/derived.hpp"
 #include "lorekeeper/model/hints.hpp"
 #include "lorekeeper/search/ranker.hpp"
@@ -1131,18 +1132,7 @@ std::string nearby_counts(store::Store& st, const json& args, const QueryBuilder
   // A range of the caller's own is theirs to widen.
   if (args.contains(field + "_min") || args.contains(field + "_max")) return "";
   const double v = args[field].get<double>();
-  double lo = v - 1, hi = v + 1;
-  if (by_cr) {
-    static const std::vector<double> kLadder = {0,  0.125, 0.25, 0.5, 1,  2,  3,  4,  5,  6,  7,  8,
-                                                9,  10,    11,   12,  13, 14, 15, 16, 17, 18, 19, 20,
-                                                21, 22,    23,   24,  25, 26, 27, 28, 29, 30};
-    const auto at = std::lower_bound(kLadder.begin(), kLadder.end(), v - 1e-9);
-    const size_t i = static_cast<size_t>(at - kLadder.begin());
-    lo = kLadder[i == 0 ? 0 : i - 1];
-    hi = kLadder[std::min(i + 1, kLadder.size() - 1)];
-  } else {
-    lo = std::max(0.0, lo), hi = std::min(9.0, hi);
-  }
+  const auto [lo, hi] = by_cr ? gm::neighbouring_crs(v) : std::pair{std::max(0.0, v - 1), std::min(9.0, v + 1)};
   json wider = args;
   wider.erase(field);
   wider[field + "_min"] = lo;

@@ -111,6 +111,17 @@ TEST(EncounterMathCr, UntabledRatingsHaveNoXpOrProficiency) {
   }
 }
 
+TEST(EncounterMathCr, NeighboursAreOneTabledStepEitherSide) {
+  using P = std::pair<double, double>;
+  EXPECT_EQ(neighbouring_crs(5), P(4, 6));
+  EXPECT_EQ(neighbouring_crs(1), P(0.5, 2));
+  EXPECT_EQ(neighbouring_crs(0.125), P(0, 0.25));
+  EXPECT_EQ(neighbouring_crs(0), P(0, 0.125));
+  EXPECT_EQ(neighbouring_crs(30), P(29, 30));
+  EXPECT_EQ(neighbouring_crs(0.3), P(0.25, 1));  // an untabled rating: around the next tabled one
+  EXPECT_EQ(neighbouring_crs(40), P(29, 30));
+}
+
 TEST(EncounterMathCr, TextOfUntabledValuesIsAPlainNumber) {
   EXPECT_EQ(cr_text(0.3), "0.3");
   EXPECT_EQ(cr_text(31), "31");

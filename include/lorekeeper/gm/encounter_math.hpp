@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "lorekeeper/core/status.hpp"
@@ -36,6 +37,10 @@ inline constexpr double kMaxCr = 30.0;
 // the SRD gives 0 XP to a CR 0 creature without effective attacks and 10 to the others; this library always
 // counts 10. Under both rule sets.
 std::optional<long long> xp_for_cr(double cr);
+
+// The tabled challenge ratings one step either side of `cr` (of the first tabled rating at or above it), kept
+// within 0 and 30: 5 -> (4, 6), 1/8 -> (0, 1/4), 0 -> (0, 1/8), 30 -> (29, 30).
+std::pair<double, double> neighbouring_crs(double cr);
 
 // Proficiency bonus (+2 to +9) of a creature of challenge rating `cr`, or nullopt if `cr` is not tabled.
 std::optional<int> proficiency_for_cr(double cr);
