@@ -464,6 +464,17 @@ void derive_creature(Entity& e, const std::vector<Passage>& passages) {
       }
     }
   }
+  if (auto speed = e.data.find("speed"); speed != e.data.end() && speed->is_object()) {
+    for (std::string_view mode : kMovementModes) {
+      auto it = speed->find(std::string(mode));
+      if (it != speed->end() && it->is_number() && it->get<double>() > 0) add(f.movement, std::string(mode));
+    }
+  }
+  if (auto skills = e.data.find("skill_bonuses"); skills != e.data.end() && skills->is_object()) {
+    for (auto it = skills->begin(); it != skills->end(); ++it) {
+      if (it->is_number()) add(f.skills, text::lower(it.key()));
+    }
+  }
   auto legendary = e.data.find("legendary_actions");
   if (legendary != e.data.end() && legendary->is_array() && !legendary->empty()) add(f.traits, "legendary");
   if (spellcasting_entry || !f.casts.empty()) add(f.traits, "spellcaster");
@@ -508,7 +519,33 @@ const std::vector<std::string>& ability_names() {
   return v;
 }
 
+void derive_weapon(Entity& e) {
+  Facets& f = e.facets;
+  auto melee = e.data.find("is_melee");
+  if (melee == e.data.end() || !melee->is_boolean()) return;
+  // The record's property names ("Thrown", {"name": "Thrown", "detail": "range 20/60"}), as the store reads them
+  // back too.
+  const auto has = [&](std::string_view wanted) {
+    auto props = e.data.find("properties");
+    if (props == e.data.end() || !props->is_array()) return false;
+    for (const json& p : *props) {
+      const json* name = p.is_object() && p.contains("name") ? &p["name"] : &p;
+      if (name->is_string() && text::lower(name->get<std::string>()) == wanted) return true;
+    }
+    return false;
+  };
+  add(f.attack_ranges, melee->get<bool>() ? "melee" : "ranged");
+  if (has("thrown")) add(f.attack_ranges, "ranged");
+  if (melee->get<bool>() && has("reach")) add(f.attack_ranges, "reach");
+}
+
 void derive_facets(Entity& e) {
+  if (e.kind == Kind::kWeapon) {
+    e.facets.attack_ranges.clear();
+    derive_weapon(e);
+    sort_unique(e.facets.attack_ranges);
+    return;
+  }
   if (e.kind != Kind::kCreature && e.kind != Kind::kSpell) return;
   const std::vector<Passage> passages = passages_of(e);
   if (e.kind == Kind::kCreature) {
@@ -517,7 +554,10 @@ void derive_facets(Entity& e) {
     derive_spell(e, passages);
   }
   Facets& f = e.facets;
-  for (auto* v : {&f.conditions, &f.save_abilities, &f.attack_ranges, &f.traits, &f.damage_types}) sort_unique(*v);
+  for (auto* v :
+       {&f.conditions, &f.save_abilities, &f.attack_ranges, &f.traits, &f.damage_types, &f.movement, &f.skills}) {
+    sort_unique(*v);
+  }
 }
 
 }  // namespace lorekeeper::model

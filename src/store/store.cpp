@@ -274,6 +274,8 @@ void build_where(const Query& q, std::string* sql, std::vector<BindValue>* binds
   str(q.condition, "e.id IN (SELECT entity_id FROM entity_tags WHERE tag = 'condition' AND value = ?)");
   str(q.save_ability, "e.id IN (SELECT entity_id FROM entity_tags WHERE tag = 'save' AND value = ?)");
   str(q.attack_range, "e.id IN (SELECT entity_id FROM entity_tags WHERE tag = 'attack' AND value = ?)");
+  str(q.movement, "e.id IN (SELECT entity_id FROM entity_tags WHERE tag = 'moves' AND value = ?)");
+  str(q.skill, "e.id IN (SELECT entity_id FROM entity_tags WHERE tag = 'skill' AND value = ?)");
   for (const auto& t : q.traits)
     str(t, "e.id IN (SELECT entity_id FROM entity_tags WHERE tag = 'trait' AND value = ?)");
   for (const auto& t : q.without_traits) {
@@ -314,6 +316,8 @@ Status write_tags(Stmt& tag_st, long long id, const model::Facets& f) {
                                     {"condition", &f.conditions},
                                     {"save", &f.save_abilities},
                                     {"attack", &f.attack_ranges},
+                                    {"moves", &f.movement},
+                                    {"skill", &f.skills},
                                     {"trait", &f.traits}}) {
     for (const auto& v : *values) {
       tag_st.reset();
@@ -548,11 +552,12 @@ Status Store::refresh_derived() {
     // (data.damage_types), which is read back below.
     LOREKEEPER_RETURN_IF_ERROR(
         sqlite::exec(db_,
-                     "DELETE FROM entity_tags WHERE tag IN ('casts', 'condition', 'save', 'attack', 'trait') OR (tag = "
+                     "DELETE FROM entity_tags WHERE tag IN ('casts', 'condition', 'save', 'attack', 'moves', 'skill', "
+                     "'trait') OR (tag = "
                      "'damage_type' AND entity_id IN (SELECT id FROM entities WHERE kind IN ('creature', 'spell')))"));
     auto rows = Stmt::prepare(db_,
                               "SELECT e.id, e.kind, e.name, b.data FROM entities e JOIN entity_bodies b ON b.id = e.id"
-                              " WHERE e.kind IN ('creature', 'spell')");
+                              " WHERE e.kind IN ('creature', 'spell', 'weapon')");
     if (!rows) return rows.status();
     auto tag_st = Stmt::prepare(db_, "INSERT OR IGNORE INTO entity_tags (entity_id, tag, value) VALUES (?,?,?)");
     if (!tag_st) return tag_st.status();
@@ -579,7 +584,7 @@ Status Store::refresh_derived() {
     }
     LOREKEEPER_RETURN_IF_ERROR(
         sqlite::exec(db_, "UPDATE content_stamp SET stamp = lower(hex(randomblob(8))) WHERE id = 1"));
-    if (count > 0) log::info("derived facets updated for " + std::to_string(count) + " creatures and spells");
+    if (count > 0) log::info("derived facets updated for " + std::to_string(count) + " creatures, spells and weapons");
     return Status::ok();
   });
 }
@@ -864,11 +869,12 @@ Result<std::optional<std::string>> Store::meta(const std::string& key) {
 bool has_attribute_filters(const Query& q) {
   return !q.game_system.empty() || q.level || q.level_min || q.level_max || !q.school.empty() || !q.class_key.empty() ||
          !q.casting_time.empty() || !q.damage_type.empty() || !q.casts_spell.empty() || !q.condition.empty() ||
-         !q.save_ability.empty() || !q.attack_range.empty() || !q.traits.empty() || !q.without_traits.empty() ||
-         q.concentration || q.ritual || q.cr || q.cr_min || q.cr_max || !q.type.empty() || !q.size.empty() ||
-         q.armor_class_min || q.hit_points_min || !q.rarity.empty() || q.requires_attunement ||
-         !q.damage_dice.empty() || q.is_simple || !q.properties.empty() || q.cost_min || q.cost_max || q.weight_max ||
-         !q.section.empty() || !q.parent_key.empty() || q.top_level || !q.exclude_keys.empty();
+         !q.save_ability.empty() || !q.attack_range.empty() || !q.movement.empty() || !q.skill.empty() ||
+         !q.traits.empty() || !q.without_traits.empty() || q.concentration || q.ritual || q.cr || q.cr_min ||
+         q.cr_max || !q.type.empty() || !q.size.empty() || q.armor_class_min || q.hit_points_min || !q.rarity.empty() ||
+         q.requires_attunement || !q.damage_dice.empty() || q.is_simple || !q.properties.empty() || q.cost_min ||
+         q.cost_max || q.weight_max || !q.section.empty() || !q.parent_key.empty() || q.top_level ||
+         !q.exclude_keys.empty();
 }
 
 Result<std::vector<std::pair<std::string, int>>> Store::count_by(const Query& q, std::string_view facet) {
@@ -1267,6 +1273,33 @@ Result<std::vector<Store::TextHit>> Store::text_search(const Query& q, const std
     }
   }
   return out;
+}
+
+Status Store::read_tags(std::vector<Entity>& entities) {
+  auto prepared = cached(
+      "SELECT t.tag, t.value FROM entity_tags t JOIN entities e ON e.id = t.entity_id WHERE e.kind = ? AND e.key = ?");
+  if (!prepared) return prepared.status();
+  Stmt& st = **prepared;
+  for (Entity& e : entities) {
+    model::Facets& f = e.facets;
+    const std::map<std::string_view, std::vector<std::string>*> lists = {
+        {"class", &f.classes},        {"property", &f.properties},  {"damage_type", &f.damage_types},
+        {"casts", &f.casts},          {"condition", &f.conditions}, {"save", &f.save_abilities},
+        {"attack", &f.attack_ranges}, {"moves", &f.movement},       {"skill", &f.skills},
+        {"trait", &f.traits}};
+    for (auto& [tag, list] : lists) list->clear();
+    st.reset();
+    st.bind(1, model::kind_name(e.kind));
+    st.bind(2, std::string_view(e.key));
+    while (true) {
+      auto row = st.step();
+      if (!row) return row.status();
+      if (!*row) break;
+      auto it = lists.find(st.text_view(0));
+      if (it != lists.end()) it->second->push_back(std::string(st.text_view(1)));
+    }
+  }
+  return Status::ok();
 }
 
 Result<std::vector<Entity>> Store::get(const std::string& key, std::optional<Kind> kind, bool with_raw) {

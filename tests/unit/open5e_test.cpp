@@ -153,6 +153,28 @@ TEST(Derived, SpellsFromRecordedText) {
   EXPECT_TRUE(mapped("srd_shield").traits.empty());
 }
 
+// Weapons' attack ranges come from their data (a thrown weapon's attack is also a ranged attack); creatures' movement
+// and skills from their speeds and skill bonuses.
+TEST(Derived, WeaponRangesAndCreatureMovement) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(mapped_facets("weapons", "srd_longbow").attack_ranges, (V{"ranged"}));
+  EXPECT_EQ(mapped_facets("weapons", "srd_dagger").attack_ranges, (V{"melee", "ranged"}));
+  EXPECT_EQ(mapped_facets("weapons", "srd_longsword").attack_ranges, (V{"melee"}));
+  model::Entity glaive;
+  glaive.kind = model::Kind::kWeapon;
+  glaive.data = {{"is_melee", true}, {"properties", json::array({{{"name", "Heavy"}}, {{"name", "Reach"}}})}};
+  model::derive_facets(glaive);
+  EXPECT_EQ(glaive.facets.attack_ranges, (V{"melee", "reach"}));
+  glaive.data.erase("is_melee");  // a record that does not say: nothing is guessed
+  model::derive_facets(glaive);
+  EXPECT_TRUE(glaive.facets.attack_ranges.empty());
+  EXPECT_EQ(mapped_facets("creatures", "srd_adult-red-dragon").movement, (V{"climb", "fly"}));
+  EXPECT_EQ(mapped_facets("creatures", "srd_wraith").movement, (V{"fly"}));
+  const model::Facets lich = mapped_facets("creatures", "srd_lich");
+  EXPECT_TRUE(lich.movement.empty());
+  EXPECT_EQ(lich.skills, (V{"arcana", "history", "insight", "perception"}));
+}
+
 // Homebrew text of any size and shape: derivation stays linear (RE2) and its lists stay bounded by the vocabulary.
 TEST(Derived, HostileTextOfAnySize) {
   model::Entity e;

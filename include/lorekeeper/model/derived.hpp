@@ -15,7 +15,7 @@
 namespace lorekeeper::model {
 
 // Names the rules below: a store whose facets were derived by other rules re-derives them when opened.
-inline constexpr std::string_view kDerivedFacetsVersion = "1";
+inline constexpr std::string_view kDerivedFacetsVersion = "3";
 
 // The conditions of the rules, as facet values ("blinded", ..., "exhaustion").
 const std::vector<std::string>& condition_names();
@@ -24,8 +24,10 @@ const std::vector<std::string>& ability_names();
 // The values of Facets::attack_ranges and Facets::traits.
 inline constexpr std::string_view kAttackRanges[] = {"melee", "ranged", "reach"};
 inline constexpr std::string_view kDerivedTraits[] = {"legendary", "spellcaster", "heals", "summons", "teleports"};
+// The values of Facets::movement.
+inline constexpr std::string_view kMovementModes[] = {"burrow", "climb", "fly", "swim"};
 
-// Fills the derived facets of a creature or a spell from its `data` (other kinds are left as they are):
+// Fills the derived facets of a creature, a spell or a weapon from its `data` (other kinds are left as they are):
 //   casts          (creature) the folded names (text::fold) of the spells its spellcasting lists or "casts X"
 //                  sentences name, in the order written; notes such as "(self only)" dropped
 //   conditions     conditions it imposes on others ("or be paralyzed", "is knocked prone", "has the Poisoned
@@ -36,7 +38,10 @@ inline constexpr std::string_view kDerivedTraits[] = {"legendary", "spellcaster"
 //   save_abilities saving throws it calls for ("DC 13 Dexterity saving throw", "Dexterity Saving Throw: DC 13",
 //                  "must succeed on a Wisdom saving throw"); a spell's saving_throw_ability included
 //   attack_ranges  (creature) "melee", "ranged" (weapon or spell attacks, from the prose and the attack records),
-//                  "reach" for a melee attack of 10 feet or more
+//                  "reach" for a melee attack of 10 feet or more; (weapon) "melee" (data.is_melee), "ranged" (not
+//                  melee, or thrown: a thrown weapon's attack is a ranged attack), "reach" (the reach property)
+//   movement       (creature) the speeds besides walking it has, above 0 (data.speed: burrow, climb, fly, swim)
+//   skills         (creature) the skills its stat block lists a bonus for (data.skill_bonuses), lower-case
 //   traits         (creature) "legendary" (legendary actions), "spellcaster" (it casts spells);
 //                  (spell) "heals" (creatures regain hit points), "summons" (creatures summoned or conjured),
 //                  "teleports"

@@ -82,11 +82,13 @@ struct Facets {
   std::vector<std::string> classes;       // spell class names and keys, lower-case ("wizard", "srd_wizard")
   std::vector<std::string> properties;    // weapon properties, lower-case ("finesse", "two-handed")
   std::vector<std::string> damage_types;  // damage type keys, lower-case (creatures: derived, model/derived.hpp)
-  // Derived from the text at ingest (model/derived.hpp), creatures and spells only:
+  // Derived at ingest (model/derived.hpp) from creatures' and spells' text and data, weapons' data:
   std::vector<std::string> casts;           // folded names of the spells a creature casts
   std::vector<std::string> conditions;      // condition keys it can inflict ("paralyzed")
   std::vector<std::string> save_abilities;  // abilities of the saving throws it calls for ("dexterity")
-  std::vector<std::string> attack_ranges;   // "melee", "ranged", "reach"
+  std::vector<std::string> attack_ranges;   // "melee", "ranged", "reach" (creatures and weapons)
+  std::vector<std::string> movement;        // creature speeds besides walking: "burrow", "climb", "fly", "swim"
+  std::vector<std::string> skills;          // creature skills it is proficient in ("stealth", "perception")
   std::vector<std::string> traits;          // "legendary", "spellcaster", "heals", "summons", "teleports"
 };
 

@@ -48,9 +48,12 @@ struct Query {
   // Deals this damage type: by its record or its text, or (creatures) through a spell it casts.
   std::string damage_type;
   // Derived facets (model/derived.hpp): casts a spell (folded name), inflicts a condition, calls for a saving
-  // throw of an ability, has an attack of a range ("melee", "ranged", "reach"), has every trait listed.
+  // throw of an ability, has an attack of a range ("melee", "ranged", "reach"; creatures and weapons), has every
+  // trait listed.
   std::vector<std::string> casts_spell;  // folded spell names, any of them
   std::string condition, save_ability, attack_range;
+  std::string movement;  // has a speed of this mode ("fly", "swim", "climb", "burrow")
+  std::string skill;     // (creatures) lists a bonus in this skill ("stealth")
   std::vector<std::string> traits, without_traits;
   std::optional<bool> concentration, ritual;
   std::optional<double> cr, cr_min, cr_max;
@@ -240,6 +243,9 @@ class Store {
   // One entity by key (and kind, when given; a key can exist in several kinds). With `with_raw` the original
   // record is loaded too.
   Result<std::vector<Entity>> get(const std::string& key, std::optional<Kind> kind, bool with_raw);
+  // Fills the multi-valued facets of `entities` (classes, properties, damage types and the derived ones, as
+  // written by ingest) from the store's tags; entries not in the store are left as they are.
+  Status read_tags(std::vector<Entity>& entities);
   // Names and keys of the given kinds (all when empty), by folded name, for completion, close spellings and "did
   // you mean" suggestions. Served from memory: the list is read once and again only after the data changed (a
   // write through this connection, or a commit by another seen by data_version()).
