@@ -26,9 +26,17 @@ std::map<EntityId, double> fuse(const FusionInput& in) {
   for (size_t i = 0; i < in.semantic.size(); ++i) {
     fused[in.semantic[i]] += kSemanticWeight / (kRrfK + static_cast<double>(i) + 1);
   }
-  const double top =
-      ((!in.hybrid ? 0.0 : std::max({kNameMatchWeight, kHintMatchWeight, kTextMatchWeight})) + kSemanticWeight) /
-      (kRrfK + 1);
+  size_t facet_lists = 0;
+  for (const auto& f : in.facets) facet_lists += f.empty() ? 0 : 1;
+  for (const auto& f : in.facets) {
+    for (size_t i = 0; i < f.size(); ++i) {
+      fused[f[i]] += kFacetWeight * (1 - in.text_confidence) / static_cast<double>(facet_lists) /
+                     (kRrfK + static_cast<double>(i) + 1);
+    }
+  }
+  const double top = ((!in.hybrid ? 0.0 : std::max({kNameMatchWeight, kHintMatchWeight, kTextMatchWeight})) +
+                      kSemanticWeight + (facet_lists > 0 ? kFacetWeight : 0.0)) /
+                     (kRrfK + 1);
   for (auto& [id, s] : fused) s = std::min(0.999, s / top);
   return fused;
 }

@@ -99,6 +99,9 @@ constexpr float kSemanticFloor = 0.34f;
 // A match on words of the text alone must also be this close in meaning, so "stock market prices" does not
 // return the entries that happen to mention a market and prices.
 constexpr float kTextHitMeaningFloor = 0.25f;
+// How deep a facet's ranking goes, and what a facet adds to a lexical score when there is no meaning index.
+constexpr size_t kFacetDepth = 100;
+constexpr double kLexicalFacetBoost = 0.1;
 
 bool only_kind_and_document_filters(const Query& q) {
   return !store::has_attribute_filters(q) && q.name_exact.empty() && q.name_contains.empty();
@@ -398,6 +401,55 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
       semantic_order.push_back(id);
     }
   }
+  // The facets the query names, each as a ranking of the entries that have it (hybrid only: the single rankings
+  // stay what they measure).
+  const std::vector<QueryFacet> facets =
+      options.ranking == Ranking::kHybrid && match == Match::kNamesAndText && !excluded_name
+          ? understand(s, q)
+          : std::vector<QueryFacet>{};
+  std::vector<std::vector<EntityId>> facet_rankings;
+  std::set<EntityId> with_facet;
+  // Ranks the entries with each facet (skipped when a confident text winner would take their weight away).
+  auto rank_facets = [&]() -> Status {
+    for (const QueryFacet& f : facets) {
+      std::vector<EntityId> ranking;
+      if (ix) {
+        // The entries with the facet that the filters allow, nearest in meaning first.
+        std::vector<uint8_t> has(ix->size(), 0);
+        for (size_t v = 0; v < f.values.size(); ++v) {
+          auto m = allowed_mask(st, *ix, narrowed(q, f, v));
+          if (!m) return m.status();
+          for (size_t i = 0; i < has.size(); ++i) has[i] |= (*m)[i];
+        }
+        const std::vector<float>& qv = embeddings.embed(s);
+        for (const auto& h : ix->top_k(qv.data(), &has, kFacetDepth)) {
+          if (h.score < kTextHitMeaningFloor) break;
+          const auto& ref = ix->entity(h.entity);
+          EntityId id{static_cast<int>(ref.kind), ref.key};
+          if (!exact_ids.count(id)) ranking.push_back(std::move(id));
+        }
+      } else {
+        // Without meaning, the lexical candidates with the facet, in their lexical order.
+        std::set<EntityId> members;
+        for (size_t v = 0; v < f.values.size(); ++v) {
+          LOREKEEPER_RETURN_IF_ERROR(st.for_each_matching_key(narrowed(q, f, v), [&](Kind kind, std::string_view key) {
+            const EntityId id{static_cast<int>(kind), std::string(key)};
+            if (merged.count(id)) members.insert(id);
+          }));
+        }
+        std::vector<std::pair<double, EntityId>> ordered;
+        for (const auto& id : members) ordered.push_back({merged[id].score, id});
+        std::stable_sort(ordered.begin(), ordered.end(),
+                         [](const auto& a, const auto& b) { return a.first > b.first; });
+        for (auto& [score, id] : ordered) ranking.push_back(std::move(id));
+      }
+      if (ranking.empty()) continue;
+      with_facet.insert(ranking.begin(), ranking.end());
+      facet_rankings.push_back(std::move(ranking));
+      out.understood.push_back(f);
+    }
+    return Status::ok();
+  };
   struct Candidate {
     double score;
     std::pair<int, std::string> id;
@@ -405,7 +457,17 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
   };
   std::vector<Candidate> scored;
   if (!ix) {
-    for (auto& [id, c] : merged) scored.push_back({c.score, id, {c.how.begin(), c.how.end()}});
+    LOREKEEPER_RETURN_IF_ERROR(rank_facets());
+    // Lexical scores are 0.1-0.99: an entry with every facet named gains a tenth.
+    for (auto& [id, c] : merged) {
+      double boost = 0;
+      for (const auto& r : facet_rankings) {
+        if (std::find(r.begin(), r.end(), id) != r.end()) boost += kLexicalFacetBoost / facet_rankings.size();
+      }
+      std::vector<std::string> how(c.how.begin(), c.how.end());
+      if (boost > 0) how.push_back("facet");
+      scored.push_back({std::min(0.99, c.score + boost), id, std::move(how)});
+    }
   } else {
     // Fusion of the lexical ranking (by its score; the lexical score itself breaks ties, so strong name matches
     // keep their order) and the semantic one (by cosine), with the evidence of a confident full-text winner.
@@ -443,6 +505,10 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
       }
       in.text_confidence = text_lead_confidence(winner_rank, other_rank);
     }
+    if (in.text_confidence < 1) {
+      LOREKEEPER_RETURN_IF_ERROR(rank_facets());
+      in.facets = facet_rankings;
+    }
     std::map<EntityId, Candidate> fused;
     for (const auto& [id, score] : fuse(in)) fused[id] = {score, id, {}};
     for (const auto& [score, id] : lex) {
@@ -450,6 +516,7 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
       fused[id].how.assign(m.how.begin(), m.how.end());
     }
     for (const auto& id : semantic_order) fused[id].how.push_back("meaning");
+    for (const auto& id : with_facet) fused[id].how.push_back("facet");
     for (auto& [id, c] : fused) {
       // The misspelt name outranks what merely resembles the query in meaning.
       if (corrected.count(id)) c.score = 0.999;
@@ -477,7 +544,7 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
     if (matched("hint") && !matched("text")) {
       // The words were found in the search hint, which says so better than the start of the text.
       hit.snippet = std::string(st.hints().find(entity.kind, entity.name));
-    } else if ((matched("text") || matched("meaning")) && !entity.text.empty()) {
+    } else if ((matched("text") || matched("meaning") || matched("facet")) && !entity.text.empty()) {
       hit.snippet = snippet(entity.text, meaningful);
     }
     out.hits.push_back(std::move(hit));

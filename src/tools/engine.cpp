@@ -23,6 +23,7 @@
 #include "lorekeeper/model/derived.hpp"
 #include "lorekeeper/model/hints.hpp"
 #include "lorekeeper/search/ranker.hpp"
+#include "lorekeeper/search/similar.hpp"
 #include "lorekeeper/tools/legacy.hpp"
 #include "lorekeeper/tools/render.hpp"
 #include "related.hpp"
@@ -63,6 +64,7 @@ const std::vector<std::string> kDamageTypes = {"acid",      "bludgeoning", "cold
                                                "lightning", "necrotic",    "piercing", "poison", "psychic",
                                                "radiant",   "slashing",    "thunder"};
 const std::vector<std::string> kAttackRanges = {"melee", "ranged", "reach"};
+const std::vector<std::string> kMovementModes(std::begin(model::kMovementModes), std::end(model::kMovementModes));
 const std::vector<std::string> kSpellEffects = {"heals", "summons", "teleports"};
 const std::vector<std::string> kRarities = {"common", "uncommon", "rare", "very rare", "legendary", "artifact"};
 const std::vector<std::string> kCastingTimes = {"action",   "bonus-action", "reaction", "turn",   "round",  "1minute",
@@ -193,7 +195,10 @@ ojson result_item_schema() {
 }
 
 ojson common_output_props() {
-  return {{"message", {{"type", "string"}}}, {"total", {{"type", "integer"}}}, {"filters", {{"type", "object"}}}};
+  return {{"message", {{"type", "string"}}},
+          {"total", {{"type", "integer"}}},
+          {"filters", {{"type", "object"}}},
+          {"understood", {{"type", "array"}, {"items", {{"type", "string"}}}}}};
 }
 
 }  // namespace
@@ -271,9 +276,12 @@ std::vector<ToolSpec> build_specs() {
        "Find monsters (stat blocks) by name, words or meaning (search \"turns people to stone\"), filtered by "
        "challenge rating, type, size, armor class, hit points and what they do: spells cast, conditions inflicted, "
        "damage dealt, saves called for, attack range (casts_spell \"fireball\").",
-       {search_param(), cr_param("cr", "Exact challenge rating: 0, \"1/8\", \"1/4\", \"1/2\" or 1-30."),
-        cr_param("cr_min", "Lowest challenge rating (as cr)."), cr_param("cr_max", "Highest challenge rating (as cr)."),
-        str_param("type", "Creature type.", kCreatureTypes), str_param("size", "Size category.", kSizes),
+       {search_param(),
+        cr_param("cr", "Exact challenge rating: 0, \"1/8\", \"1/4\", \"1/2\" or 1-30."),
+        cr_param("cr_min", "Lowest challenge rating (as cr)."),
+        cr_param("cr_max", "Highest challenge rating (as cr)."),
+        str_param("type", "Creature type.", kCreatureTypes),
+        str_param("size", "Size category.", kSizes),
         int_param("armor_class_min", "Minimum armor class.", 0, 50),
         int_param("hit_points_min", "Minimum hit points.", 0, 10000),
         str_param("casts_spell", "A spell it can cast, by name."),
@@ -281,9 +289,13 @@ std::vector<ToolSpec> build_specs() {
         str_param("deals_damage_type", "Damage type it deals, itself or by a spell it casts.", kDamageTypes),
         str_param("save_ability", "Ability of a saving throw it calls for.", model::ability_names()),
         str_param("attack_range", "Has an attack of this range (reach: 10 ft. or more).", kAttackRanges),
+        str_param("movement", "Has a speed of this kind.", kMovementModes),
         bool_param("legendary", "true: only creatures with legendary actions; false: none."),
-        bool_param("spellcaster", "true: only creatures that cast spells; false: none."), documents_param(),
-        game_system_param(), detail_param(), limit_param()},
+        bool_param("spellcaster", "true: only creatures that cast spells; false: none."),
+        documents_param(),
+        game_system_param(),
+        detail_param(),
+        limit_param()},
        list_output_schema()});
   specs.push_back({"search_character_option",
                    "Search character options",
@@ -679,8 +691,8 @@ std::vector<std::string> closest_names(store::Store& st, const std::vector<Kind>
 using search::Match;
 using search::OnExactName;
 
-// find_similar: how close a neighbour must be to the reference.
-constexpr float kSimilarFloor = 0.40f;
+// find_similar: how alike (search::similar_to's score) a neighbour must be to the reference.
+constexpr double kSimilarFloor = 0.25;
 
 // What a search may use besides the store: the meaning-based index, the rankings to apply, the preferred
 // edition, and the call's query embeddings.
@@ -698,6 +710,7 @@ struct Found {
   int exact_total = 0;
   bool semantic = false;
   std::string note;
+  std::vector<search::QueryFacet> understood;
 };
 
 Result<Found> find(store::Store& st, Query q, const std::string& search, int limit, Match match = Match::kNamesAndText,
@@ -716,6 +729,7 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
   out.exact_total = ranked->exact_total;
   out.semantic = ranked->semantic;
   out.note = std::move(ranked->note);
+  out.understood = std::move(ranked->understood);
   for (auto& h : ranked->hits) {
     json r = to_result(h.entity);
     if (h.score) r["_score"] = round3(*h.score);
@@ -896,6 +910,7 @@ Result<Query> creature_query(const json& args) {
   q.damage_type = str_arg(args, "deals_damage_type");
   q.save_ability = str_arg(args, "save_ability");
   q.attack_range = str_arg(args, "attack_range");
+  q.movement = str_arg(args, "movement");
   for (const char* trait : {"legendary", "spellcaster"}) {
     if (auto b = bool_arg(args, trait)) (*b ? q.traits : q.without_traits).push_back(trait);
   }
@@ -1216,6 +1231,15 @@ ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilde
   }
   std::string message = docs.message;
   if (!found->note.empty()) message = message.empty() ? found->note : message + " " + found->note;
+  json understood = json::array();
+  if (!found->understood.empty() && !found->results.empty()) {
+    std::vector<std::string> labels;
+    for (const auto& f : found->understood) {
+      labels.push_back(f.label() + " (\"" + f.phrase + "\")");
+      understood.push_back(f.label());
+    }
+    header += " Ranked higher for what the words name (not required): " + text::join(labels, ", ") + ".";
+  }
   if (found->results.empty()) {
     std::vector<std::string> hints;
     if (!text::trim(search).empty()) {
@@ -1249,7 +1273,9 @@ ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilde
     message = (message.empty() ? "" : message + " ") + text::join(hints, " ");
     header = "No " + plural_of(label) + " found.";
   }
-  return list_answer(std::move(found->results), header, message, found->total, args, detail_of(args));
+  ToolResult answer = list_answer(std::move(found->results), header, message, found->total, args, detail_of(args));
+  if (!understood.empty() && answer.structured.is_object()) answer.structured["understood"] = std::move(understood);
+  return answer;
 }
 
 // search_all's content types (validated against content_types_param's enum) as kinds.
@@ -1424,48 +1450,6 @@ ToolResult get_entity(store::Store& st, const json& args, std::string_view prefe
 }
 
 // Similarity by shared attributes, until semantic search provides embeddings.
-double facet_similarity(const json& a, const json& b) {
-  double score = 0;
-  double weight = 0;
-  auto same = [&](const char* field, double w) {
-    if (!a.contains(field)) return;
-    weight += w;
-    if (b.contains(field) && a[field] == b[field]) score += w;
-  };
-  auto overlap = [&](const char* field, double w) {
-    if (!a.contains(field) || !a[field].is_array() || a[field].empty()) return;
-    weight += w;
-    if (!b.contains(field) || !b[field].is_array()) return;
-    int shared = 0;
-    for (const auto& x : a[field]) {
-      for (const auto& y : b[field]) shared += x == y ? 1 : 0;
-    }
-    score += w * static_cast<double>(shared) / static_cast<double>(a[field].size());
-  };
-  auto near = [&](const char* field, double w, double scale) {
-    if (!a.contains(field) || !a[field].is_number()) return;
-    weight += w;
-    if (!b.contains(field) || !b[field].is_number()) return;
-    const double d = std::fabs(a[field].get<double>() - b[field].get<double>());
-    score += w * std::max(0.0, 1.0 - d / scale);
-  };
-  same("school", 2);
-  near("level", 1.5, 3);
-  overlap("classes", 1);
-  overlap("damage_types", 2);
-  same("concentration", 0.5);
-  same("type", 2);
-  near("challenge_rating", 2, 5);
-  same("size", 1);
-  same("category", 1.5);
-  same("rarity", 1);
-  same("damage_type", 1);
-  same("subcategory", 0.5);
-  same("section", 1);
-  overlap("environments", 0.5);
-  return weight > 0 ? score / weight : 0;
-}
-
 ToolResult find_similar(store::Store& st, const json& args, const SearchContext& ctx) {
   std::string key = text::trim(str_arg(args, "key"));
   const std::string name = text::trim(str_arg(args, "name"));
@@ -1499,60 +1483,40 @@ ToolResult find_similar(store::Store& st, const json& args, const SearchContext&
   DocFilter docs = resolve_documents(st, args);
   q.document_keys = docs.keys;
   q.game_system = str_arg(args, "game_system");
-  q.limit = 100000;
   const int limit = int_arg(args, "limit").value_or(10);
-  std::vector<std::pair<double, json>> scored;
-  const std::string ref_name = text::fold(ref.name);
-  // By meaning when the embedding index covers the reference: the nearest entities to its mean passage
-  // vector, within its kind and the filters.
+  // Meaning takes part when the embedding index covers the reference.
   std::shared_ptr<const search::VectorIndex> ix =
       ctx.embeddings.semantic() && ctx.ranking != Ranking::kLexical ? ctx.embeddings.semantic()->index() : nullptr;
-  const std::optional<uint32_t> ref_at = ix ? ix->find(ref.kind, ref.key) : std::nullopt;
-  bool by_meaning = false;
-  if (!docs.select_nothing && ref_at) {
-    by_meaning = true;
-    auto mask = search::allowed_mask(st, *ix, q);
-    if (!mask) return error_result("Search failed: " + mask.status().to_string());
-    const std::vector<float> v = ix->entity_vector(*ref_at);
-    for (const auto& h : ix->top_k(v.data(), &*mask, static_cast<size_t>(limit) * 3 + 10)) {
-      if (static_cast<int>(scored.size()) >= limit) break;
-      const auto& e = ix->entity(h.entity);
-      if (e.key == ref.key || h.score < kSimilarFloor) continue;
-      auto got = st.get(e.key, e.kind, false);
-      if (!got || got->empty()) continue;
-      // The reference and its twins in other documents/editions are not "similar", they are the same thing.
-      if (text::fold(got->front().name) == ref_name) continue;
-      json r = to_result(got->front());
-      r["_score"] = round3(std::max(0.0f, h.score));
-      r["_matched"] = json::array({"meaning"});
-      scored.push_back({h.score, std::move(r)});
+  if (ix && !ix->find(ref.kind, ref.key)) ix = nullptr;
+  // Editions of one name take one place, as in search answers, unless the caller chose documents.
+  const bool group = !args.contains("documents") && !args.contains("game_system");
+  std::vector<json> results;
+  int total = 0;
+  if (!docs.select_nothing) {
+    auto likes = search::similar_to(st, ref, q, group ? std::min(std::max(limit * 4, 20), kMaxGroupPool) : limit, ix);
+    if (!likes) return error_result("Search failed: " + likes.status().to_string());
+    for (auto& like : *likes) {
+      if (like.score < kSimilarFloor) continue;
+      json r = to_result(like.entity);
+      r["_score"] = round3(like.score);
+      r["_matched"] = ix ? json::array({"meaning", "facets"}) : json::array({"facets"});
+      results.push_back(std::move(r));
     }
-  } else if (!docs.select_nothing) {
-    auto candidates = st.query(q);
-    if (!candidates) return error_result("Search failed: " + candidates.status().to_string());
-    const json ref_data = to_result(ref);
-    for (const auto& e : candidates->entities) {
-      if (e.key == ref.key || text::fold(e.name) == ref_name) continue;
-      json r = to_result(e);
-      const double s = facet_similarity(ref_data, r);
-      if (s <= 0.2) continue;
-      r["_score"] = round3(s);
-      r["_matched"] = json::array({"attributes"});
-      scored.push_back({s, std::move(r)});
+    total = static_cast<int>(results.size());
+    if (group) {
+      results = group_editions(std::move(results), static_cast<size_t>(limit), ctx.preferred_edition);
+    } else if (results.size() > static_cast<size_t>(limit)) {
+      results.resize(static_cast<size_t>(limit));
     }
   }
-  std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-  std::vector<json> results;
-  for (size_t i = 0; i < scored.size() && static_cast<int>(i) < limit; ++i)
-    results.push_back(std::move(scored[i].second));
   std::string message = docs.message;
   const std::string how =
-      by_meaning ? "Ranked by meaning: the closest descriptions to this entry's, within its kind."
-                 : "Ranked by shared attributes (school, level, classes, damage types, type, challenge rating, size, "
-                   "category, rarity): meaning-based similarity is not ready.";
+      ix ? "Ranked by meaning and by what it is (its kind's facets: level, school, damage and saves of a spell; type, "
+           "challenge rating, size and movement of a creature; range, category and properties of a weapon)."
+         : "Ranked by what it is (its kind's facets): meaning-based similarity is not ready.";
   message = message.empty() ? how : message + " " + how;
   const std::string header = "Entries like " + ref.name + " (" + ref.key + "):";
-  return list_answer(std::move(results), header, message, static_cast<int>(scored.size()), args, detail_of(args));
+  return list_answer(std::move(results), header, message, total, args, detail_of(args));
 }
 
 ToolResult list_documents(store::Store& st, const json& args) {

@@ -96,5 +96,31 @@ TEST(Fusion, HintEvidenceCountsAsMuchAsMeaningAndMoreThanText) {
   EXPECT_GT(s.at(id("hinted")), s.at(id("texted")));
 }
 
+// A facet the query names lifts the entries that have it over those that only resemble the query; with a
+// confident text winner it yields to the winner.
+TEST(Fusion, FacetRankingLiftsEntriesWithTheFacet) {
+  FusionInput in;
+  for (int i = 0; i < 6; ++i) in.semantic.push_back(id("walker-" + std::to_string(i)));
+  in.semantic.push_back(id("flyer"));
+  EXPECT_EQ(order(in).front(), "walker-0");
+  in.facets = {{id("flyer"), id("other-flyer")}};
+  EXPECT_EQ(order(in).front(), "flyer");
+  const auto fused = fuse(in);
+  EXPECT_GT(fused.at(id("other-flyer")), 0.0);  // a facet's entry near in meaning is a candidate too
+  EXPECT_LT(fused.at(id("other-flyer")), fused.at(id("flyer")));
+  // Empty facet rankings take no weight from the scale.
+  FusionInput none = in;
+  none.facets = {{}};
+  none.semantic = {id("a")};
+  EXPECT_NEAR(fuse(none).at(id("a")), fuse(FusionInput{{}, {id("a")}, {}, 0, true, {}}).at(id("a")), 1e-12);
+  // A confident text winner takes the facets' weight away: the order is what it was without them.
+  FusionInput confident = paraphrase_case(1.0);
+  confident.facets = {{id("bat-3"), id("bat-4")}};
+  EXPECT_EQ(order(confident), order(paraphrase_case(1.0)));
+  FusionInput unsure = paraphrase_case(0.0);
+  unsure.facets = {{id("bat-3"), id("bat-4")}};
+  EXPECT_EQ(order(unsure).front(), "bat-3");
+}
+
 }  // namespace
 }  // namespace lorekeeper::search

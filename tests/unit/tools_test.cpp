@@ -650,10 +650,17 @@ TEST_F(ToolsTest, GetEntityAndFindSimilar) {
     EXPECT_NE(x["name"], "Fireball");
     EXPECT_EQ(x["kind"], "spell");
   }
-  // The best match shares the reference's school and damage type.
+  // Without meaning it ranks by facets: the best match shares the reference's school, and every evocation that
+  // deals damage (Lightning Bolt, Fire Bolt, Magic Missile) ranks above the one that heals (Cure Wounds).
   const json& top = r.structured["result"][0];
   EXPECT_EQ(top["school"], "Evocation");
-  EXPECT_NE(std::find(top["damage_types"].begin(), top["damage_types"].end(), "fire"), top["damage_types"].end());
+  EXPECT_NE(r.structured["message"].get<std::string>().find("facets"), std::string::npos);
+  std::vector<std::string> order;
+  for (const auto& x : r.structured["result"]) order.push_back(x["name"]);
+  const auto at = [&](const std::string& n) { return std::find(order.begin(), order.end(), n) - order.begin(); };
+  for (const char* damaging : {"Lightning Bolt", "Fire Bolt", "Magic Missile"}) {
+    EXPECT_LT(at(damaging), at("Cure Wounds")) << damaging;
+  }
 }
 
 TEST_F(ToolsTest, ListDocuments) {

@@ -31,6 +31,9 @@ struct FusionInput {
   double text_confidence = 0;
   // Whether the lexical ranking took part (hybrid): its weight is in the scale even when it found nothing.
   bool hybrid = true;
+  // One ranking per facet the query names (understand.hpp): the entries with it, nearest in meaning first. They
+  // share kFacetWeight.
+  std::vector<std::vector<EntityId>> facets;
 };
 
 // A result at rank r (from 1) of a ranking contributes weight / (kRrfK + r).
@@ -43,6 +46,12 @@ inline constexpr double kSemanticWeight = 1.5;
 // a winner is, and a long paraphrase of an entry's own text (a third-party stat block, say) singles it out by its
 // words while its meaning is a weak signal.
 inline constexpr double kConfidentTextWeight = 1.0;
+// The facets a query names ("that flies", "fire damage") re-rank as one more ranking, shared among them: an entry
+// with the facet and near the query in meaning rises, one without keeps its place among the others. A confident
+// full-text winner (a long paraphrase of one entry's own text) takes the facets' weight away in proportion: the
+// facets of a specific description ("tiny drunken fey ...") describe many entries besides the one meant. Chosen
+// on the tuning sets (docs/SEARCH.md "Facets read from the query").
+inline constexpr double kFacetWeight = 2.0;
 // The BM25 lead over the best hit of another name at which the text winner counts fully (30%).
 inline constexpr double kConfidentTextMargin = 0.3;
 

@@ -14,6 +14,7 @@
 #include "lorekeeper/core/status.hpp"
 #include "lorekeeper/model/entity.hpp"
 #include "lorekeeper/search/semantic.hpp"
+#include "lorekeeper/search/understand.hpp"
 #include "lorekeeper/search/vector_index.hpp"
 #include "lorekeeper/store/store.hpp"
 
@@ -65,7 +66,7 @@ struct RankOptions {
 struct Hit {
   model::Entity entity;
   std::optional<double> score;       // 0..1; none for a list by filters alone
-  std::vector<std::string> matched;  // "exact name", "name", "close name", "text", "hint", "meaning"
+  std::vector<std::string> matched;  // "exact name", "name", "close name", "text", "hint", "meaning", "facet"
   std::string snippet;               // the text (or search hint) around the query's words, for text and meaning
 };
 
@@ -76,6 +77,8 @@ struct Ranked {
   int exact_total = 0;    // entities with exactly the searched name (every edition; hits may show fewer)
   bool semantic = false;  // the meaning-based ranking took part
   std::string note;       // something the answer should say about the match
+  // The facets the query's words named that re-ranked the answer (hybrid ranking only; understand.hpp).
+  std::vector<QueryFacet> understood;
 };
 
 // Ranks the entities `filters` allow against `text` (empty: the filters' own order, `limit` of them). Every hit

@@ -1,0 +1,105 @@
+// What the words of a query say about facets (search/understand.hpp).
+#include "lorekeeper/search/understand.hpp"
+
+#include <gtest/gtest.h>
+
+namespace lorekeeper::search {
+namespace {
+
+using model::Kind;
+
+store::Query of(std::vector<Kind> kinds) {
+  store::Query q;
+  q.kinds = std::move(kinds);
+  return q;
+}
+
+// "field=value|value" of each facet, in the order the query says them.
+std::vector<std::string> said(std::string_view query, const store::Query& q) {
+  std::vector<std::string> out;
+  for (const auto& f : understand(query, q)) {
+    std::string s = f.field + "=";
+    for (size_t i = 0; i < f.values.size(); ++i) s += (i ? "|" : "") + f.values[i];
+    out.push_back(s);
+  }
+  return out;
+}
+
+using V = std::vector<std::string>;
+
+TEST(Understand, FacetsOfCreatures) {
+  const auto creatures = of({Kind::kCreature});
+  EXPECT_EQ(said("creatures that fly and attack from above", creatures), (V{"movement=fly"}));
+  EXPECT_EQ(said("a swimming beast whose bite paralyzes", creatures),
+            (V{"movement=swim", "type=beast", "condition=paralyzed"}));
+  EXPECT_EQ(said("monster that turns people to stone", creatures), (V{"condition=petrified"}));
+  EXPECT_EQ(said("legendary dragon that breathes fire", creatures),
+            (V{"trait=legendary", "type=dragon", "damage_type=fire"}));
+  EXPECT_EQ(said("archer that shoots from a distance", creatures), (V{"attack_range=ranged"}));
+  // A spell's facets say nothing of creatures.
+  EXPECT_EQ(said("ritual cantrip with concentration", creatures), V{});
+}
+
+TEST(Understand, FacetsOfSpells) {
+  const auto spells = of({Kind::kSpell});
+  EXPECT_EQ(said("Dexterity save spell that deals fire damage", spells),
+            (V{"save_ability=dexterity", "damage_type=fire"}));
+  EXPECT_EQ(said("cantrip I can cast as a bonus action", spells), (V{"level=0", "casting_time=bonus-action"}));
+  EXPECT_EQ(said("ritual to talk with the dead", spells), (V{"ritual=true"}));
+  EXPECT_EQ(said("buff that needs no concentration", spells), (V{"concentration=false"}));
+  EXPECT_EQ(said("concentration spell that heals", spells), (V{"concentration=true", "trait=heals"}));
+  EXPECT_EQ(said("3rd-level spell to counter magic as a reaction", spells), (V{"level=3", "casting_time=reaction"}));
+  EXPECT_EQ(said("stop enemies from moving or acting", spells), (V{"condition=restrained|grappled|paralyzed"}));
+  // Creature movement is not a spell's.
+  EXPECT_EQ(said("let me fly", spells), V{});
+}
+
+// What is warded against is not what the entry does.
+TEST(Understand, ProtectiveSenseNamesNoDamageOrCondition) {
+  const auto spells = of({Kind::kSpell});
+  EXPECT_EQ(said("protect from fire damage", spells), V{});
+  EXPECT_EQ(said("resistance to cold and lightning", spells), V{});
+  EXPECT_EQ(said("cure a creature that is poisoned", spells), V{});
+  EXPECT_EQ(said("immunity to being frightened", spells), V{});
+  // The protective word must be near: far before the facet it does not count.
+  EXPECT_EQ(said("protect allies then later on strike foes with fire", spells), (V{"damage_type=fire"}));
+}
+
+TEST(Understand, WeaponsArmorAndKinds) {
+  const auto weapons = of({Kind::kWeapon});
+  EXPECT_EQ(said("weapons for attacking from a distance", weapons), (V{"attack_range=ranged"}));
+  EXPECT_EQ(said("light finesse weapon I can throw", weapons),
+            (V{"property=light", "property=finesse", "property=thrown"}));
+  const auto gear = of({Kind::kWeapon, Kind::kArmor, Kind::kItem, Kind::kMagicItem});
+  // "light armor" is armor's category, not the light weapon property.
+  EXPECT_EQ(said("light armor for a rogue", gear), (V{"type=light"}));
+  EXPECT_EQ(said("armor and shields for protection", gear), (V{"kind=armor", "type=shield"}));
+  // One kind searched: the word for it says nothing more.
+  EXPECT_EQ(said("weapon", weapons), V{});
+}
+
+TEST(Understand, WhatTheCallerFiltersByIsNotReadAgain) {
+  auto spells = of({Kind::kSpell});
+  spells.damage_type = "cold";
+  spells.level = 2;
+  EXPECT_EQ(said("2nd level fire spell", spells), V{});
+  EXPECT_EQ(said("", spells), V{});
+  EXPECT_EQ(said("   ", of({})), V{});
+}
+
+TEST(Understand, NarrowedAddsTheFacetToTheCallersFilters) {
+  store::Query q = of({Kind::kCreature, Kind::kSpell});
+  q.cr_max = 5;
+  const auto facets = understand("undead that drain life", q);
+  ASSERT_EQ(facets.size(), 2u);
+  const store::Query n = narrowed(q, facets[0], 0);
+  EXPECT_EQ(n.type, "undead");
+  EXPECT_EQ(n.kinds, (std::vector<Kind>{Kind::kCreature}));
+  EXPECT_EQ(n.cr_max, 5);
+  EXPECT_EQ(narrowed(q, facets[1], 0).damage_type, "necrotic");
+  EXPECT_EQ(facets[1].label(), "necrotic damage");
+  EXPECT_EQ(facets[1].phrase, "drain life");
+}
+
+}  // namespace
+}  // namespace lorekeeper::search
