@@ -11,6 +11,12 @@
 # legacy_scenarios (the 03/04 spec scenarios through the older tool names) needs the full bundled store:
 #   build/lorekeeper --db /tmp/e2e/full.db sync --source bundled --force --quiet
 #   LOREKEEPER_BIN=build/lorekeeper LOREKEEPER_DB_PATH=/tmp/e2e/full.db tests/e2e/run.sh legacy_scenarios
+#
+# seed_examples (the spec's meaning-based search examples) needs the full bundled store indexed for meaning-based
+# search, and the embedding model (scripts/setup.sh); LOREKEEPER_EMBED must not be off:
+#   build/lorekeeper --db /tmp/e2e/indexed.db sync --source bundled --force --quiet
+#   build/lorekeeper --db /tmp/e2e/indexed.db index --threads 2
+#   LOREKEEPER_BIN=build/lorekeeper LOREKEEPER_DB_PATH=/tmp/e2e/indexed.db tests/e2e/run.sh seed_examples
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -19,13 +25,16 @@ which="${1:-}"
 die() { printf 'e2e: %s\n' "$*" >&2; exit 1; }
 
 case "$which" in
-  sdk_v1|sdk_v2|inspector|legacy_scenarios|cross_entity|http_sdk|http_python) ;;
-  *) die "usage: $0 sdk_v1|sdk_v2|inspector|legacy_scenarios|cross_entity|http_sdk|http_python" ;;
+  sdk_v1|sdk_v2|inspector|legacy_scenarios|cross_entity|seed_examples|http_sdk|http_python) ;;
+  *) die "usage: $0 sdk_v1|sdk_v2|inspector|legacy_scenarios|cross_entity|seed_examples|http_sdk|http_python" ;;
 esac
 
 if [[ "$which" == legacy_scenarios || "$which" == cross_entity ]]; then
   store_source=bundled
   sync_cmd="sync --source bundled --force --quiet"
+elif [[ "$which" == seed_examples ]]; then
+  store_source="bundled, then indexed"
+  sync_cmd="sync --source bundled --force --quiet && ${LOREKEEPER_BIN:-lorekeeper} --db ${LOREKEEPER_DB_PATH:-<store>} index --threads 2"
 else
   store_source=tests/fixtures/mirror-mini
   sync_cmd="sync --source tests/fixtures/mirror-mini"
@@ -54,6 +63,12 @@ case "$which" in
   cross_entity)
     # Questions across entities (derived facets, compare_editions, count_entities), on the full store.
     exec node --test --test-reporter=spec cross_entity.test.mjs
+    ;;
+  seed_examples)
+    # The spec's meaning-based search examples (01-tools.md, 05-semantic-search-requirements.md) on the full,
+    # indexed store; fails (never skips) when meaning-based search is not on.
+    [[ "$(printf %s "${LOREKEEPER_EMBED:-}" | tr '[:upper:]' '[:lower:]' | tr -d '[:space:]')" != off ]] || die "LOREKEEPER_EMBED=off: seed_examples tests meaning-based search; unset it"
+    exec node --test --test-reporter=spec seed_examples.test.mjs
     ;;
   legacy_scenarios)
     # The requirement scenarios of 03-mcp-tools-requirements.md and 04-documents-parameter.md, on the full store.
