@@ -45,6 +45,9 @@ constexpr size_t kFullBudget = 80000;
 // and structuredContent.
 constexpr size_t kStandardInFull = 3;
 constexpr size_t kSummaryChars = 550;
+// The shortest a text field of the first result is cut to while it does not fit (it is shown in full whatever
+// the room; get_entity gives the rest).
+constexpr size_t kFirstFieldFloor = 100;
 // The longest text field an answer carries, per detail; longer ones are cut where a word ends and say so.
 constexpr size_t kStandardFieldChars = 3000;
 constexpr size_t kFullFieldChars = 20000;
@@ -427,36 +430,31 @@ json summary_of(const json& r) {
   json s = {
       {"key", r["key"]}, {"name", r["name"]}, {"kind", r["kind"]}, {"document", doc}, {"source_api", r["source_api"]},
       {"url", r["url"]}, {"summarized", true}};
-  for (const char* fact : {"level",
-                           "school",
-                           "concentration",
-                           "ritual",
-                           "casting_time",
-                           "challenge_rating",
-                           "challenge_rating_text",
-                           "size",
-                           "type",
-                           "alignment",
-                           "hit_dice",
-                           "rarity",
-                           "requires_attunement",
-                           "category",
-                           "is_melee",
-                           "damage_dice",
-                           "damage_type",
-                           "armor_class",
-                           "cost_gp",
-                           "subclass_of",
-                           "subspecies_of",
-                           "section",
-                           "_score",
-                           "_matched",
-                           "_snippet",
-                           "_other_editions"}) {
+  // The kind's key facts: a spell's level, school and casting; a creature's CR, size and type; an item's
+  // category, rarity and cost; a weapon's range, dice and damage; an armor's class. The rest is get_entity's.
+  const std::string kind = r.value("kind", "");
+  for (const char* fact : {"level",         "school",
+                           "concentration", "ritual",
+                           "casting_time",  "challenge_rating",
+                           "size",          "type",
+                           "rarity",        "requires_attunement",
+                           "category",      "is_melee",
+                           "cost_gp",       "subclass_of",
+                           "subspecies_of", "section",
+                           "_score",        "_matched",
+                           "_snippet",      "_other_editions"}) {
     if (r.contains(fact) && !r[fact].is_null() && !r[fact].is_object()) s[fact] = r[fact];
   }
+  const auto keep = [&](const char* fact) {
+    if (r.contains(fact) && !r[fact].is_null() && !r[fact].is_object()) s[fact] = r[fact];
+  };
+  if (kind == "weapon") {
+    keep("damage_dice");
+    keep("damage_type");
+  }
+  if (kind == "armor") keep("armor_class");
   // A one-line result's snippet says why it matched in a phrase, not a paragraph: cut where a word ends.
-  constexpr size_t kSummarySnippet = 120;
+  constexpr size_t kSummarySnippet = 80;
   if (s.contains("_snippet") && s["_snippet"].is_string() &&
       s["_snippet"].get<std::string>().size() > kSummarySnippet) {
     s["_snippet"] = text::cut_at_word(s["_snippet"].get<std::string>(), kSummarySnippet) + "...";
@@ -525,15 +523,20 @@ ToolResult list_answer(std::vector<json> results, const std::string& header, std
   std::string body;
   std::vector<json> shown;
   size_t summarized = 0;
+  // What each result costs as one line (its Markdown line and its summary object): the results after one shown
+  // in full keep this much room, so the answer as a whole stays within the budget.
+  std::vector<size_t> after(results.size() + 1, 0);
+  for (size_t i = results.size(); i-- > 0;) {
+    const json s = summary_of(results[i]);
+    after[i] = after[i + 1] + render_summary_line(s).size() + 3 + s.dump().size();
+  }
   for (size_t i = 0; i < results.size(); ++i) {
     json& r = results[i];
     const bool in_full = detail == Detail::kFull || (detail == Detail::kStandard && i < kStandardInFull);
     if (in_full) {
-      // Room is kept for the one-line results after this one, so the whole answer stays near the budget. The
-      // first result is always shown in full, its long fields cut shorter until it fits.
-      const size_t reserve = (results.size() - i - 1) * kSummaryChars;
+      // The first result is always shown in full, its long fields cut shorter until it fits.
       Whole w = whole_within(r, detail == Detail::kFull ? kFullFieldChars : kStandardFieldChars,
-                             room_left(budget, used, reserve), i == 0 ? 400 : SIZE_MAX,
+                             room_left(budget, used, after[i + 1]), i == 0 ? kFirstFieldFloor : SIZE_MAX,
                              [](const json& c) { return render_entity(c) + "\n---\n\n"; });
       if (w.fits || i == 0) {
         used += w.text.size() + w.result.dump().size();

@@ -444,13 +444,13 @@ TEST_F(ToolsTest, WordsOfTheSearchHintFindTheEntityAndAreShown) {
     const std::string hint(model::Hints::bundled().find(model::Kind::kCreature, name));
     EXPECT_NE(hint.find("bloodsuck"), std::string::npos) << name << ": " << hint;
     EXPECT_EQ(x["_matched"], json::array({"hint"})) << name;
-    // A match by the hint alone shows the hint; a one-line result its first 120 characters, cut where a word ends.
+    // A match by the hint alone shows the hint; a one-line result its first 80 characters, cut where a word ends.
     const std::string snippet = x["_snippet"];
-    if (x.value("summarized", false) && hint.size() > 120) {
-      ASSERT_GE(snippet.size(), 63u) << snippet;
+    if (x.value("summarized", false) && hint.size() > 80) {
+      ASSERT_GE(snippet.size(), 43u) << snippet;
       EXPECT_EQ(snippet.substr(snippet.size() - 3), "...");
       const std::string kept = snippet.substr(0, snippet.size() - 3);
-      EXPECT_LE(kept.size(), 120u);
+      EXPECT_LE(kept.size(), 80u);
       EXPECT_EQ(hint.rfind(kept, 0), 0u) << snippet;
       EXPECT_EQ(hint[kept.size()], ' ') << snippet;
     } else {
