@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the MCP Bundle (.mcpb) for hosts that install one file: the stripped binary and the licences beside the
 # manifest CMake writes from packaging/mcpb/manifest.json.in (one version number: the project's), validated and
-# packed by the official mcpb CLI (tests/e2e/node_modules, installed by scripts/setup.sh).
+# packed by the official mcpb CLI (tests/e2e/node_modules, installed by scripts/setup.sh); and server.json, the
+# bundle's entry for the MCP registry (packaging/registry/server.json.in), beside it.
 # Usage: scripts/make-mcpb.sh [BUILD_DIR] [OUTPUT.mcpb]
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -22,4 +23,7 @@ cp "$root/data/README.md" "$stage/bundle/CONTENT-LICENSES.md"
 export NODE_NO_WARNINGS=1
 "$mcpb" validate "$stage/bundle/manifest.json"
 "$mcpb" pack "$stage/bundle" "$out" >/dev/null
+# The MCP registry entry beside the bundle: the release asset's URL (by architecture) and the bundle's SHA-256.
+sha="$(sha256sum "$out" | cut -d' ' -f1)"
+sed -e "s/__ARCH__/$(uname -m)/" -e "s/__MCPB_SHA256__/$sha/" "$build/mcpb/server.json.in" > "$(dirname "$out")/server.json"
 echo "$out"

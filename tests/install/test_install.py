@@ -2,9 +2,11 @@
 """The install a user gets: `cmake --install --strip` and the Debian package CPack builds put a stripped binary,
 its man page and the licences where a system expects them, the package declares the libraries the binary needs,
 and the installed binary answers from its bundled data on a machine where it has never run.
-The MCP Bundle is validated by the official mcpb CLI and its server started from the unpacked bundle.
+The MCP Bundle is validated by the official mcpb CLI and its server started from the unpacked bundle; its MCP registry
+entry (server.json) is validated against the registry's published schema (tests/install/schemas).
 Usage: test_install.py BUILD_DIR
 """
+import hashlib
 import json
 import os
 import re
@@ -128,6 +130,41 @@ class Install(unittest.TestCase):
                            env=fresh_env(os.path.join(TMP, "bundle-user")), cwd=unpacked)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(json.loads(r.stdout.splitlines()[0])["result"]["serverInfo"]["version"], version)
+        self.check_registry_entry(out, version)
+
+    def check_registry_entry(self, bundle, version):
+        """server.json beside the bundle: valid under the MCP registry's published schema, with the bundle's version,
+        release asset name and SHA-256."""
+        path = os.path.join(os.path.dirname(bundle), "server.json")
+        entry = json.loads(read(path))
+        schema_path = os.path.join(SOURCE, "tests", "install", "schemas", "server.schema.2025-12-11.json")
+        self.assertEqual(entry["$schema"], json.loads(read(schema_path))["$id"])
+        self.assertEqual(entry["version"], version)
+        package = entry["packages"][0]
+        with open(bundle, "rb") as f:
+            self.assertEqual(package["fileSha256"], hashlib.sha256(f.read()).hexdigest())
+        self.assertTrue(package["identifier"].endswith("/v%s/lorekeeper-%s-linux-%s.mcpb" % (version, version, os.uname().machine)),
+                        package["identifier"])
+        self.assertRegex(entry["name"], r"^io\.github\.[^/]+/lorekeeper$")
+        # The schema's validator (Python jsonschema, in the e2e virtual environment scripts/setup.sh makes), on the
+        # entry and on a broken copy, so a validator that accepts anything fails here.
+        broken = dict(entry, description="x" * 101)
+        broken_path = os.path.join(TMP, "broken-server.json")
+        with open(broken_path, "w", encoding="utf-8") as f:
+            json.dump(broken, f)
+        python = os.path.join(SOURCE, "tests", "e2e", ".venv", "bin", "python")
+        self.assertTrue(os.access(python, os.X_OK), "%s is missing: run scripts/setup.sh" % python)
+        check = ("import json, sys, jsonschema\n"
+                 "schema = json.load(open(sys.argv[1]))\n"
+                 "v = jsonschema.Draft7Validator(schema, format_checker=jsonschema.Draft7Validator.FORMAT_CHECKER)\n"
+                 "errors = sorted(e.message for e in v.iter_errors(json.load(open(sys.argv[2]))))\n"
+                 "print(json.dumps(errors))\n")
+        r = run(python, "-c", check, schema_path, path)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(json.loads(r.stdout), [], "server.json does not validate")
+        r = run(python, "-c", check, schema_path, broken_path)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(any("too long" in e for e in json.loads(r.stdout)), r.stdout)
 
 
 if __name__ == "__main__":
