@@ -64,6 +64,22 @@ std::string data_str(const Entity& e, const char* field) {
   return it != e.data.end() && it->is_string() ? text::lower(it->get<std::string>()) : std::string();
 }
 
+}  // namespace
+
+bool has_kind_facets(const Entity& e) {
+  const model::Facets& f = e.facets;
+  switch (e.kind) {
+    case Kind::kSpell: return f.level.has_value() || !f.school.empty();
+    case Kind::kCreature: return !f.type.empty() || f.cr.has_value();
+    case Kind::kWeapon: return !f.attack_ranges.empty() || !f.properties.empty();
+    default:
+      return !f.type.empty() || !f.rarity.empty() || !f.size.empty() || !f.section.empty() || !f.properties.empty() ||
+             e.data.contains("category");
+  }
+}
+
+namespace {
+
 bool deals_damage(const Entity& e) { return !e.facets.damage_types.empty() || !data_str(e, "damage_roll").empty(); }
 
 // Whether `name` (folded) holds every word of `ref_words`: "Goblin Boss" is a kind of goblin.
@@ -78,6 +94,7 @@ bool variant_of(const std::string& name, const std::vector<std::string>& ref_wor
 
 double facet_likeness(const Entity& ref, const Entity& other, bool theme) {
   if (ref.kind != other.kind) return 0;
+  if (!has_kind_facets(ref)) return 0;
   const model::Facets &a = ref.facets, &b = other.facets;
   Likeness l;
   switch (ref.kind) {
@@ -164,12 +181,13 @@ Result<std::vector<Like>> similar_to(store::Store& st, const Entity& ref, store:
       cosines.push_back(h.score);
     }
     LOREKEEPER_RETURN_IF_ERROR(st.read_tags(pool));
+    const bool by_facets = has_kind_facets(reference);
     for (size_t i = 0; i < pool.size(); ++i) {
       Like like;
       like.meaning = cosines[i];
       like.facets = facet_likeness(reference, pool[i]);
       const double meaning = std::clamp((cosines[i] - kLikeMeaningFloor) / (1 - kLikeMeaningFloor), 0.0, 1.0);
-      like.score = kLikeMeaningWeight * meaning + kLikeFacetWeight * like.facets;
+      like.score = by_facets ? kLikeMeaningWeight * meaning + kLikeFacetWeight * like.facets : meaning;
       like.entity = std::move(pool[i]);
       out.push_back(std::move(like));
     }

@@ -1,6 +1,7 @@
 #include "lorekeeper/search/understand.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <optional>
 
 #include "lorekeeper/core/text.hpp"
@@ -164,11 +165,14 @@ const std::vector<Rule>& rules() {
   return kRules;
 }
 
+// The words of folded text: runs of letters and digits (bytes of multi-byte characters count as letters), so
+// punctuation left by text::fold ("fly?", "\"cantrip\"", "[concentration]") does not hide a word.
 std::vector<std::string> split_words(const std::string& folded) {
   std::vector<std::string> out;
   std::string w;
   for (char c : folded) {
-    if (c == ' ' || c == '-') {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x80 && !std::isalnum(u) && c != '*') {  // '*' ends a rule's prefix pattern ("swim*")
       if (!w.empty()) out.push_back(std::move(w));
       w.clear();
     } else {
@@ -196,28 +200,50 @@ std::optional<size_t> find_term(const std::vector<std::string>& term, const std:
   return std::nullopt;
 }
 
-// Whether the words before `at` put it in a protective sense: "resistance to", "protect ... from", "immune to",
-// "against", "ward off", "cure", "remove", "end".
-bool protective_before(const std::vector<std::string>& words, size_t at) {
-  static const std::vector<std::string> kProtective = {"resist*", "immun*", "protect*", "against", "ward*",
-                                                       "safe",    "cure*",  "remov*",   "end",     "ends",
-                                                       "ending",  "proof",  "shelter*", "shield*"};
-  const size_t from = at >= 5 ? at - 5 : 0;
-  for (size_t i = from; i < at; ++i) {
-    for (const auto& p : kProtective) {
-      if (word_matches(p, words[i])) return true;
+// Whether one of `cues` is among the `window` words before `at`, within its clause: the look back stops at a word
+// that opens another clause ("spells against undead that deal fire damage": "against" is not about the fire).
+bool cue_before(const std::vector<std::string>& words, size_t at, size_t window, const std::vector<std::string>& cues) {
+  static const std::vector<std::string> kClause = {"which", "but",     "while",    "then",   "deal",
+                                                   "deals", "dealing", "inflict*", "cause*", "causing"};
+  for (size_t n = 0; n < window && n < at; ++n) {
+    const std::string& w = words[at - 1 - n];
+    for (const auto& c : cues) {
+      if (word_matches(c, w)) return true;
     }
+    if (std::find(kClause.begin(), kClause.end(), w) != kClause.end()) return false;
   }
   return false;
 }
 
-bool filtered_already(const store::Query& q, const std::string& field) {
-  if (field == "movement") return !q.movement.empty();
-  if (field == "skill") return !q.skill.empty();
-  if (field == "attack_range") return !q.attack_range.empty();
-  if (field == "damage_type") return !q.damage_type.empty();
-  if (field == "condition") return !q.condition.empty();
-  if (field == "save_ability") return !q.save_ability.empty();
+// "resistance to", "protect ... from", "immune to", "against", "ward off", "cure", "remove", "end".
+bool protective_before(const std::vector<std::string>& words, size_t at) {
+  static const std::vector<std::string> kProtective = {"resist*", "immun*", "protect*", "against", "ward*",
+                                                       "safe",    "cure*",  "remov*",   "end",     "ends",
+                                                       "ending",  "proof",  "shelter*", "shield*"};
+  return cue_before(words, at, 5, kProtective);
+}
+
+// "doesn't need concentration", "cannot fly", "without ritual" (text::fold drops the apostrophes).
+bool negated_before(const std::vector<std::string>& words, size_t at) {
+  static const std::vector<std::string> kNegation = {"not",     "no",    "dont",  "doesnt", "cannot", "cant",
+                                                     "without", "non",   "never", "isnt",   "arent",  "wont",
+                                                     "nor",     "lacks", "lack",  "lacking"};
+  return cue_before(words, at, 3, kNegation);
+}
+
+// Whether the caller's filters already say this: the same value of a single-valued filter (another value is
+// still read: "flies" with movement "swim" ranks the swimmers that also fly higher), or any value of a filter
+// that excludes the others (a level, a type, ...).
+bool filtered_already(const store::Query& q, const std::string& field, const std::vector<std::string>& values) {
+  const auto same = [&](const std::string& v) {
+    return !v.empty() && std::find(values.begin(), values.end(), v) != values.end();
+  };
+  if (field == "movement") return same(q.movement);
+  if (field == "skill") return same(q.skill);
+  if (field == "attack_range") return same(q.attack_range);
+  if (field == "damage_type") return same(q.damage_type);
+  if (field == "condition") return same(q.condition);
+  if (field == "save_ability") return same(q.save_ability);
   if (field == "concentration") return q.concentration.has_value();
   if (field == "ritual") return q.ritual.has_value();
   if (field == "level") return q.level || q.level_min || q.level_max;
@@ -250,7 +276,7 @@ std::string QueryFacet::label() const {
   if (field == "type") return v + " (creature type)";
   if (field == "size") return v + " (size)";
   if (field == "school") return v + " (school)";
-  if (field == "rarity") return v + " (rarity)";
+  if (field == "rarity") return (v == "very-rare" ? std::string("very rare") : v) + " (rarity)";
   if (field == "kind") return v;
   return field + " " + v;
 }
@@ -278,7 +304,7 @@ std::vector<QueryFacet> understand(std::string_view query, const store::Query& f
           kinds.push_back(k);
         }
       }
-      if (kinds.empty() || filtered_already(filters, rule.field)) continue;
+      if (kinds.empty() || filtered_already(filters, rule.field, rule.values)) continue;
       // "kind" names one of several kinds searched: with one kind it says nothing.
       if (std::string_view(rule.field) == "kind" && filters.kinds.size() == 1) continue;
       for (const std::string& t : rule.terms) {
@@ -289,15 +315,24 @@ std::vector<QueryFacet> understand(std::string_view query, const store::Query& f
           return std::none_of(taken.begin() + static_cast<std::ptrdiff_t>(i),
                               taken.begin() + static_cast<std::ptrdiff_t>(i + term.size()), [](bool b) { return b; });
         };
-        while (at && (!free(*at) || (rule.protective_sense_negates && protective_before(words, *at)))) {
+        // A negated yes/no facet is its opposite ("doesn't require concentration"); any other negated facet is
+        // not read ("a dragon that cannot fly").
+        const bool yes_no = rule.values.size() == 1 && (rule.values[0] == "true" || rule.values[0] == "false");
+        while (at && (!free(*at) || (rule.protective_sense_negates && protective_before(words, *at)) ||
+                      (!yes_no && negated_before(words, *at)))) {
           at = find_term(term, words, *at + 1);
         }
         if (!at) continue;
+        std::vector<std::string> values = rule.values;
+        if (yes_no && negated_before(words, *at)) values[0] = values[0] == "true" ? "false" : "true";
         std::string phrase;
         for (size_t j = 0; j < term.size(); ++j) phrase += (j ? " " : "") + words[*at + j];
         std::fill(taken.begin() + static_cast<std::ptrdiff_t>(*at),
                   taken.begin() + static_cast<std::ptrdiff_t>(*at + term.size()), true);
-        found.push_back({*at, {rule.field, rule.values, kinds, phrase}});
+        // Both senses of a yes/no facet are one field: the first said wins.
+        const bool said = std::any_of(found.begin(), found.end(),
+                                      [&](const Found& f) { return f.facet.field == rule.field && yes_no; });
+        if (!said) found.push_back({*at, {rule.field, values, kinds, phrase}});
         rule_found[ri] = true;
         break;
       }
@@ -306,7 +341,7 @@ std::vector<QueryFacet> understand(std::string_view query, const store::Query& f
   // A spell level: "3rd level", "3rd-level", "level 3".
   const bool spells = filters.kinds.empty() ||
                       std::find(filters.kinds.begin(), filters.kinds.end(), Kind::kSpell) != filters.kinds.end();
-  if (spells && !filtered_already(filters, "level")) {
+  if (spells && !filtered_already(filters, "level", {})) {
     static const std::vector<std::string> kOrdinals = {"1st", "2nd", "3rd", "4th", "5th", "6th", "7th", "8th", "9th"};
     for (size_t i = 0; i + 1 < words.size(); ++i) {
       std::string level;

@@ -524,7 +524,8 @@ ToolResult list_answer(std::vector<json> results, const std::string& header, std
   std::vector<json> shown;
   size_t summarized = 0;
   // What each result costs as one line (its Markdown line and its summary object): the results after one shown
-  // in full keep this much room, so the answer as a whole stays within the budget.
+  // in full keep this much room, so the results in full never push the answer past the budget. One-line results
+  // are never dropped, so an answer with more of them than the budget holds is that much larger.
   std::vector<size_t> after(results.size() + 1, 0);
   for (size_t i = results.size(); i-- > 0;) {
     const json s = summary_of(results[i]);
@@ -1179,6 +1180,19 @@ std::string nearby_counts(store::Store& st, const json& args, const QueryBuilder
   return "At " + range + ": " + text::join(parts, ", ") + widen + ".";
 }
 
+// What an answer says of the facets read from its query: their labels (for `understood`) and a sentence for the
+// text (" Ranked higher for what the words name (not required): fly speed (\"fly\")."), both empty without any.
+std::pair<json, std::string> understood_labels(const std::vector<search::QueryFacet>& facets) {
+  json labels = json::array();
+  std::vector<std::string> said;
+  for (const auto& f : facets) {
+    labels.push_back(f.label());
+    said.push_back(f.label() + " (\"" + f.phrase + "\")");
+  }
+  if (said.empty()) return {labels, ""};
+  return {labels, " Ranked higher for what the words name (not required): " + text::join(said, ", ") + "."};
+}
+
 ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilder& build, bool top_level_default,
                            Match match, const SearchContext& ctx) {
   auto built = build(args);
@@ -1235,13 +1249,10 @@ ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilde
   std::string message = docs.message;
   if (!found->note.empty()) message = message.empty() ? found->note : message + " " + found->note;
   json understood = json::array();
-  if (!found->understood.empty() && !found->results.empty()) {
-    std::vector<std::string> labels;
-    for (const auto& f : found->understood) {
-      labels.push_back(f.label() + " (\"" + f.phrase + "\")");
-      understood.push_back(f.label());
-    }
-    header += " Ranked higher for what the words name (not required): " + text::join(labels, ", ") + ".";
+  if (!found->results.empty()) {
+    auto [labels, sentence] = understood_labels(found->understood);
+    understood = std::move(labels);
+    header += sentence;
   }
   if (found->results.empty()) {
     std::vector<std::string> hints;
@@ -1315,6 +1326,7 @@ ToolResult search_all(store::Store& st, const json& args, const SearchContext& c
   int total = 0;
   std::string body;
   std::string message = docs.message;
+  std::pair<json, std::string> understood;
   if (!docs.select_nothing) {
     // One ranking across the kinds (so scores compare), then grouped by kind in order of each kind's best.
     Query q;
@@ -1326,6 +1338,7 @@ ToolResult search_all(store::Store& st, const json& args, const SearchContext& c
     const int pool = kMaxAllResults * 4;
     auto f = find(st, q, query, pool, Match::kNamesAndText, ctx, OnExactName::kItFirst);
     if (!f) return error_result("Search failed: " + f.status().to_string());
+    understood = understood_labels(f->understood);
     {
       std::map<std::string, int> taken;
       std::vector<json> kept;
@@ -1384,13 +1397,15 @@ ToolResult search_all(store::Store& st, const json& args, const SearchContext& c
   out.text = (total > 0 ? "Found " + std::to_string(total) + " result(s) for \"" + query +
                               "\", grouped by kind. "
                               "Use get_entity(key) for "
-                              "one in full."
+                              "one in full." +
+                              understood.second
                         : "Nothing found for \"" + query + "\".") +
              "\n";
   if (!message.empty()) out.text += message + "\n";
   out.text += "\n" + body;
   out.structured = {{"result", groups}, {"total", total}, {"filters", args}};
   if (!message.empty()) out.structured["message"] = message;
+  if (total > 0 && !understood.first.empty()) out.structured["understood"] = understood.first;
   return out;
 }
 
@@ -1490,19 +1505,21 @@ ToolResult find_similar(store::Store& st, const json& args, const SearchContext&
   // Meaning takes part when the embedding index covers the reference.
   std::shared_ptr<const search::VectorIndex> ix =
       ctx.embeddings.semantic() && ctx.ranking != Ranking::kLexical ? ctx.embeddings.semantic()->index() : nullptr;
-  if (ix && !ix->find(ref.kind, ref.key)) ix = nullptr;
+  const bool unindexed_reference = ix && !ix->find(ref.kind, ref.key);
+  if (unindexed_reference) ix = nullptr;
   // Editions of one name take one place, as in search answers, unless the caller chose documents.
   const bool group = !args.contains("documents") && !args.contains("game_system");
   std::vector<json> results;
   int total = 0;
   if (!docs.select_nothing) {
-    auto likes = search::similar_to(st, ref, q, group ? std::min(std::max(limit * 4, 20), kMaxGroupPool) : limit, ix);
+    // Every candidate is scored (at most the 200 nearest in meaning), so `total` does not depend on `limit`.
+    auto likes = search::similar_to(st, ref, q, kMaxGroupPool, ix);
     if (!likes) return error_result("Search failed: " + likes.status().to_string());
     for (auto& like : *likes) {
       if (like.score < kSimilarFloor) continue;
       json r = to_result(like.entity);
       r["_score"] = round3(like.score);
-      r["_matched"] = ix ? json::array({"meaning", "facets"}) : json::array({"facets"});
+      r["_matched"] = ix ? json::array({"meaning", "facet"}) : json::array({"facet"});
       results.push_back(std::move(r));
     }
     total = static_cast<int>(results.size());
@@ -1516,7 +1533,9 @@ ToolResult find_similar(store::Store& st, const json& args, const SearchContext&
   const std::string how =
       ix ? "Ranked by meaning and by what it is (its kind's facets: level, school, damage and saves of a spell; type, "
            "challenge rating, size and movement of a creature; range, category and properties of a weapon)."
-         : "Ranked by what it is (its kind's facets): meaning-based similarity is not ready.";
+      : unindexed_reference
+          ? "Ranked by what it is (its kind's facets): this entry has no meaning vector yet (it is being embedded)."
+          : "Ranked by what it is (its kind's facets): meaning-based similarity is not ready.";
   message = message.empty() ? how : message + " " + how;
   const std::string header = "Entries like " + ref.name + " (" + ref.key + "):";
   return list_answer(std::move(results), header, message, total, args, detail_of(args));

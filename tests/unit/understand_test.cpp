@@ -78,11 +78,31 @@ TEST(Understand, WeaponsArmorAndKinds) {
   EXPECT_EQ(said("weapon", weapons), V{});
 }
 
+// Negation flips a yes/no facet and drops any other; punctuation does not hide a word; the protective sense stays
+// within its clause.
+TEST(Understand, NegationPunctuationAndClauses) {
+  const auto spells = of({Kind::kSpell});
+  const auto creatures = of({Kind::kCreature});
+  EXPECT_EQ(said("damage spells that don't require concentration", spells), (V{"concentration=false"}));
+  EXPECT_EQ(said("spell that does not need concentration", spells), (V{"concentration=false"}));
+  EXPECT_EQ(said("a dragon that cannot fly", creatures), (V{"type=dragon"}));
+  EXPECT_EQ(said("which monsters can fly?", creatures), (V{"movement=fly"}));
+  EXPECT_EQ(said("a \"cantrip\" that deals fire damage!", spells), (V{"level=0", "damage_type=fire"}));
+  EXPECT_EQ(said("[concentration] spells", spells), (V{"concentration=true"}));
+  EXPECT_EQ(said("spells against undead that deal fire damage", spells), (V{"damage_type=fire"}));
+  EXPECT_EQ(said("makes a creature immune to fire and deals cold damage", spells), (V{"damage_type=cold"}));
+}
+
 TEST(Understand, WhatTheCallerFiltersByIsNotReadAgain) {
   auto spells = of({Kind::kSpell});
   spells.damage_type = "cold";
   spells.level = 2;
-  EXPECT_EQ(said("2nd level fire spell", spells), V{});
+  EXPECT_EQ(said("2nd level cold spell", spells), V{});
+  // Another value of a single-valued filter is still read: swimmers that also fly rank higher.
+  auto swimmers = of({Kind::kCreature});
+  swimmers.movement = "swim";
+  EXPECT_EQ(said("that flies", swimmers), (V{"movement=fly"}));
+  EXPECT_EQ(said("that swims", swimmers), V{});
   EXPECT_EQ(said("", spells), V{});
   EXPECT_EQ(said("   ", of({})), V{});
 }

@@ -20,6 +20,12 @@ namespace lorekeeper::search {
 // part: they count only with `theme` (facets alone).
 double facet_likeness(const model::Entity& ref, const model::Entity& other, bool theme = false);
 
+// Whether `e` has any facet of its kind to compare by (a spell's level or school, a creature's type or CR, a
+// weapon's range or properties, an item's type, rarity or category). Without one, facet_likeness is 0 and
+// similar_to ranks by meaning alone (backgrounds, species, classes, conditions, rules), or finds nothing without a
+// meaning index.
+bool has_kind_facets(const model::Entity& e);
+
 struct Like {
   model::Entity entity;
   double score = 0;     // 0..1, best first
@@ -36,8 +42,8 @@ inline constexpr double kLikeMeaningFloor = 0.3;
 inline constexpr size_t kMaxNameVariants = 2;
 
 // Up to `limit` entries of `ref`'s kind that `filters` allow, most alike first, without `ref` and its other
-// editions. With `index` (covering `ref`), candidates are the nearest in meaning; without, every entry of the kind
-// is scored by its facets alone.
+// editions. With `index` (covering `ref`), candidates are the 200 nearest in meaning; without, every entry of the
+// kind is scored by its facets alone.
 Result<std::vector<Like>> similar_to(store::Store& st, const model::Entity& ref, store::Query filters, int limit,
                                      std::shared_ptr<const VectorIndex> index);
 

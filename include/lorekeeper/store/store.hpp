@@ -243,8 +243,8 @@ class Store {
   // One entity by key (and kind, when given; a key can exist in several kinds). With `with_raw` the original
   // record is loaded too.
   Result<std::vector<Entity>> get(const std::string& key, std::optional<Kind> kind, bool with_raw);
-  // Fills the multi-valued facets of `entities` (classes, properties, damage types and the derived ones, as
-  // written by ingest) from the store's tags; entries not in the store are left as they are.
+  // Replaces the multi-valued facets of `entities` (classes, properties, damage types and the derived ones) with
+  // the store's tags for their kind and key: an entity the store does not hold gets empty lists.
   Status read_tags(std::vector<Entity>& entities);
   // Names and keys of the given kinds (all when empty), by folded name, for completion, close spellings and "did
   // you mean" suggestions. Served from memory: the list is read once and again only after the data changed (a
