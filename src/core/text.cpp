@@ -34,6 +34,19 @@ bool is_separator_codepoint(utf8proc_int32_t cp) {
 
 }  // namespace
 
+std::vector<std::string> folded_words(std::string_view s) {
+  const std::string f = fold(s);
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start < f.size()) {
+    size_t end = f.find(' ', start);
+    if (end == std::string::npos) end = f.size();
+    if (end > start) out.push_back(f.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
 std::string fold(std::string_view s) {
   std::string clean = sanitize_utf8(s);
   utf8proc_uint8_t* mapped = nullptr;

@@ -68,19 +68,6 @@ Result<std::vector<Entity>> editions_named(store::Store& st, Query filters, cons
 
 namespace {
 
-std::vector<std::string> words_of(const std::string& s) {
-  std::vector<std::string> out;
-  const std::string f = text::fold(s);
-  size_t start = 0;
-  while (start < f.size()) {
-    size_t end = f.find(' ', start);
-    if (end == std::string::npos) end = f.size();
-    if (end > start) out.push_back(f.substr(start, end - start));
-    start = end + 1;
-  }
-  return out;
-}
-
 // Words too common in this content, or in questions, to say anything about what is wanted.
 bool is_stopword(const std::string& w) {
   static const std::set<std::string> kStop = {
@@ -222,7 +209,7 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
     c.how.insert(how);
   };
   const std::string qf = text::fold(s);
-  const std::vector<std::string> words = words_of(s);
+  const std::vector<std::string> words = text::folded_words(s);
   if (words.empty()) return out;
   // The query is exactly the name of an entry the filters exclude ("Fireball" with level 1): say so, and offer
   // only what the filters allow that contains every word of it ("heal" with level 1 gives the spells that

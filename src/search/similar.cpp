@@ -155,12 +155,9 @@ Result<std::vector<Like>> similar_to(store::Store& st, const Entity& ref, store:
   if (!versions) return versions.status();
   for (const auto& v : *versions) same_entry.insert(v.entity.key);
   const std::string ref_name = text::fold(ref.name);
-  Entity reference = ref;
-  {
-    std::vector<Entity> one{reference};
-    LOREKEEPER_RETURN_IF_ERROR(st.read_tags(one));
-    reference = std::move(one.front());
-  }
+  std::vector<Entity> with_tags{ref};
+  LOREKEEPER_RETURN_IF_ERROR(st.read_tags(with_tags));
+  const Entity& reference = with_tags.front();
   std::vector<Like> out;
   const std::optional<uint32_t> ref_at = ix ? ix->find(ref.kind, ref.key) : std::nullopt;
   if (ix && ref_at) {
@@ -212,13 +209,7 @@ Result<std::vector<Like>> similar_to(store::Store& st, const Entity& ref, store:
   // Variants of the reference by name ("Goblin Boss", "Goblin Captain" for Goblin) resemble it most in meaning
   // because they share its name; past the first kMaxNameVariants of them they follow the other answers, so the
   // first answers are different things.
-  std::vector<std::string> ref_words;
-  for (size_t start = 0; start < ref_name.size();) {
-    size_t end = ref_name.find(' ', start);
-    if (end == std::string::npos) end = ref_name.size();
-    if (end > start) ref_words.push_back(ref_name.substr(start, end - start));
-    start = end + 1;
-  }
+  const std::vector<std::string> ref_words = text::folded_words(ref.name);
   std::vector<Like> later;
   size_t variants = 0;
   for (auto it = out.begin(); it != out.end();) {

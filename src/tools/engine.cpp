@@ -433,6 +433,9 @@ json summary_of(const json& r) {
   // The kind's key facts: a spell's level, school and casting; a creature's CR, size and type; an item's
   // category, rarity and cost; a weapon's range, dice and damage; an armor's class. The rest is get_entity's.
   const std::string kind = r.value("kind", "");
+  const auto keep = [&](const char* fact) {
+    if (r.contains(fact) && !r[fact].is_null() && !r[fact].is_object()) s[fact] = r[fact];
+  };
   for (const char* fact : {"level",         "school",
                            "concentration", "ritual",
                            "casting_time",  "challenge_rating",
@@ -443,11 +446,8 @@ json summary_of(const json& r) {
                            "subspecies_of", "section",
                            "_score",        "_matched",
                            "_snippet",      "_other_editions"}) {
-    if (r.contains(fact) && !r[fact].is_null() && !r[fact].is_object()) s[fact] = r[fact];
+    keep(fact);
   }
-  const auto keep = [&](const char* fact) {
-    if (r.contains(fact) && !r[fact].is_null() && !r[fact].is_object()) s[fact] = r[fact];
-  };
   if (kind == "weapon") {
     keep("damage_dice");
     keep("damage_type");

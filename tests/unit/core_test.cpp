@@ -85,6 +85,11 @@ TEST(Text, FoldIgnoresCaseAccentsAndPunctuation) {
   EXPECT_EQ(text::fold("Bigby's  Hand"), "bigbys hand");
 }
 
+TEST(Text, FoldedWordsAreTheWordsOfTheFold) {
+  EXPECT_EQ(text::folded_words("  Ångström's  Fire-Ball "), (std::vector<std::string>{"angstroms", "fire", "ball"}));
+  EXPECT_TRUE(text::folded_words(" ,. ").empty());
+}
+
 TEST(Text, FoldSurvivesInvalidUtf8) {
   const std::string bad = std::string("Fire\xff\xfe") + "ball";
   const std::string f = text::fold(bad);

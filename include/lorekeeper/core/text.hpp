@@ -12,6 +12,9 @@ namespace lorekeeper::text {
 // space, trimmed. "Ångström's  Fire-Ball" -> "angstroms fire ball". Invalid UTF-8 becomes U+FFFD first.
 std::string fold(std::string_view s);
 
+// The words of fold(s), in order ("Goblin Boss" -> {"goblin", "boss"}).
+std::vector<std::string> folded_words(std::string_view s);
+
 // ASCII lower-case copy.
 std::string lower(std::string_view s);
 
