@@ -12,7 +12,7 @@ if [[ ! -f build/bench/store.db ]]; then
   /usr/bin/time -f "sync (bundled): %e s wall, %M KiB peak RSS" build/lorekeeper --db build/bench/store.db sync \
     --quiet --source bundled
 fi
-echo "== embed the store for the semantic benchmarks (only what changed; about 7 minutes the first time)"
+echo "== embed what the bundled vectors do not cover (nothing for the bundled snapshot; homebrew or changed entries)"
 /usr/bin/time -f "index: %e s wall, %M KiB peak RSS" build/lorekeeper --db build/bench/store.db index --threads 2 --quiet
 echo "== a large OrcBrew pack for the import benchmarks, and the time to import it (into a copy of the store)"
 python3 scripts/make-large-orcbrew.py build/bench/large.orcbrew

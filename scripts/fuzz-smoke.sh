@@ -6,6 +6,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
+scripts/test-setup.sh
 seconds="${FUZZ_SECONDS:-20}"
 store="$root/build/transcripts/store.db"
 if [[ ! -f "$store" ]]; then

@@ -3,6 +3,7 @@
 # transcript and fuzz-replay tests under them.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+scripts/test-setup.sh
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOREKEEPER_SANITIZE=ON >/dev/null
 cmake --build build-asan -j2 --target lorekeeper lorekeeper_unit_tests fidelity_test edn_test orcbrew_test \
   http_transport_test mcp_message_fuzz_replay wordpiece_fuzz_replay safetensors_fuzz_replay edn_fuzz_replay

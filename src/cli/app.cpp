@@ -1,5 +1,6 @@
 #include "lorekeeper/cli/app.hpp"
 
+#include <malloc.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -26,6 +27,7 @@
 #include "lorekeeper/core/config.hpp"
 #include "lorekeeper/core/json_util.hpp"
 #include "lorekeeper/core/log.hpp"
+#include "lorekeeper/core/sha256.hpp"
 #include "lorekeeper/core/text.hpp"
 #include "lorekeeper/embed/encoder.hpp"
 #include "lorekeeper/http/client.hpp"
@@ -36,6 +38,7 @@
 #include "lorekeeper/open5e/page_source.hpp"
 #include "lorekeeper/open5e/sync.hpp"
 #include "lorekeeper/search/indexer.hpp"
+#include "lorekeeper/search/precomputed.hpp"
 #include "lorekeeper/search/semantic.hpp"
 #include "lorekeeper/store/store.hpp"
 #include "lorekeeper/tools/engine.hpp"
@@ -226,19 +229,29 @@ class BackgroundSync {
   // `synced` is called after a sync that committed new data.
   BackgroundSync(const Config& cfg, std::string mode, std::function<void()> synced)
       : cfg_(cfg), mode_(std::move(mode)), synced_(std::move(synced)) {
-    if (mode_ != "off") thread_ = std::thread([this] { run(); });
+    if (mode_ != "off") {
+      thread_ = std::thread([this] {
+        run();
+        std::lock_guard<std::mutex> lock(mutex_);
+        finished_ = true;
+      });
+    }
   }
   ~BackgroundSync() { stop(); }
 
-  // Stops a running sync (its writes are rolled back) and waits briefly; returns false if it did not stop.
-  bool stop() {
+  // Stops a running sync (its writes are rolled back) and waits at most `timeout`; returns false if it did not
+  // stop.
+  bool stop(std::chrono::milliseconds timeout = std::chrono::seconds(2)) {
     cancel_ = true;
     if (!thread_.joinable()) return true;
-    auto running = [this] {
+    auto running = [this] {  // a sync, or the probe of the API before it
       std::lock_guard<std::mutex> lock(mutex_);
-      return running_;
+      return !finished_;
     };
-    for (int i = 0; i < 40 && running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    const auto until = std::chrono::steady_clock::now() + timeout;
+    while (running() && std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
     if (running()) return false;
     thread_.join();
     return true;
@@ -327,7 +340,8 @@ class BackgroundSync {
   std::string mode_;
   std::function<void()> synced_;
   std::atomic<bool> cancel_{false};
-  bool running_ = false;  // guarded by mutex_
+  bool running_ = false;   // guarded by mutex_
+  bool finished_ = false;  // guarded by mutex_: run() has returned
   mutable std::mutex mutex_;
   std::string age_;
   std::string stale_;
@@ -383,10 +397,23 @@ class Progress {
   std::chrono::steady_clock::time_point start_;
 };
 
-// Builds a store at `db_path` from the snapshot inside the binary: written to a private file first and linked
-// into place only when complete, so a concurrent process (an MCP host's probe) never sees a half-built store,
-// and of two processes bootstrapping at once exactly one store wins.
-Status bootstrap_from_bundled(const std::string& db_path) {
+// Gives the store's entities the bundled vectors that match their texts (search/precomputed.hpp), so meaning-based
+// search works without embedding them; unless meaning-based search is off. A failure costs only that.
+void seed_bundled_vectors(const Config& cfg, store::Store& st) {
+  if (cfg.embed == "off") return;
+  auto seeded = search::seed_vectors(st, cfg.embed_passages);
+  if (!seeded) {
+    log::warning("taking the bundled vectors failed (the entities are embedded instead): " +
+                 seeded.status().to_string());
+  } else if (*seeded > 0) {
+    log::info("took the bundled vectors of " + std::to_string(*seeded) + " entities");
+  }
+}
+
+// Builds a store at `db_path` from the snapshot inside the binary, with its vectors: written to a private file
+// first and linked into place only when complete, so a concurrent process (an MCP host's probe) never sees a
+// half-built store, and of two processes bootstrapping at once exactly one store wins.
+Status bootstrap_from_bundled(const Config& cfg, const std::string& db_path) {
   log::info("no store at " + db_path + "; building it from the bundled Open5e snapshot");
   const std::string tmp = db_path + ".bootstrap-" + std::to_string(getpid());
   {
@@ -397,6 +424,7 @@ Status bootstrap_from_bundled(const std::string& db_path) {
     auto report = open5e::sync(**src, **st, open5e::SyncOptions{});
     if (!report) return report.status();
     log::info("loaded " + std::to_string(report->total_entities()) + " entities from the bundled snapshot");
+    seed_bundled_vectors(cfg, **st);
   }
   const int rc = link(tmp.c_str(), db_path.c_str());
   const int err = errno;
@@ -407,13 +435,20 @@ Status bootstrap_from_bundled(const std::string& db_path) {
 }
 
 // The meaning-based search service, unless turned off (a missing model gives a service that says so).
-std::shared_ptr<search::Semantic> make_semantic(const Config& cfg) {
+// `deferred`: the model is read by the first call that needs it (serve's background thread), not here.
+std::shared_ptr<search::Semantic> make_semantic(const Config& cfg, bool deferred = false) {
   if (cfg.embed == "off") return nullptr;
-  return std::make_shared<search::Semantic>(embed::default_model_dir(), cfg.embed_passages);
+  return std::make_shared<search::Semantic>(embed::default_model_dir(), cfg.embed_passages, deferred);
 }
 
-tools::Engine make_engine(const Config& cfg, std::shared_ptr<search::Semantic> semantic = nullptr) {
-  tools::Engine engine(cfg.db_path, bootstrap_from_bundled);
+// `built` (optional) is called after the engine built a missing store from the bundled snapshot.
+tools::Engine make_engine(const Config& cfg, std::shared_ptr<search::Semantic> semantic = nullptr,
+                          std::function<void()> built = nullptr) {
+  tools::Engine engine(cfg.db_path, [cfg, built](const std::string& path) {
+    Status s = bootstrap_from_bundled(cfg, path);
+    if (s.is_ok() && built) built();
+    return s;
+  });
   engine.set_legacy_tools(cfg.legacy_tools);
   engine.set_preferred_edition(cfg.preferred_edition);
   engine.set_semantic(std::move(semantic));
@@ -421,8 +456,9 @@ tools::Engine make_engine(const Config& cfg, std::shared_ptr<search::Semantic> s
 }
 
 // For engines that answer many calls (serve, eval): full-text ranking from the in-memory text index.
-tools::Engine make_long_lived_engine(const Config& cfg, std::shared_ptr<search::Semantic> semantic = nullptr) {
-  tools::Engine engine = make_engine(cfg, std::move(semantic));
+tools::Engine make_long_lived_engine(const Config& cfg, std::shared_ptr<search::Semantic> semantic = nullptr,
+                                     std::function<void()> built = nullptr) {
+  tools::Engine engine = make_engine(cfg, std::move(semantic), std::move(built));
   engine.set_text_index_in_memory(true);
   return engine;
 }
@@ -440,14 +476,15 @@ std::shared_ptr<search::Semantic> one_shot_semantic(const Config& cfg, tools::En
 }
 
 // Embeds the store's entities in the background while serve answers: at start, after each background sync, and
-// when another process changed the store (an import or sync, seen by SQLite's data version within ~5 s); each pass
-// embeds only what changed and republishes the index. Answers are lexical-only until the first pass ends
-// (Semantic::notice says so).
+// when another process changed the store (an import or sync, seen by SQLite's data version within ~5 s). It loads
+// the model (deferred, off the answering path) and publishes the stored vectors first, so searches are answered by
+// meaning about a tenth of a second after start; then each pass embeds only what changed and republishes the
+// index. Answers are lexical-only while no index is published (Semantic::notice says so).
 class BackgroundEmbedder {
  public:
   BackgroundEmbedder(const Config& cfg, std::shared_ptr<search::Semantic> semantic)
       : cfg_(cfg), semantic_(std::move(semantic)) {
-    if (semantic_ && semantic_->has_model()) {
+    if (semantic_ && semantic_->model_present()) {
       // Searches wait (briefly, Engine) for the stored vectors rather than answer by words alone meanwhile.
       semantic_->set_loading(true);
       thread_ = std::thread([this] { run(); });
@@ -469,10 +506,38 @@ class BackgroundEmbedder {
     }
     if (thread_.joinable()) thread_.join();
   }
+  // Asks the thread to stop and waits at most `timeout`; whether it has stopped (then it is joined). A pass in the
+  // middle of a batch or of reading the store may take longer; its writes are whole transactions, so a process
+  // that leaves without it loses at most the chunk in progress.
+  bool stop_within(std::chrono::milliseconds timeout) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+      cv_.notify_all();
+    }
+    if (!thread_.joinable()) return true;
+    std::unique_lock<std::mutex> lock(mu_);
+    if (!cv_.wait_for(lock, timeout, [this] { return finished_; })) return false;
+    lock.unlock();
+    thread_.join();
+    return true;
+  }
 
  private:
   void run() {
+    work();
+    std::lock_guard<std::mutex> lock(mu_);
+    finished_ = true;
+    cv_.notify_all();
+  }
+
+  void work() {
+    if (!semantic_->has_model()) {  // loads the model; a broken one is reported by notice()
+      semantic_->set_loading(false);
+      return;
+    }
     std::unique_ptr<store::Store> st;
+    bool published = false;
     int64_t seen_version = -1;
     while (true) {
       {
@@ -489,13 +554,24 @@ class BackgroundEmbedder {
       }
       if (!st) {
         auto opened = store::Store::open(cfg_.db_path, store::Store::Mode::kExistingOnly);
-        if (!opened) {
-          semantic_->set_loading(false);  // no store yet: its vectors will be embedded, which nobody waits for
-          continue;
-        }
+        // No store yet: the first tool call builds it from the bundled snapshot with its vectors and asks for a
+        // pass (request()), which its search waits for.
+        if (!opened) continue;
         st = std::move(*opened);
+        // It reads the vectors and texts in bulk: mapped, every page read would stay resident for the serve's life.
+        if (Status unmapped = st->set_memory_mapped(false); !unmapped.is_ok()) log::debug(unmapped.to_string());
       }
       if (auto version = st->data_version()) seen_version = *version;
+      if (!published) {
+        // The stored vectors answer at once (those of the bundled snapshot are there from its first sync); what
+        // changed since is embedded below and published after.
+        published = true;
+        Status loaded = semantic_->reload(*st, true);
+        if (!loaded.is_ok()) {
+          semantic_->set_failed(loaded.message());
+          continue;
+        }
+      }
       // After another process's sync or import the in-memory text index is reloaded here rather than by the next
       // search.
       st->set_text_index_in_memory(true);
@@ -514,12 +590,19 @@ class BackgroundEmbedder {
         continue;
       }
       if (report->interrupted) return;
-      if (report->progress.entities_todo > 0) {
-        log::info("embedded " + std::to_string(report->progress.entities_todo) + " entities in " +
-                  text::format_number(std::round(report->progress.seconds)) + " s");
+      const auto& p = report->progress;
+      if (p.entities_todo > 0) {
+        log::info("embedded " + std::to_string(p.entities_todo) + " entities in " +
+                  text::format_number(std::round(p.seconds)) + " s");
       }
-      Status loaded = semantic_->reload(*st, true);
-      if (!loaded.is_ok()) semantic_->set_failed(loaded.message());
+      if (p.entities_todo + p.entities_precomputed > 0 || report->pruned > 0 || !semantic_->index()) {
+        Status loaded = semantic_->reload(*st, true);
+        if (!loaded.is_ok()) semantic_->set_failed(loaded.message());
+      }
+      // The pass's page cache, passages and batches are freed; give their pages back rather than keep them for
+      // answers that never need that much.
+      (void)st->release_memory();
+      malloc_trim(0);
     }
   }
 
@@ -528,6 +611,7 @@ class BackgroundEmbedder {
   std::mutex mu_;
   std::condition_variable cv_;
   bool pending_ = true;
+  bool finished_ = false;  // guarded by mu_
   std::atomic<bool> stop_{false};
   std::thread thread_;
 };
@@ -622,6 +706,7 @@ int cmd_sync(const Config& cfg, std::string source, bool force, bool quiet, int 
     return 1;
   }
   record_endpoint_failures(st, *report, options);
+  seed_bundled_vectors(cfg, st);
   if (as_json) out(open5e::report_json(*report) + "\n");
   std::string s = "Synced " + std::to_string(report->total_entities()) + " entities from " + report->source + " in " +
                   text::format_number(std::round(report->seconds * 100) / 100) + " s (" +
@@ -729,7 +814,29 @@ int cmd_embed(const std::vector<std::string>& texts, bool as_json) {
   return 0;
 }
 
-int cmd_index(const Config& cfg, int threads, bool quiet, bool as_json) {
+// Writes the store's vectors as a precomputed set (search/precomputed.hpp): data/open5e-vectors.bin is made this
+// way from a store holding the bundled snapshot alone (scripts/make-vectors.sh).
+Status export_vectors(store::Store& st, const std::string& path) {
+  auto rows = st.vectors(search::kModelId, true);
+  if (!rows) return rows.status();
+  auto model_sha = sha256::file_hex(embed::default_model_dir() + "/model.safetensors");
+  if (!model_sha) return model_sha.status();
+  auto bytes = search::serialize_precomputed(*rows, search::kModelId, *model_sha, embed::kDimensions);
+  if (!bytes) return bytes.status();
+  const std::string tmp = path + ".part";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    f.write(bytes->data(), static_cast<std::streamsize>(bytes->size()));
+    f.close();
+    if (!f) return Status::io_error("cannot write " + tmp);
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) return Status::io_error("cannot rename " + tmp + " to " + path + ": " + ec.message());
+  return Status::ok();
+}
+
+int cmd_index(const Config& cfg, int threads, bool quiet, bool as_json, bool recompute, const std::string& export_to) {
   auto encoder = embed::Encoder::load(embed::default_model_dir());
   if (!encoder) {
     std::fprintf(stderr,
@@ -746,6 +853,8 @@ int cmd_index(const Config& cfg, int threads, bool quiet, bool as_json) {
   search::IndexOptions options;
   options.threads = threads > 0 ? threads : cfg.embed_threads;
   options.max_passages = cfg.embed_passages;
+  options.recompute = recompute;
+  if (recompute) options.precomputed = nullptr;
   static std::atomic<bool> stop{false};
   std::signal(SIGINT, [](int) { stop = true; });
   std::signal(SIGTERM, [](int) { stop = true; });
@@ -766,10 +875,17 @@ int cmd_index(const Config& cfg, int threads, bool quiet, bool as_json) {
     return 1;
   }
   const auto& p = report->progress;
+  if (!export_to.empty() && !report->interrupted) {
+    if (Status exported = export_vectors(**opened, export_to); !exported.is_ok()) {
+      std::fprintf(stderr, "lorekeeper index: exporting the vectors failed: %s\n", exported.to_string().c_str());
+      return 1;
+    }
+  }
   json j = {{"entities", p.entities_total},
             {"embedded_now", p.entities_done},
             {"needed", p.entities_todo},
-            {"up_to_date", p.entities_total - p.entities_todo},
+            {"precomputed", p.entities_precomputed},
+            {"up_to_date", p.entities_total - p.entities_todo - p.entities_precomputed},
             {"pruned", report->pruned},
             {"tokens", p.tokens_done},
             {"seconds", std::round(p.seconds * 100) / 100},
@@ -780,11 +896,12 @@ int cmd_index(const Config& cfg, int threads, bool quiet, bool as_json) {
     out(j.dump(2) + "\n");
   } else {
     out("Embedded " + std::to_string(p.entities_done) + " of " + std::to_string(p.entities_todo) +
-        " entities needing it (" + std::to_string(p.entities_total - p.entities_todo) + " of " +
-        std::to_string(p.entities_total) + " were up to date) in " +
-        text::format_number(std::round(p.seconds * 10) / 10) + " s, " + std::to_string(p.tokens_done) + " tokens, " +
-        std::to_string(options.threads) + " thread(s)." +
-        (report->interrupted ? " Interrupted: run `lorekeeper index` again to resume." : "") + "\n");
+        " entities needing it (" + std::to_string(p.entities_total - p.entities_todo - p.entities_precomputed) +
+        " of " + std::to_string(p.entities_total) + " were up to date, " + std::to_string(p.entities_precomputed) +
+        " took the bundled vectors) in " + text::format_number(std::round(p.seconds * 10) / 10) + " s, " +
+        std::to_string(p.tokens_done) + " tokens, " + std::to_string(options.threads) + " thread(s)." +
+        (report->interrupted ? " Interrupted: run `lorekeeper index` again to resume." : "") +
+        (export_to.empty() || report->interrupted ? "" : " Vectors written to " + export_to + ".") + "\n");
   }
   return report->interrupted ? 130 : 0;
 }
@@ -858,7 +975,8 @@ std::vector<std::string> split_list(const std::string& s) {
 }
 
 // Streamable HTTP until SIGINT/SIGTERM; every worker has its own engine sharing `semantic` and the notice.
-int serve_http(const Config& cfg, std::shared_ptr<search::Semantic> semantic, std::function<std::string()> notice) {
+int serve_http(const Config& cfg, std::shared_ptr<search::Semantic> semantic, std::function<std::string()> notice,
+               std::function<void()> built) {
   mcp::HttpOptions http;
   http.host = cfg.http_host;
   http.port = cfg.http_port;
@@ -868,8 +986,8 @@ int serve_http(const Config& cfg, std::shared_ptr<search::Semantic> semantic, st
   http.threads = cfg.http_threads;
   mcp::ServerOptions options;
   options.version = kVersion;
-  auto transport = mcp::HttpTransport::create(http, options, [&cfg, semantic, notice] {
-    auto engine = std::make_unique<tools::Engine>(make_long_lived_engine(cfg, semantic));
+  auto transport = mcp::HttpTransport::create(http, options, [&cfg, semantic, notice, built] {
+    auto engine = std::make_unique<tools::Engine>(make_long_lived_engine(cfg, semantic, built));
     engine->set_notice(notice);
     return engine;
   });
@@ -902,8 +1020,12 @@ void warm_text_index(const Config& cfg) {
 }
 
 int cmd_serve(const Config& cfg, const std::string& auto_sync, bool http) {
-  std::jthread warm_text([&cfg] { warm_text_index(cfg); });
-  auto semantic = make_semantic(cfg);
+  std::atomic<bool> warmed{false};
+  std::jthread warm_text([&cfg, &warmed] {
+    warm_text_index(cfg);
+    warmed = true;
+  });
+  auto semantic = make_semantic(cfg, true);
   BackgroundEmbedder embedder(cfg, semantic);
   BackgroundSync refresh(cfg, auto_sync, [&embedder, &cfg] {
     embedder.request();
@@ -915,11 +1037,13 @@ int cmd_serve(const Config& cfg, const std::string& auto_sync, bool http) {
     if (!meaning.empty()) note += (note.empty() ? "" : " ") + meaning;
     return note;
   };
+  // A store built by a tool call (the first start) is loaded at once, not at the embedder's next look.
+  std::function<void()> built = [&embedder] { embedder.request(); };
   int rc = 0;
   if (http) {
-    rc = serve_http(cfg, semantic, notice);
+    rc = serve_http(cfg, semantic, notice, built);
   } else {
-    tools::Engine engine = make_long_lived_engine(cfg, semantic);
+    tools::Engine engine = make_long_lived_engine(cfg, semantic, built);
     engine.set_notice(notice);
     mcp::ServerOptions options;
     options.version = kVersion;
@@ -927,12 +1051,21 @@ int cmd_serve(const Config& cfg, const std::string& auto_sync, bool http) {
     log::info("serving MCP on stdio; store " + cfg.db_path);
     rc = mcp::serve_stdio(server, STDIN_FILENO, STDOUT_FILENO);
   }
-  embedder.stop();
-  if (warm_text.joinable()) warm_text.join();
-  if (!refresh.stop()) {
-    // An HTTP request is still in flight; the sync's transaction is never committed, so leaving is safe.
-    log::info("leaving the background sync unfinished; the stored data is unchanged");
+  // The background work (loading the text index, embedding, a refresh) writes only whole transactions: what is
+  // not finished after a short wait is left behind (a sync's transaction is never committed, an embedding pass
+  // loses at most its chunk in progress), so the end of a host's input ends the process at once.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(30);
+  auto left = [&] {
+    return std::max(std::chrono::milliseconds(0),
+                    std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()));
+  };
+  bool stopped = embedder.stop_within(left());
+  while (!warmed && left().count() > 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  stopped = refresh.stop(left()) && stopped && warmed;
+  if (!stopped) {
+    log::debug("leaving unfinished background work; the stored data is unchanged by it");
     std::fflush(stdout);
+    std::fflush(stderr);
     std::_Exit(rc);
   }
   return rc;
@@ -1083,6 +1216,12 @@ int run(int argc, char** argv) {
       ->check(CLI::Range(1, 64));
   index_cmd->add_flag("--quiet", index_quiet, "No progress output");
   index_cmd->add_flag("--json", index_json, "Print the report as JSON");
+  bool index_recompute = false;
+  std::string index_export;
+  index_cmd->add_flag("--recompute", index_recompute,
+                      "Embed every entity with the model, ignoring stored and bundled vectors");
+  index_cmd->add_option("--export", index_export,
+                        "Then write the store's vectors to FILE as a precomputed set (data/open5e-vectors.bin)");
 
   std::string eval_file;
   std::string eval_ranking = "hybrid";
@@ -1203,7 +1342,7 @@ int run(int argc, char** argv) {
   if (*docs) return cmd_documents(*cfg, doc_source, doc_json);
   if (*tool) return cmd_tool(*cfg, tool_name, tool_args, tool_json);
   if (*embed_cmd) return cmd_embed(embed_texts, embed_json);
-  if (*index_cmd) return cmd_index(*cfg, index_threads, index_quiet, index_json);
+  if (*index_cmd) return cmd_index(*cfg, index_threads, index_quiet, index_json, index_recompute, index_export);
   if (*eval_cmd) return cmd_eval(*cfg, eval_file, eval_ranking, eval_json);
   if (*import_cmd) {
     ImportOptions options;
@@ -1213,7 +1352,7 @@ int run(int argc, char** argv) {
     options.model_dir = embed::default_model_dir();
     options.threads = cfg->embed_threads;
     options.max_passages = cfg->embed_passages;
-    options.bootstrap = bootstrap_from_bundled;
+    options.bootstrap = [c = *cfg](const std::string& path) { return bootstrap_from_bundled(c, path); };
     return run_import(cfg->db_path, import_files, options);
   }
   if (*remove_cmd) return run_remove(cfg->db_path, remove_packs, remove_json);

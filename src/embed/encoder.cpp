@@ -1,6 +1,7 @@
 #include "lorekeeper/embed/encoder.hpp"
 
 #include <cblas.h>
+#include <dlfcn.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -25,6 +26,30 @@ constexpr int kMaxPositions = 512;
 constexpr int kVocab = 30522;
 constexpr float kLnEps = 1e-12f;
 
+// OpenBLAS is loaded when the first encoder is (its 20,000 symbol bindings cost a process that never embeds,
+// such as a serve answering `initialize`, several milliseconds at start). Set once, by load_blas().
+decltype(&cblas_sgemm) sgemm = nullptr;
+
+Status load_blas() {
+  static const Status loaded = [] {
+    void* h = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+    if (h == nullptr) {
+      const char* e = dlerror();
+      return Status::unavailable(std::string("cannot load libopenblas.so.0 (install libopenblas0): ") +
+                                 (e ? e : "unknown error"));
+    }
+    auto set_threads = reinterpret_cast<decltype(&openblas_set_num_threads)>(dlsym(h, "openblas_set_num_threads"));
+    sgemm = reinterpret_cast<decltype(&cblas_sgemm)>(dlsym(h, "cblas_sgemm"));
+    if (set_threads == nullptr || sgemm == nullptr) {
+      sgemm = nullptr;
+      return Status::unavailable("libopenblas.so.0 lacks cblas_sgemm or openblas_set_num_threads");
+    }
+    set_threads(1);  // every call computes on its caller's thread; bulk work runs several calls in parallel
+    return Status::ok();
+  }();
+  return loaded;
+}
+
 // Up to this many rows, the streaming kernel beats a general sgemm (which packs the whole weight matrix for
 // every call); measured by BM_Linear in bench/store_bench.cpp.
 constexpr int kFewRows = 48;
@@ -35,7 +60,7 @@ void linear(const float* x, int rows, int in, const float* w, const uint16_t* ha
   if (rows <= kFewRows && half && kernels::linear_few_rows_packed(x, rows, in, half, b, out, y)) return;
   if (rows <= kFewRows && kernels::linear_few_rows(x, rows, in, w, b, out, y)) return;
   for (int r = 0; r < rows; ++r) std::copy(b, b + out, y + static_cast<size_t>(r) * out);
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, out, in, 1.0f, x, in, w, in, 1.0f, y, out);
+  sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, out, in, 1.0f, x, in, w, in, 1.0f, y, out);
 }
 
 }  // namespace
@@ -51,7 +76,7 @@ std::string default_model_dir() {
 }
 
 Result<std::unique_ptr<Encoder>> Encoder::load(const std::string& model_dir) {
-  openblas_set_num_threads(1);
+  LOREKEEPER_RETURN_IF_ERROR(load_blas());
   std::unique_ptr<Encoder> e(new Encoder());
   auto tok = WordPieceTokenizer::load(model_dir + "/vocab.txt");
   if (!tok) return tok.status();
@@ -219,11 +244,11 @@ std::vector<std::vector<float>> Encoder::run(const std::vector<std::vector<int32
         const float* kh = k.data() + base + h * kHeadDim;
         const float* vh = v.data() + base + h * kHeadDim;
         // scores[T x T] = Qh Kh^T * scale (rows strided by kHidden).
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, T, T, kHeadDim, scale, qh, kHidden, kh, kHidden, 0.0f,
-                    scores.data(), T);
+        sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, T, T, kHeadDim, scale, qh, kHidden, kh, kHidden, 0.0f,
+              scores.data(), T);
         kernels::softmax_rows(scores.data(), T, T, T);
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, T, kHeadDim, T, 1.0f, scores.data(), T, vh, kHidden,
-                    0.0f, ctx.data() + base + h * kHeadDim, kHidden);
+        sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, T, kHeadDim, T, 1.0f, scores.data(), T, vh, kHidden, 0.0f,
+              ctx.data() + base + h * kHeadDim, kHidden);
       }
     }
     linear(ctx.data(), R, kHidden, L.o_w, H.o_w, L.o_b, kHidden, tmp.data());

@@ -117,6 +117,11 @@ SafeTensors::~SafeTensors() {
   if (map_ != nullptr) munmap(map_, map_size_);
 }
 
+void SafeTensors::release_pages() const {
+  // A private, read-only file mapping that was never written: dropped pages are read again from the file.
+  if (map_ != nullptr) madvise(map_, map_size_, MADV_DONTNEED);
+}
+
 const Tensor* SafeTensors::find(const std::string& name) const {
   auto it = tensors_.find(name);
   return it == tensors_.end() ? nullptr : &it->second;

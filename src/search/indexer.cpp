@@ -26,11 +26,16 @@ struct Plan {
   std::vector<Pending> todo;
 };
 
-Result<Plan> plan(store::Store& st, int max_passages, const std::optional<std::vector<std::string>>& documents) {
-  auto stored = st.vectors(kModelId, false);
-  if (!stored) return stored.status();
+Result<Plan> plan(store::Store& st, int max_passages, const std::optional<std::vector<std::string>>& documents,
+                  bool recompute = false) {
+  std::vector<store::Store::VectorRow> stored;
+  if (!recompute) {
+    auto read = st.vectors(kModelId, false);
+    if (!read) return read.status();
+    stored = std::move(*read);
+  }
   std::map<std::pair<int, std::string>, std::vector<std::string>> have;
-  for (const auto& r : *stored) {
+  for (const auto& r : stored) {
     auto& hashes = have[{static_cast<int>(r.kind), r.key}];
     if (static_cast<int>(hashes.size()) == r.passage) hashes.push_back(r.text_hash);
   }
@@ -50,7 +55,50 @@ Result<Plan> plan(store::Store& st, int max_passages, const std::optional<std::v
   return p;
 }
 
+// Writes the vectors `pre` holds for the entities of `p.todo` whose every passage it covers, and leaves the
+// others in `p.todo`; returns how many were written.
+Result<size_t> apply_precomputed(store::Store& st, Plan& p, const PrecomputedVectors& pre) {
+  if (pre.size() == 0) return size_t{0};
+  std::vector<store::Store::VectorRow> rows;
+  std::vector<Pending> rest;
+  size_t covered = 0;
+  for (auto& item : p.todo) {
+    std::vector<std::vector<float>> found;
+    for (const auto& h : item.hashes) {
+      auto v = pre.find(h);
+      if (v.empty()) break;
+      found.push_back(std::move(v));
+    }
+    if (found.size() != item.hashes.size()) {
+      rest.push_back(std::move(item));
+      continue;
+    }
+    ++covered;
+    for (size_t j = 0; j < found.size(); ++j) {
+      rows.push_back({item.kind, item.key, static_cast<int>(j), item.hashes[j], std::move(found[j]), ""});
+    }
+  }
+  if (!rows.empty()) LOREKEEPER_RETURN_IF_ERROR(st.write_vectors(kModelId, rows, {}));
+  p.todo = std::move(rest);
+  return covered;
+}
+
+// What a complete pass found up to date: the content it read, by the recipe and model it embedded with. While the
+// store's content stamp is unchanged, a pass need not hash every passage again (about a second for the bundled
+// data at each serve start).
+std::string verified_mark(const std::string& stamp, int max_passages) {
+  return stamp + " " + kModelId + " " + std::string(kPassageRecipe) + " " + std::to_string(max_passages);
+}
+constexpr const char* kVerifiedKey = "vectors_verified";
+
 }  // namespace
+
+Result<size_t> seed_vectors(store::Store& st, int max_passages, const PrecomputedVectors& precomputed) {
+  if (precomputed.size() == 0) return size_t{0};
+  auto p = plan(st, std::max(1, max_passages), std::nullopt);
+  if (!p) return p.status();
+  return apply_precomputed(st, *p, precomputed);
+}
 
 Result<Coverage> vector_coverage(store::Store& st, int max_passages) {
   auto p = plan(st, max_passages, std::nullopt);
@@ -64,12 +112,31 @@ Result<IndexReport> update_vectors(store::Store& st, const embed::Encoder& encod
   const auto started = std::chrono::steady_clock::now();
   LOREKEEPER_RETURN_IF_ERROR(encoder.self_check());  // a damaged model must not fill the store with NaN
   IndexReport report;
+  const int max_passages = std::max(1, options.max_passages);
+  const bool whole_store = !options.document_keys && !options.recompute;
+  auto stamp = st.content_stamp();
+  if (!stamp) return stamp.status();
+  if (whole_store) {
+    auto verified = st.meta(kVerifiedKey);
+    if (!verified) return verified.status();
+    if (*verified && **verified == verified_mark(*stamp, max_passages)) {
+      auto stats = st.stats();
+      if (!stats) return stats.status();
+      report.progress.entities_total = static_cast<size_t>(stats->total);
+      return report;
+    }
+  }
   auto pruned = st.prune_vectors(kModelId);
   if (!pruned) return pruned.status();
   report.pruned = *pruned;
-  auto p = plan(st, std::max(1, options.max_passages), options.document_keys);
+  auto p = plan(st, max_passages, options.document_keys, options.recompute);
   if (!p) return p.status();
   report.progress.entities_total = p->entities;
+  if (options.precomputed != nullptr) {
+    auto covered = apply_precomputed(st, *p, *options.precomputed);
+    if (!covered) return covered.status();
+    report.progress.entities_precomputed = *covered;
+  }
   report.progress.entities_todo = p->todo.size();
   const int threads = std::max(1, options.threads);
   const size_t chunk = std::max<size_t>(1, options.chunk_entities);
@@ -142,6 +209,10 @@ Result<IndexReport> update_vectors(store::Store& st, const embed::Encoder& encod
     if (progress) progress(report.progress);
   }
   report.progress.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (!report.interrupted && (whole_store || options.recompute)) {
+    // A store that cannot take the mark (read-only) checks again next time.
+    (void)st.set_meta(kVerifiedKey, verified_mark(*stamp, max_passages));
+  }
   return report;
 }
 

@@ -3,22 +3,46 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <mutex>
 
 #include "lorekeeper/core/log.hpp"
 
 namespace lorekeeper::search {
 
-Semantic::Semantic(const std::string& model_dir, int max_passages) : max_passages_(std::max(1, max_passages)) {
-  auto loaded = embed::Encoder::load(model_dir);
-  if (loaded) {
-    encoder_ = std::move(*loaded);
-  } else {
-    model_problem_ = loaded.status().message();
-  }
+Semantic::Semantic(const std::string& model_dir, int max_passages, bool deferred)
+    : model_dir_(model_dir), max_passages_(std::max(1, max_passages)) {
+  if (!deferred) load();
+}
+
+void Semantic::load() const {
+  std::call_once(load_once_, [this] {
+    auto loaded = embed::Encoder::load(model_dir_);
+    if (loaded) {
+      encoder_ = std::move(*loaded);
+    } else {
+      model_problem_ = loaded.status().message();
+    }
+  });
+}
+
+bool Semantic::has_model() const {
+  load();
+  return encoder_ != nullptr;
+}
+
+const embed::Encoder* Semantic::encoder() const {
+  load();
+  return encoder_.get();
+}
+
+bool Semantic::model_present() const {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(model_dir_ + "/model.safetensors", ec);
 }
 
 Status Semantic::reload(store::Store& st, bool partial) {
+  load();
   if (!encoder_) return Status::unavailable("no model: " + model_problem_);
   LOREKEEPER_RETURN_IF_ERROR(encoder_->self_check());
   if (!partial) {
@@ -35,7 +59,9 @@ Status Semantic::reload(store::Store& st, bool partial) {
   auto rows = st.vectors(kModelId, true);
   if (!rows) return rows.status();
   auto ix = std::make_shared<VectorIndex>(VectorIndex::build(std::move(*rows), embed::kDimensions));
-  encoder_->has_half_weights();  // makes the queries' weight copy now (once), not during the first search
+  // The queries' half-precision copy of the weights is made now (once), not during the first search; then the
+  // float weights (90 MB) need not stay resident: only embedding passages reads them, and maps them in again.
+  if (encoder_->has_half_weights()) encoder_->release_float_weights();
   std::lock_guard<std::mutex> lock(mu_);
   index_ = partial && ix->size() == 0 ? nullptr : std::move(ix);
   updating_ = false;
@@ -68,7 +94,7 @@ void Semantic::set_failed(const std::string& why) {
 
 void Semantic::set_loading(bool on) {
   std::lock_guard<std::mutex> lock(mu_);
-  loading_ = on && encoder_ != nullptr;
+  loading_ = on && model_present();
   if (!loading_) loaded_.notify_all();
 }
 
@@ -79,6 +105,7 @@ bool Semantic::wait_loaded(std::chrono::milliseconds timeout) const {
 }
 
 std::string Semantic::notice() const {
+  load();
   if (!encoder_) {
     return "Meaning-based search is off (no embedding model: " + model_problem_ +
            "; run scripts/setup.sh or `lorekeeper model fetch`): answers match names and words only.";
@@ -101,6 +128,7 @@ std::string Semantic::notice() const {
 }
 
 std::vector<float> Semantic::embed(const std::string& text) const {
+  load();
   if (!encoder_) return {};
   std::vector<float> v = encoder_->encode_query(text);
   double norm = 0;

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <set>
 #include <thread>
 #include <variant>
@@ -442,6 +443,11 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& path, Mode mode, c
       if (ec) return Status::io_error("cannot create " + parent.string() + ": " + ec.message());
     }
   }
+  // SQLite's memory statistics take one process-wide mutex on every allocation, which the threads of a serve
+  // (answers, loading the text index and the vectors) would contend for; nothing reads them. Set before SQLite
+  // initializes (a later call is refused, harmlessly).
+  static std::once_flag no_memstatus;
+  std::call_once(no_memstatus, [] { sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); });
   sqlite3* raw = nullptr;
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
   if (mode == Mode::kReadWrite) flags |= SQLITE_OPEN_CREATE;
@@ -856,6 +862,15 @@ Result<int64_t> Store::data_version() {
   return version;
 }
 
+Result<std::string> Store::content_stamp() {
+  auto st = Stmt::prepare(db_, "SELECT stamp FROM content_stamp WHERE id = 1");
+  if (!st) return st.status();
+  auto row = st->step();
+  if (!row) return row.status();
+  if (!*row) return Status::corruption("the store has no content stamp");
+  return st->text(0);
+}
+
 Result<std::optional<std::string>> Store::meta(const std::string& key) {
   auto st = Stmt::prepare(db_, "SELECT value FROM meta WHERE key = ?");
   if (!st) return st.status();
@@ -1120,10 +1135,16 @@ void Store::set_text_index_in_memory(bool on) {
   if (!on) text_->index.reset();
 }
 
-Status Store::warm_text_index() { return text_index().status(); }
+Status Store::warm_text_index() { return text_index(true).status(); }
+
+Status Store::release_memory() { return sqlite::exec(db_, "PRAGMA shrink_memory"); }
+
+Status Store::set_memory_mapped(bool on) {
+  return sqlite::exec(db_, on ? "PRAGMA mmap_size = 268435456" : "PRAGMA mmap_size = 0");
+}
 
 const TextIndex* Store::memory_text_index() {
-  auto index = text_index();
+  auto index = text_index(false);
   if (index) return *index;
   // The FTS5 query gives the same answer; the copy is not tried again on this connection.
   log::warning("the in-memory text index is unavailable, searching with FTS5: " + index.status().to_string());
@@ -1134,7 +1155,7 @@ const TextIndex* Store::memory_text_index() {
 
 const void* Store::text_index_identity() const { return text_->index.get(); }
 
-Result<const TextIndex*> Store::text_index() {
+Result<const TextIndex*> Store::text_index(bool wait) {
   TextState& t = *text_;
   if (!t.on || t.failed) return static_cast<const TextIndex*>(nullptr);
   // Within this connection's own write transaction the content may yet be rolled back, which neither the data
@@ -1164,10 +1185,13 @@ Result<const TextIndex*> Store::text_index() {
     auto loaded = [&]() -> Result<std::shared_ptr<const TextIndex>> {
       auto current = read_stamp();
       if (!current) return current.status();
-      return TextIndex::shared(*current, [&] { return TextIndex::load(db_, *current); });
+      return TextIndex::shared(
+          *current, [&] { return TextIndex::load(db_, *current); }, wait);
     }();
     if (own_snapshot && !sqlite::exec(db_, "COMMIT").is_ok()) (void)sqlite::exec(db_, "ROLLBACK");
     if (!loaded) return loaded.status();
+    // Another thread is loading it: this call searches with FTS5, and the next looks again.
+    if (*loaded == nullptr) return static_cast<const TextIndex*>(nullptr);
     t.index = std::move(*loaded);
   }
   t.checked_at = *mark;

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <condition_variable>
 #include <map>
 #include <mutex>
+#include <set>
 
 #include "sqlite_handle.hpp"
 
@@ -167,15 +169,27 @@ Result<std::shared_ptr<const TextIndex>> TextIndex::load(sqlite3* db, std::strin
 }
 
 Result<std::shared_ptr<const TextIndex>> TextIndex::shared(
-    const std::string& stamp, const std::function<Result<std::shared_ptr<const TextIndex>>()>& make) {
+    const std::string& stamp, const std::function<Result<std::shared_ptr<const TextIndex>>()>& make, bool wait) {
   static std::mutex mu;
+  static std::condition_variable loaded_one;
+  static std::set<std::string> loading;
   static std::map<std::string, std::weak_ptr<const TextIndex>> by_stamp;
   static std::shared_ptr<const TextIndex> newest;
-  std::lock_guard<std::mutex> lock(mu);
-  if (auto at = by_stamp.find(stamp); at != by_stamp.end()) {
-    if (auto index = at->second.lock()) return index;
+  std::unique_lock<std::mutex> lock(mu);
+  while (true) {
+    if (auto at = by_stamp.find(stamp); at != by_stamp.end()) {
+      if (auto index = at->second.lock()) return index;
+    }
+    if (loading.count(stamp) == 0) break;
+    if (!wait) return std::shared_ptr<const TextIndex>();
+    loaded_one.wait(lock);
   }
-  auto loaded = make();
+  loading.insert(stamp);
+  lock.unlock();
+  auto loaded = make();  // seconds at most; other stamps and other callers are not held up meanwhile
+  lock.lock();
+  loading.erase(stamp);
+  loaded_one.notify_all();
   if (!loaded) return loaded.status();
   for (auto it = by_stamp.begin(); it != by_stamp.end();) {
     it = it->second.expired() ? by_stamp.erase(it) : std::next(it);

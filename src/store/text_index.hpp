@@ -54,10 +54,11 @@ class TextIndex {
   static Result<std::shared_ptr<const TextIndex>> load(sqlite3* db, std::string stamp);
 
   // The process's index for `stamp`: the one already loaded by any Store, else `make()`'s (loaded once however
-  // many Stores ask at the same time). The newest index stays alive while no Store holds it, so a Store opened
-  // later finds it.
+  // many Stores ask at the same time). While another thread is loading it, a caller that does not `wait` gets
+  // nullptr at once (it searches with FTS5 meanwhile, which ranks the same). The newest index stays alive while
+  // no Store holds it, so a Store opened later finds it.
   static Result<std::shared_ptr<const TextIndex>> shared(
-      const std::string& stamp, const std::function<Result<std::shared_ptr<const TextIndex>>()>& make);
+      const std::string& stamp, const std::function<Result<std::shared_ptr<const TextIndex>>()>& make, bool wait);
 
   // Ranks the entities containing any of `terms` (FTS5 tokens, one phrase each, in the query's order) as
   // -bm25(entities_fts, name, text, hint weights) does, among those of `kinds` (all when empty), of

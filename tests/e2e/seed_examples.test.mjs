@@ -1,7 +1,7 @@
 // LoreKeeper e2e: every example of the product spec's meaning-based search (01-tools.md "Semantic Search Examples"
 // and the scenarios of 05-semantic-search-requirements.md), asked by the official TypeScript SDK v1 client of
-// `lorekeeper serve` on a store synced from the bundled Open5e snapshot AND indexed for meaning-based search
-// (`lorekeeper index`). The SDK validates each answer's structuredContent against the tool's outputSchema.
+// `lorekeeper serve` on a store synced from the bundled Open5e snapshot, which holds the snapshot's precomputed
+// vectors (no `lorekeeper index`: such a store answers by meaning at once). The SDK validates each answer's structuredContent against the tool's outputSchema.
 //
 // The criterion of each example, with limit 10:
 //   - at least two of the names the example lists are among the first 10 results (one, where the bundled data

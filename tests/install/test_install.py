@@ -104,6 +104,44 @@ class Install(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("Owlbear", r.stdout.splitlines()[-1])
 
+    def test_with_the_model_the_first_start_answers_by_meaning_without_embedding(self):
+        """The model installed (`lorekeeper model fetch`; here this machine's copy) and no store: the first tool call
+        builds the store from the bundled snapshot with its precomputed vectors, and that very search is ranked by
+        meaning, with no "being prepared" notice. Nothing was embedded on this machine."""
+        model_dir = os.environ.get("LOREKEEPER_MODEL_DIR") or os.path.join(
+            os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "lorekeeper", "models",
+            "all-MiniLM-L6-v2")
+        self.assertTrue(os.path.isfile(os.path.join(model_dir, "model.safetensors")),
+                        "the model is not installed in %s (scripts/setup.sh)" % model_dir)
+        prefix = os.path.join(TMP, "prefix-meaning")
+        r = run("cmake", "--install", BUILD, "--prefix", prefix, "--strip")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        binary = os.path.join(prefix, "bin", "lorekeeper")
+        root = os.path.join(TMP, "meaning-user")
+        env = fresh_env(root)
+        del env["LOREKEEPER_EMBED"]
+        env["LOREKEEPER_MODEL_DIR"] = model_dir
+        calls = ('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
+                 '"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}\n'
+                 '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search_creature",'
+                 '"arguments":{"search":"flying white steed","limit":5,"detail":"summary"}}}\n')
+        r = subprocess.run([binary, "serve"], input=calls, capture_output=True, text=True, timeout=120, env=env,
+                           cwd=root)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("building it from the bundled Open5e snapshot", r.stderr)
+        self.assertNotIn("embedded ", r.stderr)  # the indexer had nothing to encode
+        answer = json.loads(r.stdout.splitlines()[-1])["result"]
+        self.assertFalse(answer.get("isError"), answer)
+        structured = answer["structuredContent"]
+        self.assertNotIn("prepared", structured.get("message", ""), structured.get("message"))
+        names = [x["name"] for x in structured["result"]]
+        self.assertIn("Pegasus", names[:3], names)
+        pegasus = next(x for x in structured["result"] if x["name"] == "Pegasus")
+        self.assertIn("meaning", pegasus["_matched"], pegasus)
+        status = json.loads(run(binary, "status", "--json", env=env, cwd=root).stdout)
+        self.assertEqual(status["vectors"]["embedded"], status["vectors"]["entities"], status["vectors"])
+        self.assertEqual(status["vectors"]["semantic_search"], "ready")
+
     def test_the_mcp_bundle_validates_and_its_server_starts_from_the_unpacked_bundle(self):
         out = os.path.join(TMP, "lorekeeper.mcpb")
         r = run(os.path.join(SOURCE, "scripts", "make-mcpb.sh"), BUILD, out)
@@ -146,14 +184,14 @@ class Install(unittest.TestCase):
         self.assertTrue(package["identifier"].endswith("/v%s/lorekeeper-%s-linux-%s.mcpb" % (version, version, os.uname().machine)),
                         package["identifier"])
         self.assertRegex(entry["name"], r"^io\.github\.[^/]+/lorekeeper$")
-        # The schema's validator (Python jsonschema, in the e2e virtual environment scripts/setup.sh makes), on the
+        # The schema's validator (Python jsonschema, in the e2e virtual environment scripts/test-setup.sh makes), on the
         # entry and on a broken copy, so a validator that accepts anything fails here.
         broken = dict(entry, description="x" * 101)
         broken_path = os.path.join(TMP, "broken-server.json")
         with open(broken_path, "w", encoding="utf-8") as f:
             json.dump(broken, f)
         python = os.path.join(SOURCE, "tests", "e2e", ".venv", "bin", "python")
-        self.assertTrue(os.access(python, os.X_OK), "%s is missing: run scripts/setup.sh" % python)
+        self.assertTrue(os.access(python, os.X_OK), "%s is missing: run scripts/test-setup.sh" % python)
         check = ("import json, sys, jsonschema\n"
                  "schema = json.load(open(sys.argv[1]))\n"
                  "v = jsonschema.Draft7Validator(schema, format_checker=jsonschema.Draft7Validator.FORMAT_CHECKER)\n"

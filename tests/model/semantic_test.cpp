@@ -11,6 +11,7 @@
 
 #include "../unit/test_support.hpp"
 #include "lorekeeper/search/indexer.hpp"
+#include "lorekeeper/search/passages.hpp"
 #include "lorekeeper/search/semantic.hpp"
 #include "lorekeeper/tools/engine.hpp"
 
@@ -60,6 +61,7 @@ TEST(Indexer, EmbedsEverythingOnceThenOnlyWhatChanged) {
   auto st = open(path);
   IndexOptions options;
   options.threads = 2;
+  options.precomputed = nullptr;  // the encoder's own path
   auto first = update_vectors(*st, encoder(), options);
   ASSERT_TRUE(first.is_ok()) << first.status().to_string();
   EXPECT_GT(first->progress.entities_total, 100u);
@@ -91,6 +93,7 @@ TEST(Indexer, AnInterruptedRunKeepsItsChunksAndTheNextOneResumes) {
   auto st = open(path);
   IndexOptions options;
   options.chunk_entities = 20;
+  options.precomputed = nullptr;
   std::atomic<bool> stop{false};
   auto first = update_vectors(
       *st, encoder(), options, [&](const IndexProgress& p) { stop = p.entities_done >= 40; }, &stop);
@@ -101,6 +104,40 @@ TEST(Indexer, AnInterruptedRunKeepsItsChunksAndTheNextOneResumes) {
   ASSERT_TRUE(rest.is_ok());
   EXPECT_FALSE(rest->interrupted);
   EXPECT_EQ(rest->progress.entities_todo, first->progress.entities_todo - 40);
+}
+
+// The bundled vectors are this encoder's own: the fixture's records are the snapshot's, so nearly all of them
+// take a precomputed vector, and a sample of those, embedded again here, agrees within int8 precision.
+TEST(Indexer, TakesTheBundledVectorsAndTheyAreTheEncodersOwn) {
+  const std::string path = store_copy();
+  auto st = open(path);
+  IndexOptions options;
+  auto report = update_vectors(*st, encoder(), options);
+  ASSERT_TRUE(report.is_ok()) << report.status().to_string();
+  const auto& p = report->progress;
+  EXPECT_GT(p.entities_precomputed, p.entities_total * 9 / 10);
+  EXPECT_EQ(p.entities_precomputed + p.entities_todo, p.entities_total);
+  auto cov = vector_coverage(*st, 1);
+  ASSERT_TRUE(cov.is_ok());
+  EXPECT_EQ(cov->embedded, cov->entities);
+
+  auto rows = st->vectors(kModelId, true);
+  ASSERT_TRUE(rows.is_ok());
+  size_t compared = 0;
+  for (size_t i = 0; i < rows->size(); i += 7) {
+    const auto& row = (*rows)[i];
+    if (PrecomputedVectors::bundled().find(row.text_hash).empty()) continue;
+    auto got = st->get(row.key, row.kind, false);
+    ASSERT_TRUE(got.is_ok() && got->size() == 1) << row.key;
+    const auto text = passages(got->front(), 1).at(0);
+    ASSERT_EQ(text_hash(kModelId, text), row.text_hash) << row.key;
+    const auto fresh = encoder().encode_ids(encoder().tokenizer().encode(text));
+    double dot = 0;
+    for (size_t d = 0; d < fresh.size(); ++d) dot += static_cast<double>(fresh[d]) * row.vector[d];
+    EXPECT_GT(dot, 0.999) << row.key;
+    ++compared;
+  }
+  EXPECT_GT(compared, 20u);
 }
 
 TEST(Encoder, APackedBatchEqualsOneByOne) {

@@ -17,8 +17,11 @@
 #include "lorekeeper/core/text.hpp"
 #include "lorekeeper/open5e/page_source.hpp"
 #include "lorekeeper/open5e/sync.hpp"
+#include "lorekeeper/search/indexer.hpp"
+#include "lorekeeper/search/precomputed.hpp"
 #include "lorekeeper/store/store.hpp"
 #include "lorekeeper/tools/engine.hpp"
+#include "model_fetch.hpp"
 #include "test_support.hpp"
 
 namespace lorekeeper {
@@ -831,6 +834,28 @@ TEST_F(Fidelity, RenamedMatchingOnTheLabelledSrdEntries) {
   EXPECT_GE(rows, 60);
   EXPECT_GE(recall, 0.9) << report;
   EXPECT_EQ(wrong, 0) << report;
+}
+
+// The vectors shipped in the binary are the bundled snapshot's, passage for passage: a store built from it needs
+// no embedding. Fails when what is embedded changed (passages, hints, the mapping) and data/open5e-vectors.bin was
+// not made again (scripts/make-vectors.sh).
+TEST_F(Fidelity, TheBundledVectorsCoverEveryBundledEntity) {
+  const auto& bundled = search::PrecomputedVectors::bundled();
+  EXPECT_EQ(bundled.model_sha256(), cli::kModelSha256) << "made with another model than the one setup.sh installs";
+  auto st = store::Store::open(*path_, store::Store::Mode::kExistingOnly);
+  ASSERT_TRUE(st.is_ok());
+  auto seeded = search::seed_vectors(**st, 1);
+  ASSERT_TRUE(seeded.is_ok()) << seeded.status().to_string();
+  auto coverage = search::vector_coverage(**st, 1);
+  ASSERT_TRUE(coverage.is_ok());
+  EXPECT_EQ(coverage->embedded, coverage->entities)
+      << coverage->entities - coverage->embedded
+      << " bundled entities have no precomputed vector for their passage: run scripts/make-vectors.sh";
+  EXPECT_EQ(*seeded, coverage->embedded);
+  EXPECT_LE(bundled.size(), coverage->entities) << "vectors of passages the snapshot no longer has";
+  auto again = search::seed_vectors(**st, 1);
+  ASSERT_TRUE(again.is_ok());
+  EXPECT_EQ(*again, 0u);
 }
 
 }  // namespace

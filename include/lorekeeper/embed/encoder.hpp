@@ -38,6 +38,9 @@ class Encoder {
   // Whether kQuery really uses half-precision weights on this CPU. The copy is made by the first call (about
   // 20 ms), so processes that only index never hold it.
   bool has_half_weights() const;
+  // Lets the float weights' pages leave the process's resident memory (after has_half_weights(), queries read
+  // only the embedding rows of their tokens); whatever computes in float later reads them in again.
+  void release_float_weights() const { weights_->release_pages(); }
 
   // The unit-length sentence embedding of `ids` (as produced by tokenizer().encode).
   std::vector<float> encode_ids(const std::vector<int32_t>& ids, Precision precision = Precision::kFloat) const;

@@ -37,6 +37,9 @@ class SafeTensors {
   // The tensor `name` as F32 with exactly `shape`; InvalidArgument naming what differs.
   Result<const float*> f32(const std::string& name, const std::vector<int64_t>& shape) const;
   size_t size() const { return tensors_.size(); }
+  // Tells the kernel the mapped pages may leave this process's memory (the data stays valid: a later read maps
+  // them in again from the page cache or the file). No-op for a parsed in-memory image.
+  void release_pages() const;
 
  private:
   SafeTensors() = default;

@@ -12,6 +12,7 @@
 
 #include "lorekeeper/core/status.hpp"
 #include "lorekeeper/embed/encoder.hpp"
+#include "lorekeeper/search/precomputed.hpp"
 #include "lorekeeper/store/store.hpp"
 
 namespace lorekeeper::search {
@@ -26,12 +27,18 @@ struct IndexOptions {
   // When set, only entities of these documents are embedded (an import embeds its packs without taking on the
   // rest of an unindexed store); entities_total then counts those entities only.
   std::optional<std::vector<std::string>> document_keys;
+  // Vectors computed ahead of time, used for the passages whose text hash they hold instead of encoding them;
+  // nullptr: everything is encoded.
+  const PrecomputedVectors* precomputed = &PrecomputedVectors::bundled();
+  // Re-embed every entity, ignoring the stored vectors (and, with precomputed nullptr, the bundled ones).
+  bool recompute = false;
 };
 
 struct IndexProgress {
-  size_t entities_total = 0;  // entities in the store
-  size_t entities_todo = 0;   // entities whose vectors had to be (re)computed at the start
-  size_t entities_done = 0;   // of those, embedded and written so far
+  size_t entities_total = 0;        // entities in the store
+  size_t entities_todo = 0;         // entities the encoder had to (re)compute at the start
+  size_t entities_done = 0;         // of those, embedded and written so far
+  size_t entities_precomputed = 0;  // entities that needed vectors and took them from the precomputed set
   size_t tokens_done = 0;
   double seconds = 0;
 };
@@ -48,6 +55,12 @@ struct IndexReport {
 Result<IndexReport> update_vectors(store::Store& st, const embed::Encoder& encoder, const IndexOptions& options,
                                    const std::function<void(const IndexProgress&)>& progress = nullptr,
                                    const std::atomic<bool>* stop = nullptr);
+
+// Writes the precomputed vectors of every entity that lacks up-to-date ones and whose passages all have one,
+// without an encoder (a store built from the bundled snapshot is then searchable by meaning at once); returns
+// how many entities got vectors. Entities it cannot cover are left for update_vectors.
+Result<size_t> seed_vectors(store::Store& st, int max_passages,
+                            const PrecomputedVectors& precomputed = PrecomputedVectors::bundled());
 
 // How many entities lack up-to-date vectors (without embedding anything): what `status` reports.
 struct Coverage {

@@ -20,12 +20,16 @@ namespace lorekeeper::search {
 
 class Semantic {
  public:
-  // Loads the model from `model_dir`; a missing or corrupt model leaves the service unavailable (state and
-  // reason kept for notice() and status), never an error.
-  explicit Semantic(const std::string& model_dir, int max_passages = 1);
+  // Loads the model from `model_dir`, at once or, `deferred`, on the first call that needs it (serve's background
+  // thread: `initialize` is answered before the vocabulary and weights are read). A missing or corrupt model
+  // leaves the service unavailable (state and reason kept for notice() and status), never an error.
+  explicit Semantic(const std::string& model_dir, int max_passages = 1, bool deferred = false);
 
-  bool has_model() const { return encoder_ != nullptr; }
-  const embed::Encoder* encoder() const { return encoder_.get(); }
+  // These load a deferred model first.
+  bool has_model() const;
+  const embed::Encoder* encoder() const;
+  // Whether the model's weights file is there, without reading it: whether work that needs the model may start.
+  bool model_present() const;
   int max_passages() const { return max_passages_; }
 
   // Reads the stored vectors of `st` into a fresh index and publishes it when they cover every entity (checked
@@ -56,8 +60,12 @@ class Semantic {
   std::vector<float> embed(const std::string& text) const;
 
  private:
-  std::unique_ptr<embed::Encoder> encoder_;
-  std::string model_problem_;
+  void load() const;
+
+  std::string model_dir_;
+  mutable std::once_flag load_once_;
+  mutable std::unique_ptr<embed::Encoder> encoder_;  // set once, inside load_once_
+  mutable std::string model_problem_;
   int max_passages_;
   mutable std::mutex mu_;
   mutable std::condition_variable loaded_;

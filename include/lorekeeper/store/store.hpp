@@ -191,6 +191,9 @@ class Store {
 
   Status set_meta(const std::string& key, const std::string& value);
   Result<std::optional<std::string>> meta(const std::string& key);
+  // A token that changes whenever an entity is written or its derived facets or search hints are refreshed
+  // (what the embedded passages are made of); vectors and meta do not change it.
+  Result<std::string> content_stamp();
 
   Result<QueryResult> query(const Query& q);
   // How many entities matching `q` (its limit and offset ignored) have each value of `facet`: a column ("kind",
@@ -237,6 +240,12 @@ class Store {
   // Loads the in-memory full-text index now when it is on and not current, so a search does not wait for it.
   // Searches never fail for want of it: they query FTS5 when it cannot be loaded.
   Status warm_text_index();
+  // Whether this connection reads the file through a memory mapping (the default: fast reads, but every page it
+  // touched stays in the process's resident memory while the connection lives) or through its bounded page cache
+  // (for connections that read in bulk once, such as loading the vectors).
+  Status set_memory_mapped(bool on);
+  // Frees this connection's page cache (it fills again as it reads).
+  Status release_memory();
   // The in-memory full-text index in use, as an opaque identity (null when off or not loaded): Stores reading the
   // same content have the same one.
   const void* text_index_identity() const;
@@ -298,9 +307,9 @@ class Store {
   struct NameCache;
   struct TextState;
   Result<ChangeMark> change_mark();
-  // The in-memory full-text index, current with the file; null when off, or within a write transaction of this
-  // connection (whose content may yet be rolled back).
-  Result<const TextIndex*> text_index();
+  // The in-memory full-text index, current with the file; null when off, within a write transaction of this
+  // connection (whose content may yet be rolled back), or, unless `wait`, while another thread loads it.
+  Result<const TextIndex*> text_index(bool wait);
   // text_index() for a search: null (FTS5 answers) when it is off or failed to load (said once in the log).
   const TextIndex* memory_text_index();
   // The in-memory index a search for `words` can use, with their FTS5 terms in *terms (one per non-empty word);

@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 export const E2E_DIR = dirname(dirname(fileURLToPath(import.meta.url)));
 
 const SETUP_HINT =
-  'run the project setup script (scripts/setup.sh), or `npm ci` in tests/e2e';
+  'run scripts/test-setup.sh, or `npm ci` in tests/e2e';
 
 // ---------------------------------------------------------------------------
 // Environment
