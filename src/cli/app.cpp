@@ -499,22 +499,14 @@ class BackgroundEmbedder {
     cv_.notify_all();
   }
   void stop() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stop_ = true;
-      cv_.notify_all();
-    }
+    request_stop();
     if (thread_.joinable()) thread_.join();
   }
   // Asks the thread to stop and waits at most `timeout`; whether it has stopped (then it is joined). A pass in the
   // middle of a batch or of reading the store may take longer; its writes are whole transactions, so a process
   // that leaves without it loses at most the chunk in progress.
   bool stop_within(std::chrono::milliseconds timeout) {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stop_ = true;
-      cv_.notify_all();
-    }
+    request_stop();
     if (!thread_.joinable()) return true;
     std::unique_lock<std::mutex> lock(mu_);
     if (!cv_.wait_for(lock, timeout, [this] { return finished_; })) return false;
@@ -524,6 +516,12 @@ class BackgroundEmbedder {
   }
 
  private:
+  void request_stop() {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+    cv_.notify_all();
+  }
+
   void run() {
     work();
     std::lock_guard<std::mutex> lock(mu_);

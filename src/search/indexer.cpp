@@ -91,13 +91,31 @@ std::string verified_mark(const std::string& stamp, int max_passages) {
 }
 constexpr const char* kVerifiedKey = "vectors_verified";
 
+// Records that every entity of the content `stamp` has current vectors. A store that cannot take the mark
+// (read-only) is checked again next time.
+void mark_verified(store::Store& st, const std::string& stamp, int max_passages) {
+  (void)st.set_meta(kVerifiedKey, verified_mark(stamp, max_passages));
+}
+
 }  // namespace
 
 Result<size_t> seed_vectors(store::Store& st, int max_passages, const PrecomputedVectors& precomputed) {
   if (precomputed.size() == 0) return size_t{0};
-  auto p = plan(st, std::max(1, max_passages), std::nullopt);
+  max_passages = std::max(1, max_passages);
+  auto stamp = st.content_stamp();
+  if (!stamp) return stamp.status();
+  auto p = plan(st, max_passages, std::nullopt);
   if (!p) return p.status();
-  return apply_precomputed(st, *p, precomputed);
+  auto covered = apply_precomputed(st, *p, precomputed);
+  if (!covered) return covered.status();
+  // Every entity covered (a store built from the bundled snapshot): the next pass need not hash them all again.
+  // It would prune the vectors of entities that are gone first, so this does too.
+  if (p->todo.empty()) {
+    auto pruned = st.prune_vectors(kModelId);
+    if (!pruned) return pruned.status();
+    mark_verified(st, *stamp, max_passages);
+  }
+  return covered;
 }
 
 Result<Coverage> vector_coverage(store::Store& st, int max_passages) {
@@ -113,10 +131,10 @@ Result<IndexReport> update_vectors(store::Store& st, const embed::Encoder& encod
   LOREKEEPER_RETURN_IF_ERROR(encoder.self_check());  // a damaged model must not fill the store with NaN
   IndexReport report;
   const int max_passages = std::max(1, options.max_passages);
-  const bool whole_store = !options.document_keys && !options.recompute;
+  const bool whole_store = !options.document_keys;
   auto stamp = st.content_stamp();
   if (!stamp) return stamp.status();
-  if (whole_store) {
+  if (whole_store && !options.recompute) {
     auto verified = st.meta(kVerifiedKey);
     if (!verified) return verified.status();
     if (*verified && **verified == verified_mark(*stamp, max_passages)) {
@@ -209,10 +227,7 @@ Result<IndexReport> update_vectors(store::Store& st, const embed::Encoder& encod
     if (progress) progress(report.progress);
   }
   report.progress.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  if (!report.interrupted && (whole_store || options.recompute)) {
-    // A store that cannot take the mark (read-only) checks again next time.
-    (void)st.set_meta(kVerifiedKey, verified_mark(*stamp, max_passages));
-  }
+  if (!report.interrupted && whole_store) mark_verified(st, *stamp, max_passages);
   return report;
 }
 

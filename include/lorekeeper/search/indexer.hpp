@@ -58,7 +58,8 @@ Result<IndexReport> update_vectors(store::Store& st, const embed::Encoder& encod
 
 // Writes the precomputed vectors of every entity that lacks up-to-date ones and whose passages all have one,
 // without an encoder (a store built from the bundled snapshot is then searchable by meaning at once); returns
-// how many entities got vectors. Entities it cannot cover are left for update_vectors.
+// how many entities got vectors. Entities it cannot cover are left for update_vectors; when it covers them all,
+// it prunes the vectors of entities that are gone and marks the content complete, as a whole update_vectors does.
 Result<size_t> seed_vectors(store::Store& st, int max_passages,
                             const PrecomputedVectors& precomputed = PrecomputedVectors::bundled());
 
