@@ -86,6 +86,9 @@ constexpr float kSemanticFloor = 0.34f;
 // A match on words of the text alone must also be this close in meaning, so "stock market prices" does not
 // return the entries that happen to mention a market and prices.
 constexpr float kTextHitMeaningFloor = 0.25f;
+// Entries holding every word of the query, when there are at most this many, are what those words point at (a
+// name of a place or person, a coined term) and are kept whatever the model makes of the words.
+constexpr size_t kSpecificTextHits = 3;
 // How deep a facet's ranking goes, and what a facet adds to a lexical score when there is no meaning index.
 constexpr size_t kFacetDepth = 100;
 constexpr double kLexicalFacetBoost = 0.1;
@@ -259,6 +262,14 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
   auto text_hits = st.text_search(q, terms, 100);
   if (!text_hits) return text_hits.status();
   const int needed = static_cast<int>(excluded_name ? terms.size() : (terms.size() + 1) / 2);
+  // (Not under an excluded name: an entry that mentions it is not the one asked for.)
+  std::set<std::pair<int, std::string>> specific;
+  if (!terms.empty() && !excluded_name) {
+    for (const auto& h : *text_hits) {
+      if (h.matched_terms == static_cast<int>(terms.size())) specific.insert({static_cast<int>(h.kind), h.key});
+    }
+    if (specific.size() > kSpecificTextHits) specific.clear();
+  }
   double best = 0;
   for (const auto& h : *text_hits) {
     if (h.matched_terms < needed) continue;
@@ -368,10 +379,12 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
   }
   if (ix) {
     const std::vector<float>& qv = embeddings.embed(s);
-    // Lexical hits on words of the text or hint alone that are far from the query's meaning are dropped.
+    // Lexical hits on words of the text or hint alone that are far from the query's meaning are dropped, unless
+    // they are the few entries that hold all of the query's words.
     for (auto it = merged.begin(); it != merged.end();) {
-      const auto at =
-          it->second.description_only() ? ix->find(static_cast<Kind>(it->first.first), it->first.second) : std::nullopt;
+      const auto at = it->second.description_only() && !specific.count(it->first)
+                          ? ix->find(static_cast<Kind>(it->first.first), it->first.second)
+                          : std::nullopt;
       if (at && ix->similarity(*at, qv.data()) < kTextHitMeaningFloor) {
         it = merged.erase(it);
       } else {
