@@ -8,8 +8,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
-#include <optional>
+#include <functional>
 #include <vector>
 
 #include "lorekeeper/core/log.hpp"
@@ -87,32 +88,54 @@ uint64_t ConnectionGuard::adopt_new_socket() {
     const bool open = std::any_of(candidates.begin(), candidates.end(), [&](const auto& c) { return c.first == *it; });
     it = open ? std::next(it) : refused_inodes_.erase(it);
   }
-  // Normally exactly one socket is unregistered: the one just accepted. Only after /proc/self/fd could not be
-  // listed (no descriptor left) can an older one be too; the highest inode is then taken, as the kernel numbers
-  // sockets in (per-CPU batches of) creation order.
-  std::optional<std::pair<uint64_t, int>> newest;
+  // Normally exactly one socket is unregistered: the one just accepted. But a connection that ended after the scan
+  // listed it is unregistered too (its worker closes the socket, then releases it), and its descriptor number may
+  // already belong to another socket; so each candidate, newest (highest inode: the kernel numbers sockets in
+  // per-CPU batches of creation order) first, is taken only through a duplicate that is still that socket.
+  std::sort(candidates.begin(), candidates.end(), std::greater<>());
+  int dup = -1;
+  std::pair<uint64_t, int> adopted{0, -1};
+  bool out_of_descriptors = false;
   for (const auto& c : candidates) {
     if (known_inodes_.count(c.first) != 0 || refused_inodes_.count(c.first) != 0) continue;
-    if (!newest || c.first > newest->first) newest = c;
+    const int d = ::fcntl(c.second, F_DUPFD_CLOEXEC, 0);
+    if (d < 0) {
+      out_of_descriptors = out_of_descriptors || errno == EMFILE || errno == ENFILE;
+      if (out_of_descriptors) {
+        adopted = c;
+        break;
+      }
+      continue;  // closed since the scan
+    }
+    struct stat st {};
+    if (::fstat(d, &st) == 0 && static_cast<uint64_t>(st.st_ino) == c.first) {
+      dup = d;
+      adopted = c;
+      break;
+    }
+    ::close(d);  // the number was reused by another socket since the scan
   }
-  if (!newest) {
-    log::warning("http: a new connection's socket was not found; it runs without a request deadline");
+  if (out_of_descriptors) {
+    // Out of descriptors: the connection is refused rather than served without a deadline (its descriptor checked
+    // once more, as no duplicate can vouch for it).
+    struct stat st {};
+    if (::fstat(adopted.second, &st) == 0 && static_cast<uint64_t>(st.st_ino) == adopted.first) {
+      ::shutdown(adopted.second, SHUT_RDWR);
+      refused_inodes_.insert(adopted.first);
+    }
+    log::warning("http: refused a connection: no descriptor left to guard it");
     return 0;
   }
-  const int dup = ::fcntl(newest->second, F_DUPFD_CLOEXEC, 0);
   if (dup < 0) {
-    // Out of descriptors: the connection is refused rather than served without a deadline.
-    ::shutdown(newest->second, SHUT_RDWR);
-    refused_inodes_.insert(newest->first);
-    log::warning("http: refused a connection: no descriptor left to guard it");
+    log::warning("http: a new connection's socket was not found; it runs without a request deadline");
     return 0;
   }
   const uint64_t id = next_id_++;
   Connection c;
   c.dup = dup;
-  c.inode = newest->first;
+  c.inode = adopted.first;
   connections_[id] = c;
-  known_inodes_.insert(newest->first);
+  known_inodes_.insert(adopted.first);
   return id;
 }
 
