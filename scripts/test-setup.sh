@@ -11,9 +11,10 @@ if [[ "$(id -u)" -ne 0 ]]; then sudo="sudo"; fi
 
 # GoogleTest and Google Benchmark: unit tests and micro-benchmarks. jq, zstd, python3-venv: the e2e assertions, the
 # full-mirror test, the Python SDK's environment. clang-format: the formatting check. clang and its libFuzzer
-# runtime: scripts/fuzz-smoke.sh. wrk: scripts/load-http.sh. dpkg-dev, file: the Debian package test.
-packages=(libgtest-dev libgmock-dev libbenchmark-dev jq zstd python3-venv clang-format wrk clang libclang-rt-14-dev
-  dpkg-dev file)
+# runtime: scripts/fuzz-smoke.sh. wrk: scripts/load-http.sh and the replicas test. haproxy: the replicas test
+# (docs/DEPLOY.md). dpkg-dev, file: the Debian package test.
+packages=(libgtest-dev libgmock-dev libbenchmark-dev jq zstd python3-venv clang-format wrk haproxy clang
+  libclang-rt-14-dev dpkg-dev file)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -124,15 +124,20 @@ int cmd_status(const Config& cfg, bool as_json) {
     if (!enc) j["model"]["error"] = enc.status().to_string();
     auto coverage = search::vector_coverage(**opened, cfg.embed_passages);
     if (coverage) {
+      std::string state = "ready";
+      if (cfg.embed == "off") {
+        state = "off (LOREKEEPER_EMBED=off)";
+      } else if (!enc) {
+        state = "unavailable (no model)";
+      } else if (coverage->embedded != coverage->entities) {
+        state = cfg.embed == "stored"
+                    ? "incomplete: run `lorekeeper index` (serve embeds nothing with LOREKEEPER_EMBED=stored)"
+                    : "incomplete: run `lorekeeper index`, or serve embeds in the background";
+      }
       j["vectors"] = {{"entities", coverage->entities},
                       {"embedded", coverage->embedded},
                       {"passages_per_entity", cfg.embed_passages},
-                      {"semantic_search", cfg.embed == "off" ? "off (LOREKEEPER_EMBED=off)"
-                                          : !enc             ? "unavailable (no model)"
-                                          : coverage->embedded == coverage->entities
-                                              ? "ready"
-                                              : "incomplete: run `lorekeeper index`, or serve embeds in the "
-                                                "background"}};
+                      {"semantic_search", state}};
     }
   }
   if (as_json) {
@@ -560,7 +565,10 @@ class BackgroundEmbedder {
         if (Status unmapped = st->set_memory_mapped(false); !unmapped.is_ok()) log::debug(unmapped.to_string());
       }
       if (auto version = st->data_version()) seen_version = *version;
-      if (!published) {
+      // With LOREKEEPER_EMBED=stored another process writes the vectors (replicas sharing a store,
+      // docs/DEPLOY.md): every change of the store publishes what it holds, and nothing is embedded here.
+      const bool stored_only = cfg_.embed == "stored";
+      if (!published || stored_only) {
         // The stored vectors answer at once (those of the bundled snapshot are there from its first sync); what
         // changed since is embedded below and published after.
         published = true;
@@ -575,6 +583,16 @@ class BackgroundEmbedder {
       st->set_text_index_in_memory(true);
       if (Status warmed = st->warm_text_index(); !warmed.is_ok()) {
         log::warning("loading the text index failed (searches use FTS5): " + warmed.to_string());
+      }
+      if (stored_only) {
+        if (!semantic_->index()) {
+          semantic_->set_failed(
+              "the store holds no vectors, and with LOREKEEPER_EMBED=stored serve embeds none: "
+              "run `lorekeeper index`");
+        }
+        (void)st->release_memory();
+        malloc_trim(0);
+        continue;
       }
       search::IndexOptions options;
       options.threads = cfg_.embed_threads;

@@ -145,8 +145,8 @@ Result<Config> load_config(const EnvLookup& env, const std::string& dotenv_path)
   }
   if (auto v = lookup("LOREKEEPER_EMBED", &origin)) {
     const std::string m = text::lower(text::trim(*v));
-    if (m != "auto" && m != "off") {
-      return Status::invalid_argument("LOREKEEPER_EMBED must be auto or off, got '" + *v + "'");
+    if (m != "auto" && m != "off" && m != "stored") {
+      return Status::invalid_argument("LOREKEEPER_EMBED must be auto, off or stored, got '" + *v + "'");
     }
     c.embed = m;
     c.origin["embed"] = origin;

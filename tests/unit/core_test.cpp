@@ -254,6 +254,18 @@ TEST(Config, PreferredEdition) {
   EXPECT_NE(bad.status().message().find("5e-2014 or 5e-2024"), std::string::npos);
 }
 
+TEST(Config, EmbedModes) {
+  EXPECT_EQ(load_config(fake_env({}), "/nonexistent")->embed, "auto");
+  for (const char* given : {"auto", "off", "stored", " Stored "}) {
+    auto c = load_config(fake_env({{"LOREKEEPER_EMBED", given}}), "/nonexistent");
+    ASSERT_TRUE(c.is_ok()) << given;
+    EXPECT_EQ(c->embed, text::lower(text::trim(given)));
+  }
+  auto bad = load_config(fake_env({{"LOREKEEPER_EMBED", "replica"}}), "/nonexistent");
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_NE(bad.status().message().find("auto, off or stored"), std::string::npos) << bad.status().message();
+}
+
 TEST(Config, TildeExpandsToHome) {
   auto c = load_config(fake_env({{"LOREKEEPER_DB_PATH", "~/lk.db"}, {"HOME", "/home/u"}}), "/nonexistent");
   ASSERT_TRUE(c.is_ok());

@@ -23,7 +23,8 @@ struct Config {
   int http_timeout_seconds = 60;   // LOREKEEPER_HTTP_TIMEOUT_SECONDS: one request, whole transfer
   std::string auto_sync = "auto";  // LOREKEEPER_AUTO_SYNC: serve refreshes stale data (auto, on, off)
   int http_retries = 4;            // LOREKEEPER_HTTP_RETRIES: retries after a failed attempt
-  // LOREKEEPER_EMBED: meaning-based search (auto: when the model is installed; off: lexical only, no notice).
+  // LOREKEEPER_EMBED: meaning-based search (auto: when the model is installed; off: lexical only, no notice;
+  // stored: serve embeds queries only and answers from the vectors another process writes into the store).
   std::string embed = "auto";
   int embed_threads = 1;   // LOREKEEPER_EMBED_THREADS: encoder threads for embedding entities (1-64)
   int embed_passages = 1;  // LOREKEEPER_EMBED_PASSAGES: passages embedded per entity (1-16)
