@@ -590,36 +590,40 @@ class BackgroundEmbedder {
               "the store holds no vectors, and with LOREKEEPER_EMBED=stored serve embeds none: "
               "run `lorekeeper index`");
         }
-        (void)st->release_memory();
-        malloc_trim(0);
-        continue;
-      }
-      search::IndexOptions options;
-      options.threads = cfg_.embed_threads;
-      options.max_passages = cfg_.embed_passages;
-      auto report = search::update_vectors(
-          *st, *semantic_->encoder(), options, [this](const search::IndexProgress& p) { semantic_->set_progress(p); },
-          &stop_);
-      if (!report) {
-        semantic_->set_failed(report.status().message());
-        log::warning("embedding the entities failed: " + report.status().to_string());
-        continue;
-      }
-      if (report->interrupted) return;
-      const auto& p = report->progress;
-      if (p.entities_todo > 0) {
-        log::info("embedded " + std::to_string(p.entities_todo) + " entities in " +
-                  text::format_number(std::round(p.seconds)) + " s");
-      }
-      if (p.entities_todo + p.entities_precomputed > 0 || report->pruned > 0 || !semantic_->index()) {
-        Status loaded = semantic_->reload(*st, true);
-        if (!loaded.is_ok()) semantic_->set_failed(loaded.message());
+      } else if (!embed_changed(*st)) {
+        return;  // stopped
       }
       // The pass's page cache, passages and batches are freed; give their pages back rather than keep them for
       // answers that never need that much.
       (void)st->release_memory();
       malloc_trim(0);
     }
+  }
+
+  // Embeds what changed in `st` and republishes the index when anything did; false when stopped meanwhile.
+  bool embed_changed(store::Store& st) {
+    search::IndexOptions options;
+    options.threads = cfg_.embed_threads;
+    options.max_passages = cfg_.embed_passages;
+    auto report = search::update_vectors(
+        st, *semantic_->encoder(), options, [this](const search::IndexProgress& p) { semantic_->set_progress(p); },
+        &stop_);
+    if (!report) {
+      semantic_->set_failed(report.status().message());
+      log::warning("embedding the entities failed: " + report.status().to_string());
+      return true;
+    }
+    if (report->interrupted) return false;
+    const auto& p = report->progress;
+    if (p.entities_todo > 0) {
+      log::info("embedded " + std::to_string(p.entities_todo) + " entities in " +
+                text::format_number(std::round(p.seconds)) + " s");
+    }
+    if (p.entities_todo + p.entities_precomputed > 0 || report->pruned > 0 || !semantic_->index()) {
+      Status loaded = semantic_->reload(st, true);
+      if (!loaded.is_ok()) semantic_->set_failed(loaded.message());
+    }
+    return true;
   }
 
   Config cfg_;

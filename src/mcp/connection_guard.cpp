@@ -100,12 +100,10 @@ uint64_t ConnectionGuard::adopt_new_socket() {
     if (known_inodes_.count(c.first) != 0 || refused_inodes_.count(c.first) != 0) continue;
     const int d = ::fcntl(c.second, F_DUPFD_CLOEXEC, 0);
     if (d < 0) {
-      out_of_descriptors = out_of_descriptors || errno == EMFILE || errno == ENFILE;
-      if (out_of_descriptors) {
-        adopted = c;
-        break;
-      }
-      continue;  // closed since the scan
+      if (errno != EMFILE && errno != ENFILE) continue;  // closed since the scan
+      out_of_descriptors = true;
+      adopted = c;
+      break;
     }
     struct stat st {};
     if (::fstat(d, &st) == 0 && static_cast<uint64_t>(st.st_ino) == c.first) {

@@ -113,15 +113,13 @@ class Replica:
         return "\n".join(out)
 
 
-def call(url, tool, arguments, token=None, host=None):
+def call(url, tool, arguments, token=None):
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                        "params": {"name": tool, "arguments": arguments}}).encode()
     headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
                "MCP-Protocol-Version": "2025-11-25"}
     if token:
         headers["Authorization"] = "Bearer " + token
-    if host:
-        headers["Host"] = host
     req = urllib.request.Request(url, data=body, headers=headers, method="POST")
     with urllib.request.urlopen(req, timeout=10) as r:
         reply = json.loads(r.read())
@@ -130,13 +128,13 @@ def call(url, tool, arguments, token=None, host=None):
     return reply["result"]
 
 
-def found(url, search, token=None, host=None):
-    result = call(url, "search_spell", {"search": search, "limit": 5}, token=token, host=host)
+def found(url, search, token=None):
+    result = call(url, "search_spell", {"search": search, "limit": 5}, token=token)
     return {r["key"]: r.get("_matched", []) for r in result["structuredContent"]["result"]}
 
 
-def keys_found(url, search, token=None, host=None):
-    return list(found(url, search, token=token, host=host))
+def keys_found(url, search, token=None):
+    return list(found(url, search, token=token))
 
 
 class ReplicasBehindHaproxy(unittest.TestCase):
