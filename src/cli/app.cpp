@@ -460,11 +460,13 @@ tools::Engine make_engine(const Config& cfg, std::shared_ptr<search::Semantic> s
   return engine;
 }
 
-// For engines that answer many calls (serve, eval): full-text ranking from the in-memory text index.
+// For engines that answer many calls (serve, eval): full-text ranking from the in-memory text index, the store
+// read page by page (Engine::set_memory_mapped).
 tools::Engine make_long_lived_engine(const Config& cfg, std::shared_ptr<search::Semantic> semantic = nullptr,
                                      std::function<void()> built = nullptr) {
   tools::Engine engine = make_engine(cfg, std::move(semantic), std::move(built));
   engine.set_text_index_in_memory(true);
+  engine.set_memory_mapped(false);
   return engine;
 }
 
@@ -485,6 +487,7 @@ std::shared_ptr<search::Semantic> one_shot_semantic(const Config& cfg, tools::En
 // the model (deferred, off the answering path) and publishes the stored vectors first, so searches are answered by
 // meaning about a tenth of a second after start; then each pass embeds only what changed and republishes the
 // index. Answers are lexical-only while no index is published (Semantic::notice says so).
+
 class BackgroundEmbedder {
  public:
   BackgroundEmbedder(const Config& cfg, std::shared_ptr<search::Semantic> semantic)
@@ -572,7 +575,7 @@ class BackgroundEmbedder {
         // The stored vectors answer at once (those of the bundled snapshot are there from its first sync); what
         // changed since is embedded below and published after.
         published = true;
-        Status loaded = semantic_->reload(*st, true);
+        Status loaded = publish(*st);
         if (!loaded.is_ok()) {
           semantic_->set_failed(loaded.message());
           continue;
@@ -600,6 +603,15 @@ class BackgroundEmbedder {
     }
   }
 
+  // Publishes the vectors `st` holds. They are read through a mapping of the store made for this read alone: a
+  // third of the time of reading them page by page, and the mapping (15 MB resident) is dropped after it.
+  Status publish(store::Store& st) {
+    if (Status mapped = st.set_memory_mapped(true); !mapped.is_ok()) log::debug(mapped.to_string());
+    Status loaded = semantic_->reload(st, true);
+    if (Status unmapped = st.set_memory_mapped(false); !unmapped.is_ok()) log::debug(unmapped.to_string());
+    return loaded;
+  }
+
   // Embeds what changed in `st` and republishes the index when anything did; false when stopped meanwhile.
   bool embed_changed(store::Store& st) {
     search::IndexOptions options;
@@ -620,7 +632,7 @@ class BackgroundEmbedder {
                 text::format_number(std::round(p.seconds)) + " s");
     }
     if (p.entities_todo + p.entities_precomputed > 0 || report->pruned > 0 || !semantic_->index()) {
-      Status loaded = semantic_->reload(st, true);
+      Status loaded = publish(st);
       if (!loaded.is_ok()) semantic_->set_failed(loaded.message());
     }
     return true;
@@ -1034,6 +1046,9 @@ int serve_http(const Config& cfg, std::shared_ptr<search::Semantic> semantic, st
 void warm_text_index(const Config& cfg) {
   auto st = store::Store::open(cfg.db_path, store::Store::Mode::kExistingOnly);
   if (!st) return;  // no store yet: the first call builds it, and the first search loads the index
+  // Read page by page, not mapped: the whole text (about 35 MB of the bundled store) would otherwise stay resident
+  // in this process until the load ends, and searches answered meanwhile would count it too.
+  if (Status unmapped = (*st)->set_memory_mapped(false); !unmapped.is_ok()) log::debug(unmapped.to_string());
   (*st)->set_text_index_in_memory(true);
   Status warmed = (*st)->warm_text_index();
   if (!warmed.is_ok()) log::warning("loading the text index failed (searches use FTS5): " + warmed.to_string());
@@ -1041,12 +1056,16 @@ void warm_text_index(const Config& cfg) {
 
 int cmd_serve(const Config& cfg, const std::string& auto_sync, bool http) {
   std::atomic<bool> warmed{false};
-  std::jthread warm_text([&cfg, &warmed] {
+  auto semantic = make_semantic(cfg, true);
+  BackgroundEmbedder embedder(cfg, semantic);
+  // The text index is loaded once the stored vectors are published (searches meanwhile use FTS5, which ranks the
+  // same): the two loads together on two cores took the vectors two to six times longer, and meaning-based search
+  // is what a first search waits for.
+  std::jthread warm_text([&cfg, &warmed, semantic] {
+    if (semantic) semantic->wait_loaded(std::chrono::seconds(2));
     warm_text_index(cfg);
     warmed = true;
   });
-  auto semantic = make_semantic(cfg, true);
-  BackgroundEmbedder embedder(cfg, semantic);
   BackgroundSync refresh(cfg, auto_sync, [&embedder, &cfg] {
     embedder.request();
     warm_text_index(cfg);

@@ -74,6 +74,14 @@ __attribute__((target("avx2,fma,f16c"))) void from_floats_f16c(const float* x, s
   for (; i < n; ++i) out[i] = portable_from_float(x[i]);
 }
 
+__attribute__((target("avx2,fma,f16c"))) void to_floats_f16c(const uint16_t* h, size_t n, float* out) {
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    _mm256_storeu_ps(out + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(h + i))));
+  }
+  for (; i < n; ++i) out[i] = portable_to_float(h[i]);
+}
+
 __attribute__((target("avx2,fma,f16c"))) float dot_f16c(const float* q, const uint16_t* v, size_t n) {
   __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
   size_t i = 0;
@@ -119,6 +127,13 @@ void from_floats(const float* x, size_t n, uint16_t* out) {
 uint16_t from_float(float x) { return portable_from_float(x); }
 
 float to_float(uint16_t h) { return portable_to_float(h); }
+
+void to_floats(const uint16_t* h, size_t n, float* out) {
+#if defined(__x86_64__)
+  if (hardware()) return to_floats_f16c(h, n, out);
+#endif
+  for (size_t i = 0; i < n; ++i) out[i] = portable_to_float(h[i]);
+}
 
 float dot(const float* q, const uint16_t* v, size_t n) {
 #if defined(__x86_64__)

@@ -10,8 +10,10 @@
 #include <sstream>
 #include <tuple>
 
+#include "half_cache.hpp"
 #include "kernels.hpp"
 #include "lorekeeper/core/json_util.hpp"
+#include "lorekeeper/core/log.hpp"
 
 namespace lorekeeper::embed {
 
@@ -78,6 +80,7 @@ std::string default_model_dir() {
 Result<std::unique_ptr<Encoder>> Encoder::load(const std::string& model_dir) {
   LOREKEEPER_RETURN_IF_ERROR(load_blas());
   std::unique_ptr<Encoder> e(new Encoder());
+  e->model_dir_ = model_dir;
   auto tok = WordPieceTokenizer::load(model_dir + "/vocab.txt");
   if (!tok) return tok.status();
   e->tokenizer_ = std::move(*tok);
@@ -138,12 +141,12 @@ Result<std::unique_ptr<Encoder>> Encoder::load(const std::string& model_dir) {
   return e;
 }
 
-Status Encoder::self_check() const {
-  std::call_once(check_once_, [this] {
+Status Encoder::self_check(Precision precision) const {
+  const size_t which = precision == Precision::kFloat ? 0 : 1;
+  std::call_once(check_once_[which], [this, precision, which] {
     const std::string sentence = "A wizard hurls a ball of fire at the goblins guarding the bridge.";
     {
-      // The float path: the query path's half-precision weights are copies of the same values.
-      const std::vector<float> v = encode_ids(tokenizer_.encode(sentence));
+      const std::vector<float> v = encode_ids(tokenizer_.encode(sentence), precision);
       double norm = 0;
       bool finite = v.size() == static_cast<size_t>(kDimensions);
       for (float x : v) {
@@ -151,7 +154,7 @@ Status Encoder::self_check() const {
         norm += static_cast<double>(x) * x;
       }
       if (!finite || std::abs(norm - 1.0) > 1e-3) {
-        check_ = Status::corruption(
+        check_[which] = Status::corruption(
             std::string("the embedding model computes ") +
             (finite ? "vectors that are not of unit length" : "non-finite values (NaN or infinity)") +
             " for a known sentence; its weights are damaged: install it again with `lorekeeper model fetch`");
@@ -159,30 +162,56 @@ Status Encoder::self_check() const {
       }
     }
   });
-  return check_;
+  return check_[which];
 }
 
 bool Encoder::has_half_weights() const {
   std::call_once(half_once_, [this] {
     if (!kernels::has_packed()) return;  // no F16C: queries stay in float
     const size_t per_layer = static_cast<size_t>(4) * kHidden * kHidden + static_cast<size_t>(2) * kFfn * kHidden;
-    std::vector<uint16_t> half(per_layer * layers_.size());
+    const size_t count = per_layer * layers_.size();
+    const std::string model_file = model_dir_ + "/model.safetensors";
+    const std::string cache = half_cache::path_in(model_dir_);
+    std::string why;
+    std::shared_ptr<const uint16_t> half = half_cache::read(cache, model_file, count, &why);
+    const bool packed_here = half == nullptr;
+    if (packed_here) {
+      auto owned = std::make_shared<std::vector<uint16_t>>(count);
+      for (size_t l = 0; l < layers_.size(); ++l) {
+        const Layer& L = layers_[l];
+        uint16_t* at = owned->data() + per_layer * l;
+        for (auto [src, out, in] : {std::tuple{L.q_w, kHidden, kHidden},
+                                    {L.k_w, kHidden, kHidden},
+                                    {L.v_w, kHidden, kHidden},
+                                    {L.o_w, kHidden, kHidden},
+                                    {L.i_w, kFfn, kHidden},
+                                    {L.out_w, kHidden, kFfn}}) {
+          kernels::pack_half(src, out, in, at);
+          at += static_cast<size_t>(out) * in;
+        }
+      }
+      half = std::shared_ptr<const uint16_t>(owned, owned->data());
+    }
+    // The same layout either way: per layer q, k, v, o, intermediate, output, each packed whole.
     std::vector<HalfLayer> half_layers;
     for (size_t l = 0; l < layers_.size(); ++l) {
-      const Layer& L = layers_[l];
-      uint16_t* at = half.data() + per_layer * l;
+      const uint16_t* at = half.get() + per_layer * l;
       HalfLayer H{};
-      for (auto [src, dst, out, in] : {std::tuple{L.q_w, &H.q_w, kHidden, kHidden},
-                                       {L.k_w, &H.k_w, kHidden, kHidden},
-                                       {L.v_w, &H.v_w, kHidden, kHidden},
-                                       {L.o_w, &H.o_w, kHidden, kHidden},
-                                       {L.i_w, &H.i_w, kFfn, kHidden},
-                                       {L.out_w, &H.out_w, kHidden, kFfn}}) {
-        kernels::pack_half(src, out, in, at);
+      for (auto [dst, out, in] : {std::tuple{&H.q_w, kHidden, kHidden},
+                                  {&H.k_w, kHidden, kHidden},
+                                  {&H.v_w, kHidden, kHidden},
+                                  {&H.o_w, kHidden, kHidden},
+                                  {&H.i_w, kFfn, kHidden},
+                                  {&H.out_w, kHidden, kFfn}}) {
         *dst = at;
         at += static_cast<size_t>(out) * in;
       }
       half_layers.push_back(H);
+    }
+    if (packed_here) {
+      Status written = half_cache::write(cache, model_file, half.get(), count);
+      log::debug(written.is_ok() ? "packed the query weights (" + why + "); wrote " + cache
+                                 : "packed the query weights (" + why + "); not kept: " + written.message());
     }
     half_ = std::move(half);
     half_layers_ = std::move(half_layers);

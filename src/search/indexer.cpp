@@ -128,7 +128,6 @@ Result<IndexReport> update_vectors(store::Store& st, const embed::Encoder& encod
                                    const std::function<void(const IndexProgress&)>& progress,
                                    const std::atomic<bool>* stop) {
   const auto started = std::chrono::steady_clock::now();
-  LOREKEEPER_RETURN_IF_ERROR(encoder.self_check());  // a damaged model must not fill the store with NaN
   IndexReport report;
   const int max_passages = std::max(1, options.max_passages);
   const bool whole_store = !options.document_keys;
@@ -156,6 +155,9 @@ Result<IndexReport> update_vectors(store::Store& st, const embed::Encoder& encod
     report.progress.entities_precomputed = *covered;
   }
   report.progress.entities_todo = p->todo.size();
+  // A damaged model must not fill the store with NaN. Checked only when there is something to embed: the check
+  // reads the float weights, which a pass with nothing to do (a serve's start) leaves unread.
+  if (!p->todo.empty()) LOREKEEPER_RETURN_IF_ERROR(encoder.self_check());
   const int threads = std::max(1, options.threads);
   const size_t chunk = std::max<size_t>(1, options.chunk_entities);
   for (size_t begin = 0; begin < p->todo.size(); begin += chunk) {

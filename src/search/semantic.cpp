@@ -44,7 +44,9 @@ bool Semantic::model_present() const {
 Status Semantic::reload(store::Store& st, bool partial) {
   load();
   if (!encoder_) return Status::unavailable("no model: " + model_problem_);
-  LOREKEEPER_RETURN_IF_ERROR(encoder_->self_check());
+  // What searches compute with: the half-precision weights (mapped from their cache file where it matches the
+  // model), so publishing an index reads none of the float layer weights.
+  LOREKEEPER_RETURN_IF_ERROR(encoder_->self_check(embed::Encoder::Precision::kQuery));
   if (!partial) {
     // Checked before the vectors are read, so an incomplete index costs no load.
     auto coverage = vector_coverage(st, max_passages_);
@@ -56,11 +58,10 @@ Status Semantic::reload(store::Store& st, bool partial) {
       return Status::ok();
     }
   }
-  auto rows = st.vectors(kModelId, true);
+  auto rows = st.vector_matrix(kModelId, embed::kDimensions);
   if (!rows) return rows.status();
   auto ix = std::make_shared<VectorIndex>(VectorIndex::build(std::move(*rows), embed::kDimensions));
-  // The queries' half-precision copy of the weights is made now (once), not during the first search; then the
-  // float weights (90 MB) need not stay resident: only embedding passages reads them, and maps them in again.
+  // The float weights (90 MB) need not stay resident: only embedding passages reads them, and maps them in again.
   if (encoder_->has_half_weights()) encoder_->release_float_weights();
   std::lock_guard<std::mutex> lock(mu_);
   index_ = partial && ix->size() == 0 ? nullptr : std::move(ix);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <tuple>
@@ -43,50 +44,87 @@ uint64_t VectorIndex::key_hash(model::Kind kind, std::string_view key) {
 }
 
 VectorIndex VectorIndex::build(std::vector<store::Store::VectorRow> rows, int dims) {
-  VectorIndex ix;
-  ix.dims_ = dims;
-  // An entity's passages must be adjacent (first_ relies on it); Store::vectors returns them so, others may not.
-  std::stable_sort(rows.begin(), rows.end(), [](const store::Store::VectorRow& a, const store::Store::VectorRow& b) {
-    return std::tie(a.kind, a.key, a.passage) < std::tie(b.kind, b.key, b.passage);
-  });
-  // A vector of another size, or holding NaN or infinity (written by a damaged model), would poison every
-  // similarity it takes part in: such passages are left out.
-  auto fits = [dims](const store::Store::VectorRow& r) {
-    return static_cast<int>(r.vector.size()) == dims &&
-           std::all_of(r.vector.begin(), r.vector.end(), [](float x) { return std::isfinite(x); });
-  };
-  size_t usable = 0;
-  for (const auto& r : rows) usable += fits(r) ? 1 : 0;
-  ix.data_.reserve(usable * static_cast<size_t>(dims));
-  ix.owner_.reserve(usable);
-  size_t capacity = 16;
-  while (capacity < 2 * usable) capacity *= 2;  // at most half full: short probe runs
-  ix.slots_.assign(capacity, kEmptySlot);
+  store::Store::VectorMatrix m;
   for (auto& r : rows) {
-    if (!fits(r)) continue;
-    std::optional<uint32_t> at = ix.find(r.kind, r.key);
-    if (!at) {
-      at = static_cast<uint32_t>(ix.entities_.size());
-      const uint64_t h = key_hash(r.kind, r.key);
-      size_t slot = h & (capacity - 1);
-      while (ix.slots_[slot] != kEmptySlot) slot = (slot + 1) & (capacity - 1);
-      ix.slots_[slot] = *at;
-      ix.hashes_.push_back(h);
-      ix.entities_.push_back({r.kind, std::move(r.key), std::move(r.document_key)});
-      ix.first_.push_back(static_cast<uint32_t>(ix.owner_.size()));
+    if (static_cast<int>(r.vector.size()) != dims) continue;
+    m.rows.push_back({r.kind, std::move(r.key), r.passage, std::move(r.document_key)});
+    m.data.insert(m.data.end(), r.vector.begin(), r.vector.end());
+  }
+  return build(std::move(m), dims);
+}
+
+VectorIndex VectorIndex::build(store::Store::VectorMatrix m, int dims) {
+  const size_t d = static_cast<size_t>(std::max(dims, 0));
+  // A vector holding NaN or infinity (written by a damaged model) would poison every similarity it takes part
+  // in: such passages are left out, the array compacted in place.
+  size_t kept = 0;
+  const size_t n = d == 0 ? 0 : std::min(m.rows.size(), m.data.size() / d);
+  for (size_t i = 0; i < n; ++i) {
+    const float* v = m.data.data() + i * d;
+    if (!std::all_of(v, v + d, [](float x) { return std::isfinite(x); })) continue;
+    if (kept != i) {
+      m.rows[kept] = std::move(m.rows[i]);
+      std::memmove(m.data.data() + kept * d, v, d * sizeof(float));
     }
-    ix.owner_.push_back(*at);
-    ix.data_.insert(ix.data_.end(), r.vector.begin(), r.vector.end());
+    ++kept;
+  }
+  m.rows.resize(kept);
+  m.data.resize(kept * d);
+  size_t capacity = 16;
+  while (capacity < 2 * kept) capacity *= 2;  // at most half full: short probe runs
+  // An entity's passages must be adjacent (first_ relies on it); false when they are not.
+  auto fill = [&](VectorIndex& ix) {
+    ix.dims_ = dims;
+    ix.owner_.reserve(kept);
+    ix.slots_.assign(capacity, kEmptySlot);
+    for (const auto& r : m.rows) {
+      std::optional<uint32_t> at = ix.find(r.kind, r.key);
+      if (at && *at + 1 != ix.entities_.size()) return false;  // seen before, not just now
+      if (!at) {
+        at = static_cast<uint32_t>(ix.entities_.size());
+        const uint64_t h = key_hash(r.kind, r.key);
+        size_t slot = h & (capacity - 1);
+        while (ix.slots_[slot] != kEmptySlot) slot = (slot + 1) & (capacity - 1);
+        ix.slots_[slot] = *at;
+        ix.hashes_.push_back(h);
+        ix.entities_.push_back({r.kind, r.key, r.document_key});
+        ix.first_.push_back(static_cast<uint32_t>(ix.owner_.size()));
+      }
+      ix.owner_.push_back(*at);
+    }
+    return true;
+  };
+  VectorIndex ix;
+  if (!fill(ix)) {
+    std::vector<size_t> order(kept);
+    for (size_t i = 0; i < kept; ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&m](size_t a, size_t b) {
+      const auto& x = m.rows[a];
+      const auto& y = m.rows[b];
+      return std::tie(x.kind, x.key, x.passage) < std::tie(y.kind, y.key, y.passage);
+    });
+    store::Store::VectorMatrix sorted;
+    sorted.rows.reserve(kept);
+    sorted.data.resize(kept * d);
+    for (size_t i = 0; i < kept; ++i) {
+      sorted.rows.push_back(std::move(m.rows[order[i]]));
+      std::memcpy(sorted.data.data() + i * d, m.data.data() + order[i] * d, d * sizeof(float));
+    }
+    m = std::move(sorted);
+    ix = VectorIndex();
+    fill(ix);
   }
   ix.first_.push_back(static_cast<uint32_t>(ix.owner_.size()));
+  ix.data_ = std::move(m.data);
   if (half::hardware() && !ix.data_.empty()) {
     ix.half_.resize(ix.data_.size());
     half::from_floats(ix.data_.data(), ix.data_.size(), ix.half_.data());
-    const size_t d = static_cast<size_t>(dims);
+    std::vector<float> widened(d);
     for (size_t p = 0; p < ix.owner_.size(); ++p) {
+      half::to_floats(ix.half_.data() + p * d, d, widened.data());
       double err = 0;
-      for (size_t i = p * d; i < (p + 1) * d; ++i) {
-        const double diff = static_cast<double>(ix.data_[i]) - half::to_float(ix.half_[i]);
+      for (size_t i = 0; i < d; ++i) {
+        const double diff = static_cast<double>(ix.data_[p * d + i]) - widened[i];
         err += diff * diff;
       }
       ix.half_error_ = std::max(ix.half_error_, std::nextafter(static_cast<float>(std::sqrt(err)), 1.0f));

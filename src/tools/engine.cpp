@@ -787,12 +787,22 @@ store::Store* Engine::store(std::string* why) {
   store_status_ = Status::ok();
   store_ = std::move(*opened);
   store_->set_text_index_in_memory(text_index_in_memory_);
+  if (!memory_mapped_) apply_memory_mapped();
   return store_.get();
 }
 
 void Engine::set_text_index_in_memory(bool on) {
   text_index_in_memory_ = on;
   if (store_) store_->set_text_index_in_memory(on);
+}
+
+void Engine::set_memory_mapped(bool on) {
+  memory_mapped_ = on;
+  if (store_) apply_memory_mapped();
+}
+
+void Engine::apply_memory_mapped() {
+  if (Status s = store_->set_memory_mapped(memory_mapped_); !s.is_ok()) log::debug(s.to_string());
 }
 
 std::vector<std::string> Engine::complete_names(const std::vector<Kind>& kinds, const std::string& prefix, size_t max) {

@@ -2,10 +2,14 @@
 // model files (scripts/setup.sh installs them; LOREKEEPER_MODEL_DIR overrides the location).
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
+#include "../unit/test_support.hpp"
 #include "lorekeeper/core/json_util.hpp"
 #include "lorekeeper/embed/encoder.hpp"
 
@@ -85,6 +89,46 @@ TEST(Encoder, QueryPrecisionStaysCloseToTheReference) {
   const auto long_ids = encoder().tokenizer().encode(text);
   ASSERT_GT(long_ids.size(), 48u);
   EXPECT_EQ(encoder().encode_ids(long_ids, Encoder::Precision::kQuery), encoder().encode_ids(long_ids));
+}
+
+// The query weights come from their cache file beside the model when it matches: the same bits as packing them,
+// with nothing rewritten; a damaged file is packed again and replaced.
+TEST(Encoder, QueryWeightsAreMappedFromTheirCacheFile) {
+  if (!encoder().has_half_weights()) GTEST_SKIP() << "no F16C on this CPU: queries are encoded in float";
+  namespace fs = std::filesystem;
+  const std::string dir = testing::temp_dir();
+  fs::create_symlink(default_model_dir() + "/model.safetensors", dir + "/model.safetensors");
+  for (const char* f : {"vocab.txt", "config.json"}) fs::copy_file(default_model_dir() + "/" + f, dir + "/" + f);
+  const std::string cache = dir + "/query-weights.f16";
+  auto inode = [&cache] {
+    struct stat st {};
+    return ::stat(cache.c_str(), &st) == 0 ? static_cast<long long>(st.st_ino) : -1LL;
+  };
+  auto query_vector = [&dir] {
+    auto e = Encoder::load(dir);
+    EXPECT_TRUE(e.is_ok()) << e.status().to_string();
+    EXPECT_TRUE((*e)->has_half_weights());
+    EXPECT_TRUE((*e)->self_check(Encoder::Precision::kQuery).is_ok());
+    return (*e)->encode_query("a monster that turns people to stone");
+  };
+  ASSERT_FALSE(fs::exists(cache));
+  const std::vector<float> packed = query_vector();
+  ASSERT_TRUE(fs::exists(cache)) << "the first encoder writes the cache";
+  EXPECT_EQ(packed, encoder().encode_query("a monster that turns people to stone"));
+  const long long written = inode();
+  EXPECT_EQ(query_vector(), packed) << "mapped from the cache: the same bits";
+  EXPECT_EQ(inode(), written) << "a matching cache is not written again";
+  // One flipped byte in the weights: refused, packed again, replaced.
+  std::string bytes = testing::read_file(cache);
+  bytes[bytes.size() / 2] = static_cast<char>(bytes[bytes.size() / 2] ^ 0x40);
+  fs::remove(cache);
+  testing::write_file(cache, bytes);
+  const long long damaged = inode();
+  EXPECT_EQ(query_vector(), packed);
+  EXPECT_NE(inode(), damaged) << "the damaged cache was replaced";
+  const long long replaced = inode();
+  EXPECT_EQ(query_vector(), packed);
+  EXPECT_EQ(inode(), replaced) << "and the replacement is used";
 }
 
 TEST(Encoder, MissingOrCorruptModelIsAnError) {

@@ -262,7 +262,7 @@ TEST(VectorIndex, FindsEveryEntityByKindAndKey) {
   EXPECT_FALSE(ix.find(Kind::kMagicItem, "key-1"));
   EXPECT_FALSE(ix.find(Kind::kSpell, "key-3000"));
   EXPECT_FALSE(ix.find(Kind::kSpell, ""));
-  EXPECT_FALSE(VectorIndex::build({}, 4).find(Kind::kSpell, "key-1"));
+  EXPECT_FALSE(VectorIndex::build(std::vector<store::Store::VectorRow>{}, 4).find(Kind::kSpell, "key-1"));
 }
 
 // The half-precision scan must not change the answer: the top k equal a float brute force. Most vectors are

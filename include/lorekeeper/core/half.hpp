@@ -17,6 +17,9 @@ void from_floats(const float* x, size_t n, uint16_t* out);
 // x = h widened to float (exact).
 float to_float(uint16_t h);
 
+// out[i] = h[i] widened to float, as to_float does.
+void to_floats(const uint16_t* h, size_t n, float* out);
+
 // The dot product of float `q` with half-precision `v`, both of length n, summed in float.
 float dot(const float* q, const uint16_t* v, size_t n);
 

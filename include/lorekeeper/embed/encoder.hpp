@@ -35,8 +35,10 @@ class Encoder {
     kQuery,  // half-precision layer weights for inputs of up to 48 tokens, when the CPU converts them (F16C);
              // float otherwise. For search queries: the ranking they give equals kFloat's but for near-ties.
   };
-  // Whether kQuery really uses half-precision weights on this CPU. The copy is made by the first call (about
-  // 20 ms), so processes that only index never hold it.
+  // Whether kQuery really uses half-precision weights on this CPU. The first call maps them from the cache file
+  // beside the model (half_cache.hpp: reading no float weight) when it matches model.safetensors; otherwise it
+  // packs them from the float weights (20-40 ms) and writes that file for the next process (a directory that is
+  // not writable only costs the packing again). Processes that only index never make them.
   bool has_half_weights() const;
   // Lets the float weights' pages leave the process's resident memory (after has_half_weights(), queries read
   // only the embedding rows of their tokens); whatever computes in float later reads them in again.
@@ -55,10 +57,11 @@ class Encoder {
     return encode_ids(tokenizer_.encode(text), Precision::kQuery);
   }
 
-  // Whether the weights compute: a known sentence must embed to a finite vector of unit length. A model whose files
-  // load but hold NaN or infinite weights fails (Corruption, saying what to do). Run once per process (about 10 ms);
-  // later calls return the first answer.
-  Status self_check() const;
+  // Whether the weights compute in `precision`: a known sentence must embed to a finite vector of unit length. A
+  // model whose files load but hold NaN or infinite weights fails (Corruption, saying what to do). Run once per
+  // process and precision (about 10 ms); later calls return the first answer. kQuery checks what searches use
+  // (the half-precision weights where has_half_weights()) without reading the float layer weights.
+  Status self_check(Precision precision = Precision::kFloat) const;
 
  private:
   struct Layer {
@@ -70,6 +73,7 @@ class Encoder {
   };
   Encoder() = default;
   std::vector<std::vector<float>> run(const std::vector<std::vector<int32_t>>& batch, Precision precision) const;
+  std::string model_dir_;
   std::unique_ptr<SafeTensors> weights_;
   WordPieceTokenizer tokenizer_;
   const float* word_ = nullptr;
@@ -78,10 +82,11 @@ class Encoder {
   const float* emb_ln_g_ = nullptr;
   const float* emb_ln_b_ = nullptr;
   std::vector<Layer> layers_;
-  mutable std::once_flag check_once_;
-  mutable Status check_;
+  mutable std::once_flag check_once_[2];  // by Precision
+  mutable Status check_[2];
   mutable std::once_flag half_once_;
-  mutable std::vector<uint16_t> half_;  // the layers' weight matrices in half precision; empty without F16C
+  // The layers' weight matrices in half precision (mapped from the cache file, or owned); null without F16C.
+  mutable std::shared_ptr<const uint16_t> half_;
   mutable std::vector<HalfLayer> half_layers_;
 };
 

@@ -37,8 +37,10 @@ class VectorIndex {
     float score;      // cosine similarity of the best passage, -1..1
   };
 
-  // Builds from stored rows (any order; an entity's passages are ordered by number). Rows whose vector does not
-  // have `dims` components, or holds NaN or infinity, are skipped.
+  // Builds from stored vectors (Store::vector_matrix), taking over their array. Passages whose vector holds NaN
+  // or infinity are left out. Rows in any order; the store's order (an entity's passages adjacent) costs no sort.
+  static VectorIndex build(store::Store::VectorMatrix matrix, int dims);
+  // The same from rows; rows whose vector does not have `dims` components are skipped.
   static VectorIndex build(std::vector<store::Store::VectorRow> rows, int dims);
 
   int dims() const { return dims_; }

@@ -280,6 +280,20 @@ class Store {
   // The stored embeddings of `model` for entities that still exist, by kind, key and passage; with
   // `with_vectors` false only their hashes are read.
   Result<std::vector<VectorRow>> vectors(const std::string& model, bool with_vectors);
+  // The stored embeddings of `model` with exactly `dims` components, for entities that still exist, in kind,
+  // key and passage order, read into one array (row i's vector is data[i * dims, (i + 1) * dims)): the vector
+  // index's form, without a container per row. Vectors of another size are left out.
+  struct VectorMatrix {
+    struct Ref {
+      Kind kind = Kind::kSpell;
+      std::string key;
+      int passage = 0;
+      std::string document_key;
+    };
+    std::vector<Ref> rows;
+    std::vector<float> data;
+  };
+  Result<VectorMatrix> vector_matrix(const std::string& model, int dims);
   // In one transaction: replaces every passage of each entity named in `rows` with `rows`, and deletes the
   // vectors of `remove` (kind, key) entities. Vectors of other models for those entities go too.
   Status write_vectors(const std::string& model, const std::vector<VectorRow>& rows,

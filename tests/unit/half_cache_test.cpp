@@ -1,0 +1,137 @@
+// The query weights' cache file (src/embed/half_cache.hpp): used only when it is whole, undamaged and made from
+// the model file as it is now; anything else reads as absent, never as weights.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <thread>
+#include <vector>
+
+#include "half_cache.hpp"
+#include "test_support.hpp"
+
+namespace lorekeeper::embed::half_cache {
+namespace {
+
+struct Dir {
+  std::string dir = testing::temp_dir();
+  std::string model = dir + "/model.safetensors";
+  std::string cache = path_in(dir);
+};
+
+std::vector<uint16_t> halves(size_t n) {
+  std::vector<uint16_t> h(n);
+  for (size_t i = 0; i < n; ++i) h[i] = static_cast<uint16_t>(i * 2654435761u >> 7);
+  return h;
+}
+
+TEST(HalfCache, WhatIsWrittenIsReadBackInPlace) {
+  Dir d;
+  testing::write_file(d.model, "the model's bytes");
+  const auto h = halves(1003);  // not a multiple of the checksum's word or lane count
+  ASSERT_TRUE(write(d.cache, d.model, h.data(), h.size()).is_ok());
+  std::string why;
+  auto got = read(d.cache, d.model, h.size(), &why);
+  ASSERT_NE(got, nullptr) << why;
+  EXPECT_EQ(std::memcmp(got.get(), h.data(), h.size() * sizeof(uint16_t)), 0);
+  // No temporary file is left beside it.
+  size_t files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(d.dir)) files += e.is_regular_file() ? 1 : 0;
+  EXPECT_EQ(files, 2u);
+}
+
+TEST(HalfCache, AnotherShapeIsNotUsed) {
+  Dir d;
+  testing::write_file(d.model, "m");
+  const auto h = halves(64);
+  ASSERT_TRUE(write(d.cache, d.model, h.data(), h.size()).is_ok());
+  EXPECT_EQ(read(d.cache, d.model, 65), nullptr);
+  EXPECT_EQ(read(d.cache, d.model, 63), nullptr);
+}
+
+TEST(HalfCache, AReplacedModelMakesTheCacheStale) {
+  Dir d;
+  testing::write_file(d.model, "first model");
+  const auto h = halves(256);
+  ASSERT_TRUE(write(d.cache, d.model, h.data(), h.size()).is_ok());
+  ASSERT_NE(read(d.cache, d.model, h.size()), nullptr);
+  // Same size, new file (as `model fetch` renames a download over it): another inode.
+  const std::string next = d.dir + "/next";
+  testing::write_file(next, "other model");
+  std::filesystem::rename(next, d.model);
+  std::string why;
+  EXPECT_EQ(read(d.cache, d.model, h.size(), &why), nullptr);
+  EXPECT_NE(why.find("model file changed"), std::string::npos) << why;
+  // Rewritten in place (same inode) with another modification time: stale as well.
+  ASSERT_TRUE(write(d.cache, d.model, h.data(), h.size()).is_ok());
+  ASSERT_NE(read(d.cache, d.model, h.size()), nullptr);
+  struct timespec times[2] = {{0, UTIME_OMIT}, {1234567, 0}};
+  ASSERT_EQ(::utimensat(AT_FDCWD, d.model.c_str(), times, 0), 0);
+  EXPECT_EQ(read(d.cache, d.model, h.size()), nullptr);
+  // Without the model file there is nothing to match.
+  std::filesystem::remove(d.model);
+  EXPECT_EQ(read(d.cache, d.model, h.size()), nullptr);
+}
+
+TEST(HalfCache, EveryDamageReadsAsAbsent) {
+  Dir d;
+  testing::write_file(d.model, "m");
+  const auto h = halves(512);
+  ASSERT_TRUE(write(d.cache, d.model, h.data(), h.size()).is_ok());
+  const std::string good = testing::read_file(d.cache);
+  auto damaged = [&](const std::string& bytes, const char* what) {
+    testing::write_file(d.cache, bytes);
+    // The damaged copy is a new file: the model is unchanged, so only the damage can refuse it.
+    EXPECT_EQ(read(d.cache, d.model, h.size()), nullptr) << what;
+  };
+  damaged(good.substr(0, good.size() - 2), "cut short");
+  damaged(good.substr(0, 40), "cut inside the header");
+  damaged("", "empty");
+  damaged(good + "x", "trailing bytes");
+  for (size_t at :
+       {size_t{0}, size_t{9}, size_t{13}, size_t{17}, size_t{56}, size_t{64}, good.size() / 2, good.size() - 1}) {
+    std::string flipped = good;
+    flipped[at] = static_cast<char>(flipped[at] ^ 0x10);
+    damaged(flipped, ("one bit flipped at byte " + std::to_string(at)).c_str());
+  }
+  testing::write_file(d.cache, good);
+  EXPECT_NE(read(d.cache, d.model, h.size()), nullptr) << "the intact file reads again";
+}
+
+TEST(HalfCache, AnUnwritableDirectoryIsAnErrorAndLeavesNothing) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root writes into read-only directories";
+  Dir d;
+  testing::write_file(d.model, "m");
+  ASSERT_EQ(::chmod(d.dir.c_str(), 0555), 0);
+  const auto h = halves(16);
+  const Status s = write(d.cache, d.model, h.data(), h.size());
+  ::chmod(d.dir.c_str(), 0755);
+  EXPECT_EQ(s.code(), StatusCode::kIoError);
+  EXPECT_FALSE(std::filesystem::exists(d.cache));
+}
+
+TEST(HalfCache, AMissingDirectoryIsAnError) {
+  Dir d;
+  testing::write_file(d.model, "m");
+  const auto h = halves(16);
+  const Status s = write(d.dir + "/no/such/dir/cache", d.model, h.data(), h.size());
+  EXPECT_EQ(s.code(), StatusCode::kIoError);
+}
+
+TEST(HalfCache, TheChecksumSeesEveryWordAndTheTail) {
+  auto h = halves(1027);
+  const uint64_t base = checksum(h.data(), h.size());
+  for (size_t i = 0; i < h.size(); ++i) {
+    h[i] ^= 1;
+    EXPECT_NE(checksum(h.data(), h.size()), base) << "half " << i;
+    h[i] ^= 1;
+  }
+  EXPECT_NE(checksum(h.data(), h.size() - 1), base);
+}
+
+}  // namespace
+}  // namespace lorekeeper::embed::half_cache
