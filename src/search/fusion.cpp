@@ -10,6 +10,32 @@ double text_lead_confidence(double best, double next_other) {
   return std::clamp(lead / kConfidentTextMargin, 0.0, 1.0);
 }
 
+std::vector<EntityId> facet_ranking(const std::vector<std::vector<EntityId>>& facets) {
+  struct Standing {
+    size_t lists = 0;   // how many of the facets the entry has
+    double places = 0;  // its places in their rankings, as reciprocal ranks
+  };
+  std::map<EntityId, Standing> standing;
+  for (const auto& f : facets) {
+    for (size_t i = 0; i < f.size(); ++i) {
+      Standing& st = standing[f[i]];
+      st.lists += 1;
+      st.places += 1 / (kRrfK + static_cast<double>(i) + 1);
+    }
+  }
+  std::vector<std::pair<Standing, EntityId>> order;
+  order.reserve(standing.size());
+  for (auto& [id, st] : standing) order.push_back({st, id});
+  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+    if (a.first.lists != b.first.lists) return a.first.lists > b.first.lists;
+    return a.first.places > b.first.places;
+  });
+  std::vector<EntityId> out;
+  out.reserve(order.size());
+  for (auto& [st, id] : order) out.push_back(std::move(id));
+  return out;
+}
+
 std::map<EntityId, double> fuse(const FusionInput& in) {
   std::map<EntityId, double> fused;
   for (size_t i = 0; i < in.lexical.size(); ++i) {
@@ -28,11 +54,9 @@ std::map<EntityId, double> fuse(const FusionInput& in) {
   }
   size_t facet_lists = 0;
   for (const auto& f : in.facets) facet_lists += f.empty() ? 0 : 1;
-  for (const auto& f : in.facets) {
-    for (size_t i = 0; i < f.size(); ++i) {
-      fused[f[i]] += kFacetWeight * (1 - in.text_confidence) / static_cast<double>(facet_lists) /
-                     (kRrfK + static_cast<double>(i) + 1);
-    }
+  const std::vector<EntityId> by_facets = facet_ranking(in.facets);
+  for (size_t i = 0; i < by_facets.size(); ++i) {
+    fused[by_facets[i]] += kFacetWeight * (1 - in.text_confidence) / (kRrfK + static_cast<double>(i) + 1);
   }
   const double top = ((!in.hybrid ? 0.0 : std::max({kNameMatchWeight, kHintMatchWeight, kTextMatchWeight})) +
                       kSemanticWeight + (facet_lists > 0 ? kFacetWeight : 0.0)) /

@@ -122,5 +122,26 @@ TEST(Fusion, FacetRankingLiftsEntriesWithTheFacet) {
   EXPECT_EQ(order(unsure).front(), "bat-3");
 }
 
+// Several facets fuse as one ranking: what has more of them comes first, whatever its place in each; then the
+// places decide. One facet is its own ranking.
+TEST(Fusion, EntriesWithMoreOfTheNamedFacetsRankFirst) {
+  const std::vector<EntityId> teleports = {id("dimension-door"), id("teleport"), id("misty-step")};
+  const std::vector<EntityId> bonus_action = {id("healing-word"), id("shillelagh"), id("misty-step")};
+  const auto ranked = facet_ranking({teleports, bonus_action});
+  ASSERT_EQ(ranked.size(), 5u);
+  EXPECT_EQ(ranked.front(), id("misty-step"));
+  // Among those with one facet, the better place first; equal places keep the order of the rankings' entries.
+  EXPECT_EQ(ranked[1], id("dimension-door"));
+  EXPECT_EQ(ranked[2], id("healing-word"));
+  EXPECT_EQ(facet_ranking({teleports}), teleports);
+  EXPECT_TRUE(facet_ranking({}).empty());
+  FusionInput in;
+  in.semantic = {id("dimension-door"), id("teleport"), id("misty-step")};
+  in.facets = {teleports, bonus_action};
+  const auto fused = order(in);
+  // The one with both facets passes one nearer in meaning that has only one of them.
+  EXPECT_LT(std::find(fused.begin(), fused.end(), "misty-step"), std::find(fused.begin(), fused.end(), "teleport"));
+}
+
 }  // namespace
 }  // namespace lorekeeper::search

@@ -32,7 +32,7 @@ struct FusionInput {
   // Whether the lexical ranking took part (hybrid): its weight is in the scale even when it found nothing.
   bool hybrid = true;
   // One ranking per facet the query names (understand.hpp): the entries with it, nearest in meaning first. They
-  // share kFacetWeight.
+  // are fused as one ranking (facet_ranking) of weight kFacetWeight.
   std::vector<std::vector<EntityId>> facets;
 };
 
@@ -62,5 +62,10 @@ double text_lead_confidence(double best, double next_other);
 // Fused scores by entity, in 0..1: first place in both rankings, by the strongest kind of lexical match, is 1
 // (capped at 0.999 below an exact name's 1). A semantic-only ranking is scaled by its own first place.
 std::map<EntityId, double> fuse(const FusionInput& in);
+
+// The entries of the facet rankings as one ranking: those with more of the facets the query names first ("a
+// spell that teleports, cast as a bonus action" puts the spells that do both before those that do one), then by
+// their places in the rankings they are in (reciprocal ranks summed). One facet: its own ranking.
+std::vector<EntityId> facet_ranking(const std::vector<std::vector<EntityId>>& facets);
 
 }  // namespace lorekeeper::search
