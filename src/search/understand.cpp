@@ -154,9 +154,12 @@ std::vector<Rule> make_rules() {
   add("rarity", {"rare"}, {"rare"}, kMagicItem);
   add("rarity", {"legendary"}, {"legendary"}, kMagicItem);
   add("rarity", {"artifact"}, {"artifact", "artifacts"}, kMagicItem);
-  // The kinds a search of equipment spans, by the words for them.
+  // The kinds a search spans (equipment's three, search_all's every kind), by the words for them.
   add("kind", {"armor"}, {"armor", "armors", "armour", "armours", "shield", "shields"}, kArmor);
   add("kind", {"weapon"}, {"weapon", "weapons"}, kWeapon);
+  add("kind", {"magic item"}, {"magic item", "magic items"}, kMagicItem);
+  add("kind", {"spell"}, {"spell", "spells"}, kSpell);
+  add("kind", {"creature"}, {"creature", "creatures", "monster", "monsters"}, kCreature);
   return r;
 }
 

@@ -76,6 +76,12 @@ TEST(Understand, WeaponsArmorAndKinds) {
   EXPECT_EQ(said("armor and shields for protection", gear), (V{"kind=armor", "type=shield"}));
   // One kind searched: the word for it says nothing more.
   EXPECT_EQ(said("weapon", weapons), V{});
+  // Every kind searched (search_all): the word for a kind names it.
+  const store::Query all;
+  EXPECT_EQ(said("spell so the party can survive beneath the sea", all), (V{"kind=spell"}));
+  EXPECT_EQ(said("a monster that swims", all), (V{"kind=creature", "movement=swim"}));
+  EXPECT_EQ(said("magic items for a rogue", gear), (V{"kind=magic item"}));
+  EXPECT_EQ(said("spells", of({Kind::kSpell})), V{});
 }
 
 // Negation flips a yes/no facet and drops any other; punctuation does not hide a word; the protective sense stays
