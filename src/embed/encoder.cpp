@@ -170,10 +170,9 @@ bool Encoder::has_half_weights() const {
     if (!kernels::has_packed()) return;  // no F16C: queries stay in float
     const size_t per_layer = static_cast<size_t>(4) * kHidden * kHidden + static_cast<size_t>(2) * kFfn * kHidden;
     const size_t count = per_layer * layers_.size();
-    const std::string model_file = model_dir_ + "/model.safetensors";
     const std::string cache = half_cache::path_in(model_dir_);
     std::string why;
-    std::shared_ptr<const uint16_t> half = half_cache::read(cache, model_file, count, &why);
+    std::shared_ptr<const uint16_t> half = half_cache::read(cache, weights_->identity(), count, &why);
     const bool packed_here = half == nullptr;
     if (packed_here) {
       auto owned = std::make_shared<std::vector<uint16_t>>(count);
@@ -209,7 +208,7 @@ bool Encoder::has_half_weights() const {
       half_layers.push_back(H);
     }
     if (packed_here) {
-      Status written = half_cache::write(cache, model_file, half.get(), count);
+      Status written = half_cache::write(cache, weights_->identity(), half.get(), count);
       log::debug(written.is_ok() ? "packed the query weights (" + why + "); wrote " + cache
                                  : "packed the query weights (" + why + "); not kept: " + written.message());
     }

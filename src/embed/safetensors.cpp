@@ -91,6 +91,28 @@ Result<std::unique_ptr<SafeTensors>> SafeTensors::parse(const unsigned char* dat
   return st;
 }
 
+namespace {
+FileIdentity identity_of(const struct stat& sb) {
+  FileIdentity id;
+  id.device = static_cast<uint64_t>(sb.st_dev);
+  id.inode = static_cast<uint64_t>(sb.st_ino);
+  id.size = static_cast<uint64_t>(sb.st_size);
+  id.mtime_ns = static_cast<int64_t>(sb.st_mtim.tv_sec) * 1000000000 + sb.st_mtim.tv_nsec;
+  id.ctime_ns = static_cast<int64_t>(sb.st_ctim.tv_sec) * 1000000000 + sb.st_ctim.tv_nsec;
+  return id;
+}
+}  // namespace
+
+FileIdentity FileIdentity::of_fd(int fd) {
+  struct stat sb {};
+  return fstat(fd, &sb) == 0 ? identity_of(sb) : FileIdentity{};
+}
+
+FileIdentity FileIdentity::of_path(const std::string& path) {
+  struct stat sb {};
+  return ::stat(path.c_str(), &sb) == 0 ? identity_of(sb) : FileIdentity{};
+}
+
 Result<std::unique_ptr<SafeTensors>> SafeTensors::open(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Status::not_found("cannot open " + path + ": " + std::strerror(errno));
@@ -110,6 +132,7 @@ Result<std::unique_ptr<SafeTensors>> SafeTensors::open(const std::string& path) 
   }
   (*parsed)->map_ = map;
   (*parsed)->map_size_ = size;
+  (*parsed)->identity_ = identity_of(sb);
   return std::move(*parsed);
 }
 

@@ -36,9 +36,10 @@ class Encoder {
              // float otherwise. For search queries: the ranking they give equals kFloat's but for near-ties.
   };
   // Whether kQuery really uses half-precision weights on this CPU. The first call maps them from the cache file
-  // beside the model (half_cache.hpp: reading no float weight) when it matches model.safetensors; otherwise it
-  // packs them from the float weights (20-40 ms) and writes that file for the next process (a directory that is
-  // not writable only costs the packing again). Processes that only index never make them.
+  // beside the model (half_cache.hpp: reading no float weight) when it was made from the model file this encoder
+  // mapped; otherwise it packs them from the float weights (20-40 ms) and writes that file for the next process
+  // (a directory that is not writable only costs the packing again; weights that are not finite are not kept).
+  // Processes that only index never make them.
   bool has_half_weights() const;
   // Lets the float weights' pages leave the process's resident memory (after has_half_weights(), queries read
   // only the embedding rows of their tokens); whatever computes in float later reads them in again.

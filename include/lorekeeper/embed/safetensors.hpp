@@ -23,6 +23,22 @@ struct Tensor {
   int64_t elements() const;
 };
 
+// Which file a path named when it was opened: what a cache made from the file's contents records to recognise it
+// (half_cache.hpp). The change time cannot be set back by a user, so a file replaced by one of the same size,
+// modification time and even inode number still differs.
+struct FileIdentity {
+  uint64_t device = 0;
+  uint64_t inode = 0;
+  uint64_t size = 0;
+  int64_t mtime_ns = 0;
+  int64_t ctime_ns = 0;
+  bool operator==(const FileIdentity&) const = default;
+  // The identity of the file open as `fd`.
+  static FileIdentity of_fd(int fd);
+  // The identity of the file at `path` now; all zero when it cannot be read.
+  static FileIdentity of_path(const std::string& path);
+};
+
 class SafeTensors {
  public:
   // Corruption for a malformed file, NotFound if it does not exist, IoError if it cannot be mapped.
@@ -40,12 +56,15 @@ class SafeTensors {
   // Tells the kernel the mapped pages may leave this process's memory (the data stays valid: a later read maps
   // them in again from the page cache or the file). No-op for a parsed in-memory image.
   void release_pages() const;
+  // The file the tensors were mapped from, as it was when opened (all zero for a parsed in-memory image).
+  const FileIdentity& identity() const { return identity_; }
 
  private:
   SafeTensors() = default;
   std::map<std::string, Tensor> tensors_;
   void* map_ = nullptr;  // owned mapping, or null for a parsed in-memory image
   size_t map_size_ = 0;
+  FileIdentity identity_;
 };
 
 }  // namespace lorekeeper::embed
