@@ -41,10 +41,8 @@ namespace {
 // the 25,000-token limit hosts enforce on a tool result.
 constexpr size_t kStandardBudget = 16000;
 constexpr size_t kFullBudget = 80000;
-// Results a standard answer shows in full; the others are one line each, of about this many characters of text
-// and structuredContent.
+// Results a standard answer shows in full; the others are one line each.
 constexpr size_t kStandardInFull = 3;
-constexpr size_t kSummaryChars = 550;
 // The shortest a text field of the first result is cut to while it does not fit (it is shown in full whatever
 // the room; get_entity gives the rest).
 constexpr size_t kFirstFieldFloor = 100;
@@ -419,8 +417,10 @@ json to_result(const Entity& e) {
 enum class Detail { kSummary, kStandard, kFull };
 
 // One result as a summary: what identifies it and the kind's key facts (level and school, CR and type, rarity,
-// category, cost), marked `summarized`; get_entity gives it in full.
-json summary_of(const json& r) {
+// category, cost), marked `summarized`; get_entity gives it in full. With `reasons`, also why it ranked where
+// it did (`_score`, `_matched`, a snippet of the text that matched); an answer without room for them leaves
+// them out (see one_line).
+json summary_of(const json& r, bool reasons = true) {
   // Every result names its source: the document (key, name, publisher, licence, game system), the source API and
   // the API URL it came from. The document's display name is left to the entry in full.
   json doc = json::object();
@@ -436,17 +436,13 @@ json summary_of(const json& r) {
   const auto keep = [&](const char* fact) {
     if (r.contains(fact) && !r[fact].is_null() && !r[fact].is_object()) s[fact] = r[fact];
   };
-  for (const char* fact : {"level",         "school",
-                           "concentration", "ritual",
-                           "casting_time",  "challenge_rating",
-                           "size",          "type",
-                           "rarity",        "requires_attunement",
-                           "category",      "is_melee",
-                           "cost_gp",       "subclass_of",
-                           "subspecies_of", "section",
-                           "_score",        "_matched",
-                           "_snippet",      "_other_editions"}) {
+  for (const char* fact : {"level", "school", "concentration", "ritual", "casting_time", "challenge_rating", "size",
+                           "type", "rarity", "requires_attunement", "category", "is_melee", "cost_gp", "subclass_of",
+                           "subspecies_of", "section", "_other_editions"}) {
     keep(fact);
+  }
+  if (reasons) {
+    for (const char* why : {"_score", "_matched", "_snippet"}) keep(why);
   }
   if (kind == "weapon") {
     keep("damage_dice");
@@ -513,6 +509,31 @@ size_t room_left(size_t budget, size_t used, size_t reserve) {
   return budget > used + reserve ? budget - used - reserve : 0;
 }
 
+// What one-line results cost, in characters of their Markdown line and their summary, with their reasons and
+// without them.
+struct LineCosts {
+  std::vector<size_t> full;           // per result, with its reasons
+  std::vector<size_t> compact;        // per result, without them
+  std::vector<size_t> compact_after;  // the compact lines of the results from i on: what those after one keep
+};
+size_t line_cost(const json& s) { return render_summary_line(s).size() + 3 + s.dump().size(); }
+LineCosts line_costs(const std::vector<json>& results) {
+  LineCosts c;
+  c.compact_after.assign(results.size() + 1, 0);
+  for (const auto& r : results) {
+    c.full.push_back(line_cost(summary_of(r, true)));
+    c.compact.push_back(line_cost(summary_of(r, false)));
+  }
+  for (size_t i = results.size(); i-- > 0;) c.compact_after[i] = c.compact_after[i + 1] + c.compact[i];
+  return c;
+}
+
+// Result i as one line: with its reasons while the budget holds them and the compact lines of the results after
+// it; compact past that, so a list of many results stays within the budget as long as its compact lines do.
+json one_line(const json& r, size_t i, const LineCosts& c, size_t budget, size_t used) {
+  return summary_of(r, used + c.full[i] + c.compact_after[i + 1] <= budget);
+}
+
 // Assembles a list answer: Markdown of each result within the budget, summaries past it.
 ToolResult list_answer(std::vector<json> results, const std::string& header, std::string message, int total,
                        const json& filters, Detail detail) {
@@ -524,20 +545,22 @@ ToolResult list_answer(std::vector<json> results, const std::string& header, std
   std::vector<json> shown;
   size_t summarized = 0;
   // What each result costs as one line (its Markdown line and its summary object): the results after one shown
-  // in full keep this much room, so the results in full never push the answer past the budget. One-line results
-  // are never dropped, so an answer with more of them than the budget holds is that much larger.
+  // in full keep the room their lines with reasons take, so the results in full never push the answer past the
+  // budget. One-line results are never dropped: past the budget they lose their reasons, and an answer with more
+  // compact lines than the budget holds is that much larger.
+  const LineCosts costs = line_costs(results);
   std::vector<size_t> after(results.size() + 1, 0);
-  for (size_t i = results.size(); i-- > 0;) {
-    const json s = summary_of(results[i]);
-    after[i] = after[i + 1] + render_summary_line(s).size() + 3 + s.dump().size();
-  }
+  for (size_t i = results.size(); i-- > 0;) after[i] = after[i + 1] + costs.full[i];
   for (size_t i = 0; i < results.size(); ++i) {
     json& r = results[i];
     const bool in_full = detail == Detail::kFull || (detail == Detail::kStandard && i < kStandardInFull);
     if (in_full) {
       // The first result is always shown in full, its long fields cut shorter until it fits.
+      // The first result keeps its text before the lines after it keep their reasons; the others in full yield
+      // to the lines with reasons.
+      const size_t reserve = i == 0 ? costs.compact_after[1] : after[i + 1];
       Whole w = whole_within(r, detail == Detail::kFull ? kFullFieldChars : kStandardFieldChars,
-                             room_left(budget, used, after[i + 1]), i == 0 ? kFirstFieldFloor : SIZE_MAX,
+                             room_left(budget, used, reserve), i == 0 ? kFirstFieldFloor : SIZE_MAX,
                              [](const json& c) { return render_entity(c) + "\n---\n\n"; });
       if (w.fits || i == 0) {
         used += w.text.size() + w.result.dump().size();
@@ -546,9 +569,8 @@ ToolResult list_answer(std::vector<json> results, const std::string& header, std
         continue;
       }
     }
-    // Results are never dropped: past the budget they are one line each (a few hundred characters), so an answer
-    // is at most its budget plus `limit` summaries.
-    json s = summary_of(r);
+    // Results are never dropped: past the budget they are one line each (a few hundred characters).
+    json s = one_line(r, i, costs, budget, used);
     std::string line = "- " + render_summary_line(s) + "\n";
     used += line.size() + s.dump().size();
     if (detail != Detail::kSummary) ++summarized;
@@ -1360,25 +1382,29 @@ ToolResult search_all(store::Store& st, const json& args, const SearchContext& c
     }
     add_children(st, f->results);
     // In ranking order, the first results stay whole in structuredContent and the rest are summaries, as in the
-    // other search tools' answers (the text lists every result as one line).
+    // other search tools' answers (the text lists every result as one line, counted with it).
     const Detail detail = detail_of(args);
-    size_t used = 0;
+    const size_t budget = detail == Detail::kFull ? kFullBudget : kStandardBudget;
+    const LineCosts costs = line_costs(f->results);
+    std::vector<size_t> after(f->results.size() + 1, 0);
+    for (size_t i = f->results.size(); i-- > 0;) after[i] = after[i + 1] + costs.full[i];
+    size_t used = query.size() + message.size() + 400;
     for (size_t i = 0; i < f->results.size(); ++i) {
       json& r = f->results[i];
       const bool whole = detail == Detail::kFull || (detail == Detail::kStandard && i < kStandardInFull);
       if (whole) {
-        const size_t reserve = (f->results.size() - i - 1) * kSummaryChars;
+        const size_t reserve = i == 0 ? costs.compact_after[1] : after[i + 1];
         Whole w = whole_within(r, detail == Detail::kFull ? kFullFieldChars : kStandardFieldChars,
-                               room_left(detail == Detail::kFull ? kFullBudget : kStandardBudget, used, reserve),
-                               SIZE_MAX, nullptr);
-        r = std::move(w.result);
+                               room_left(budget, used, reserve), SIZE_MAX,
+                               [](const json& c) { return render_summary_line(c) + "\n"; });
         if (w.fits) {
-          used += r.dump().size();
+          used += w.text.size() + w.result.dump().size();
+          r = std::move(w.result);
           continue;
         }
       }
-      r = summary_of(r);
-      used += kSummaryChars;
+      r = one_line(r, i, costs, budget, used);
+      used += line_cost(r);
     }
     std::vector<std::pair<std::string, std::vector<json>>> per_kind;
     for (auto& r : f->results) {

@@ -778,6 +778,64 @@ TEST(Engine, LargeAnswersAreSummarisedWithinBudget) {
   EXPECT_GT(in_full, 3u);
 }
 
+// A default list of 20 whose one-line results with their reasons (score, what matched, a snippet) would not fit
+// stays within the budget: the lines past the room lose their reasons, never their attribution.
+TEST(Engine, OneLineResultsLoseTheirReasonsBeforeTheBudget) {
+  const std::string path = testing::temp_dir() + "/lines.db";
+  {
+    auto st = store::Store::open(path, store::Store::Mode::kReadWrite);
+    ASSERT_TRUE(st.is_ok());
+    std::vector<model::Entity> many;
+    // Long names make every line long: 20 lines with their reasons are past 16,000 characters, without them not.
+    model::Document doc{
+        "long", "A Book With A Rather Long Title", "", "A Publisher", std::string(160, 'L'), "5e-2014", "test", "", ""};
+    for (int i = 0; i < 40; ++i) {
+      model::Entity e;
+      e.kind = model::Kind::kCreature;
+      e.key = "long_creature-with-a-long-key-" + std::to_string(i);
+      e.name = "Creature With A Long Name Number " + std::to_string(1000 + i);
+      e.document = doc;
+      e.source_api = "test";
+      e.url = "https://example.invalid/v2/creatures/" + e.key + "/";
+      e.text = "It lurks in the marsh reeds and waits for travellers. " + std::string(2000, 'x');
+      e.data = {{"traits", json::array({{{"name", "Lurker"}, {"desc", e.text}}})}};
+      e.facets.cr = 1;
+      many.push_back(e);
+    }
+    ASSERT_TRUE((*st)->upsert({doc}, many).is_ok());
+  }
+  Engine engine(path);
+  auto r = engine.call("search_creature", {{"search", "lurks in the marsh reeds"}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  const json& results = r.structured["result"];
+  ASSERT_EQ(results.size(), 20u);
+  const size_t size = r.text.size() + r.structured.dump().size();
+  EXPECT_LE(size, 16000u + 1000u) << "about 4,000 tokens";
+  size_t with_reasons = 0, compact = 0;
+  for (const auto& x : results) {
+    for (const char* f : {"key", "name", "kind", "source_api", "url"}) EXPECT_TRUE(x.contains(f)) << f;
+    for (const char* f : {"key", "name", "publisher", "license", "game_system"}) {
+      EXPECT_TRUE(x["document"].contains(f)) << f;
+    }
+    if (!x.value("summarized", false)) continue;
+    if (x.contains("_snippet")) {
+      EXPECT_EQ(compact, 0u) << "the lines with reasons come first";
+      EXPECT_TRUE(x.contains("_score") && x.contains("_matched"));
+      ++with_reasons;
+    } else {
+      EXPECT_FALSE(x.contains("_score") || x.contains("_matched"));
+      ++compact;
+    }
+  }
+  EXPECT_GT(compact, 0u) << "20 lines with reasons do not fit";
+  EXPECT_GT(with_reasons, 0u) << "the room there is goes to reasons";
+  // A shorter list has room for every line's reasons.
+  auto five = engine.call("search_creature", {{"search", "lurks in the marsh reeds"}, {"limit", 5}});
+  for (const auto& x : five.structured["result"]) {
+    if (x.value("summarized", false)) EXPECT_TRUE(x.contains("_snippet")) << x.dump();
+  }
+}
+
 TEST(Engine, OneHugeEntryStaysWithinTheBudget) {
   const std::string path = testing::temp_dir() + "/huge.db";
   {
