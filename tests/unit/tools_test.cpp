@@ -727,6 +727,22 @@ TEST(Engine, TheNearestCloseNameComesFirst) {
   }
 }
 
+// A CR 1 creature of `doc` whose one trait says `trait`; its URL is `url_base` + key.
+model::Entity test_creature(const model::Document& doc, const std::string& key, const std::string& name,
+                            const std::string& url_base, const std::string& text, const std::string& trait) {
+  model::Entity e;
+  e.kind = model::Kind::kCreature;
+  e.key = key;
+  e.name = name;
+  e.document = doc;
+  e.source_api = "test";
+  e.url = url_base + key;
+  e.text = text;
+  e.data = {{"traits", json::array({{{"name", "Verbose"}, {"desc", trait}}})}};
+  e.facets.cr = 1;
+  return e;
+}
+
 TEST(Engine, LargeAnswersAreSummarisedWithinBudget) {
   const std::string path = testing::temp_dir() + "/big.db";
   {
@@ -735,16 +751,8 @@ TEST(Engine, LargeAnswersAreSummarisedWithinBudget) {
     std::vector<model::Entity> many;
     model::Document doc{"big", "Big Book", "", "", "", "5e-2014", "test", "", ""};
     for (int i = 0; i < 100; ++i) {
-      model::Entity e;
-      e.kind = model::Kind::kCreature;
-      e.key = "big_" + std::to_string(i);
-      e.name = "Creature " + std::to_string(1000 + i);
-      e.document = doc;
-      e.source_api = "test";
-      e.url = "https://example.invalid/" + e.key;
-      e.data = {{"traits", json::array({{{"name", "Verbose"}, {"desc", std::string(3000, 'w')}}})}};
-      e.facets.cr = 1;
-      many.push_back(e);
+      many.push_back(test_creature(doc, "big_" + std::to_string(i), "Creature " + std::to_string(1000 + i),
+                                   "https://example.invalid/", "", std::string(3000, 'w')));
     }
     ASSERT_TRUE((*st)->upsert({doc}, many).is_ok());
   }
@@ -790,17 +798,10 @@ TEST(Engine, OneLineResultsLoseTheirReasonsBeforeTheBudget) {
     model::Document doc{
         "long", "A Book With A Rather Long Title", "", "A Publisher", std::string(160, 'L'), "5e-2014", "test", "", ""};
     for (int i = 0; i < 40; ++i) {
-      model::Entity e;
-      e.kind = model::Kind::kCreature;
-      e.key = "long_creature-with-a-long-key-" + std::to_string(i);
-      e.name = "Creature With A Long Name Number " + std::to_string(1000 + i);
-      e.document = doc;
-      e.source_api = "test";
-      e.url = "https://example.invalid/v2/creatures/" + e.key + "/";
-      e.text = "It lurks in the marsh reeds and waits for travellers. " + std::string(2000, 'x');
-      e.data = {{"traits", json::array({{{"name", "Lurker"}, {"desc", e.text}}})}};
-      e.facets.cr = 1;
-      many.push_back(e);
+      const std::string text = "It lurks in the marsh reeds and waits for travellers. " + std::string(2000, 'x');
+      many.push_back(test_creature(doc, "long_creature-with-a-long-key-" + std::to_string(i),
+                                   "Creature With A Long Name Number " + std::to_string(1000 + i),
+                                   "https://example.invalid/v2/creatures/", text, text));
     }
     ASSERT_TRUE((*st)->upsert({doc}, many).is_ok());
   }
