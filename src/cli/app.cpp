@@ -487,7 +487,6 @@ std::shared_ptr<search::Semantic> one_shot_semantic(const Config& cfg, tools::En
 // the model (deferred, off the answering path) and publishes the stored vectors first, so searches are answered by
 // meaning about a tenth of a second after start; then each pass embeds only what changed and republishes the
 // index. Answers are lexical-only while no index is published (Semantic::notice says so).
-
 class BackgroundEmbedder {
  public:
   BackgroundEmbedder(const Config& cfg, std::shared_ptr<search::Semantic> semantic)

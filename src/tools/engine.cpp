@@ -555,9 +555,8 @@ ToolResult list_answer(std::vector<json> results, const std::string& header, std
     json& r = results[i];
     const bool in_full = detail == Detail::kFull || (detail == Detail::kStandard && i < kStandardInFull);
     if (in_full) {
-      // The first result is always shown in full, its long fields cut shorter until it fits.
-      // The first result keeps its text before the lines after it keep their reasons; the others in full yield
-      // to the lines with reasons.
+      // The first result is always shown in full, its long fields cut shorter until it fits; it keeps its text
+      // before the lines after it keep their reasons. The others in full yield to the lines with reasons.
       const size_t reserve = i == 0 ? costs.compact_after[1] : after[i + 1];
       Whole w = whole_within(r, detail == Detail::kFull ? kFullFieldChars : kStandardFieldChars,
                              room_left(budget, used, reserve), i == 0 ? kFirstFieldFloor : SIZE_MAX,
