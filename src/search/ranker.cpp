@@ -414,13 +414,16 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
     for (const QueryFacet& f : facets) {
       std::vector<EntityId> ranking;
       if (ix) {
-        // The entries with the facet that the filters allow, nearest in meaning first.
+        // The entries with the facet that the filters allow, nearest in meaning first. The call's own filters
+        // hold whatever the facet names: another value of a filtered field ("flies" under `movement` swim) ranks
+        // the entries with both, never one without the filter's value.
         std::vector<uint8_t> has(ix->size(), 0);
         for (size_t v = 0; v < f.values.size(); ++v) {
           auto m = allowed_mask(st, *ix, narrowed(q, f, v));
           if (!m) return m.status();
           for (size_t i = 0; i < has.size(); ++i) has[i] |= (*m)[i];
         }
+        for (size_t i = 0; i < has.size(); ++i) has[i] &= mask[i];
         const std::vector<float>& qv = embeddings.embed(s);
         for (const auto& h : ix->top_k(qv.data(), &has, kFacetDepth)) {
           if (h.score < kTextHitMeaningFloor) break;

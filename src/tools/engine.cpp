@@ -417,9 +417,9 @@ json to_result(const Entity& e) {
 enum class Detail { kSummary, kStandard, kFull };
 
 // One result as a summary: what identifies it and the kind's key facts (level and school, CR and type, rarity,
-// category, cost), marked `summarized`; get_entity gives it in full. With `reasons`, also why it ranked where
-// it did (`_score`, `_matched`, a snippet of the text that matched); an answer without room for them leaves
-// them out (see one_line).
+// category, cost), marked `summarized`, with its `_score` (search_all's groups are ordered across kinds by it);
+// get_entity gives it in full. With `reasons`, also why it ranked there (`_matched`, a snippet of the text that
+// matched); an answer without room for them leaves them out (see one_line).
 json summary_of(const json& r, bool reasons = true) {
   // Every result names its source: the document (key, name, publisher, licence, game system), the source API and
   // the API URL it came from. The document's display name is left to the entry in full.
@@ -438,11 +438,11 @@ json summary_of(const json& r, bool reasons = true) {
   };
   for (const char* fact : {"level", "school", "concentration", "ritual", "casting_time", "challenge_rating", "size",
                            "type", "rarity", "requires_attunement", "category", "is_melee", "cost_gp", "subclass_of",
-                           "subspecies_of", "section", "_other_editions"}) {
+                           "subspecies_of", "section", "_score", "_other_editions"}) {
     keep(fact);
   }
   if (reasons) {
-    for (const char* why : {"_score", "_matched", "_snippet"}) keep(why);
+    for (const char* why : {"_matched", "_snippet"}) keep(why);
   }
   if (kind == "weapon") {
     keep("damage_dice");

@@ -429,3 +429,16 @@ for (const ex of EXAMPLES) {
     });
   });
 }
+
+// Facets read from the words rank within the call's filters, never past them: "flies" under `movement` swim
+// ranks the creatures that swim and also fly first, and returns none that does not swim (the Giant Fly and the
+// Bat fly and do not).
+test('words naming another value of a filtered field never widen the filter', async () => {
+  await ready;
+  const res = await call('search_creature', { search: 'a creature that flies', movement: 'swim', limit: 10, detail: 'full' });
+  const list = okList(res, 'flyers under movement swim');
+  assert.ok(!meaningProblem(res), `meaning-based search is not on: ${meaningProblem(res)} -- ${MODEL_HINT}`);
+  assert.ok(list.length >= 5, `${list.length} results`);
+  for (const r of list) assert.ok((r.speed?.swim ?? 0) > 0, `${r.name} does not swim: ${JSON.stringify(r.speed)}`);
+  assert.ok((list[0].speed?.fly ?? 0) > 0, `${list[0].name} is first and does not fly: ${JSON.stringify(list[0].speed)}`);
+});

@@ -3,6 +3,7 @@
 // as hard constraints, and the answers' explanations. Needs the model (scripts/setup.sh).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -203,6 +204,14 @@ TEST_F(Hybrid, FiltersAreHardConstraints) {
   const json d = call("search_spell", {{"search", "explosion of flame"}, {"documents", {"srd-2024"}}});
   ASSERT_FALSE(d["result"].empty());
   for (const auto& x : d["result"]) EXPECT_EQ(x["document"]["key"], "srd-2024") << x["name"];
+  // A facet the words name for a field the call filters by another value ranks, it never widens: lightning
+  // under `damage_type` fire (the fixture's Lightning Bolt deals lightning only, and is what the words mean).
+  const json fire = call("search_spell", {{"search", "a bolt of lightning"}, {"damage_type", "fire"}});
+  ASSERT_FALSE(fire["result"].empty());
+  for (const auto& x : fire["result"]) {
+    const json types = x.value("damage_types", json::array());
+    EXPECT_NE(std::find(types.begin(), types.end(), "fire"), types.end()) << x["name"] << " " << types;
+  }
 }
 
 TEST_F(Hybrid, AnExcludedNameFindsOnlyWhatContainsItsWords) {
