@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <thread>
 #include <tuple>
@@ -119,6 +121,41 @@ Result<std::vector<uint8_t>> allowed_mask(store::Store& st, const VectorIndex& i
 }
 
 namespace {
+
+// The entries with value `v` of facet `f` (of the facet's kinds, under no other filter), as a mask over `ix`. The
+// facets a query names recur across searches and finding their entries is an SQL query each, so the masks are
+// kept while the index and the store's contents (its stamp) stay the same; a call applies its own filters by
+// intersecting with its mask.
+Result<std::shared_ptr<const std::vector<uint8_t>>> facet_mask(store::Store& st, const VectorIndex& ix,
+                                                               const QueryFacet& f, size_t v) {
+  static std::mutex mu;
+  static uint64_t generation = 0;
+  static std::string stamp_seen;
+  static std::map<std::string, std::shared_ptr<const std::vector<uint8_t>>> masks;
+  constexpr size_t kMaxMasks = 256;  // 256 masks of 10,000 entries: 2.5 MB
+  auto stamp = st.content_stamp();
+  if (!stamp) return stamp.status();
+  std::string key = f.field + '\x1f' + f.values.at(v) + '\x1f';
+  for (Kind k : f.kinds) key += std::string(model::kind_name(k)) + ',';
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (generation != ix.generation() || stamp_seen != *stamp) {
+      masks.clear();
+      generation = ix.generation();
+      stamp_seen = *stamp;
+    }
+    if (auto it = masks.find(key); it != masks.end()) return it->second;
+  }
+  auto made = allowed_mask(st, ix, narrowed(Query{}, f, v));
+  if (!made) return made.status();
+  auto mask = std::make_shared<const std::vector<uint8_t>>(std::move(*made));
+  std::lock_guard<std::mutex> lock(mu);
+  if (generation == ix.generation() && stamp_seen == *stamp) {
+    if (masks.size() >= kMaxMasks) masks.clear();
+    masks[key] = mask;
+  }
+  return mask;
+}
 
 // A short excerpt of `text` around the first of `terms` it contains (case-insensitive), else its beginning.
 std::string snippet(const std::string& text, const std::vector<std::string>& terms) {
@@ -419,9 +456,9 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
         // the entries with both, never one without the filter's value.
         std::vector<uint8_t> has(ix->size(), 0);
         for (size_t v = 0; v < f.values.size(); ++v) {
-          auto m = allowed_mask(st, *ix, narrowed(q, f, v));
+          auto m = facet_mask(st, *ix, f, v);
           if (!m) return m.status();
-          for (size_t i = 0; i < has.size(); ++i) has[i] |= (*m)[i];
+          for (size_t i = 0; i < has.size(); ++i) has[i] |= (**m)[i];
         }
         for (size_t i = 0; i < has.size(); ++i) has[i] &= mask[i];
         const std::vector<float>& qv = embeddings.embed(s);

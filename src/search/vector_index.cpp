@@ -1,6 +1,7 @@
 #include "lorekeeper/search/vector_index.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -115,6 +116,8 @@ VectorIndex VectorIndex::build(store::Store::VectorMatrix m, int dims) {
     fill(ix);
   }
   ix.first_.push_back(static_cast<uint32_t>(ix.owner_.size()));
+  static std::atomic<uint64_t> next_generation{1};
+  ix.generation_ = next_generation++;
   ix.data_ = std::move(m.data);
   if (half::hardware() && !ix.data_.empty()) {
     ix.half_.resize(ix.data_.size());

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <set>
 #include <thread>
 
 #include "../unit/test_support.hpp"
@@ -212,6 +213,38 @@ TEST_F(Hybrid, FiltersAreHardConstraints) {
     const json types = x.value("damage_types", json::array());
     EXPECT_NE(std::find(types.begin(), types.end(), "fire"), types.end()) << x["name"] << " " << types;
   }
+}
+
+// The entries with a facet are kept between searches (they recur), and found again once the store's contents
+// change: the Red Dragon Wyrmling ranks for "flies" until its fly speed is gone.
+TEST_F(Hybrid, FacetEntriesFollowTheStoresContents) {
+  const std::string path = testing::temp_dir() + "/facets.db";
+  std::filesystem::copy_file(embedded_store(), path);
+  tools::Engine engine(path);
+  engine.set_semantic(semantic_);
+  auto by_facet = [&engine] {
+    std::set<std::string> keys;
+    auto r = engine.call("search_creature", {{"search", "undead that flies"}});
+    EXPECT_FALSE(r.is_error) << r.text;
+    for (const auto& x : r.structured["result"]) {
+      const json how = x.value("_matched", json::array());
+      if (std::find(how.begin(), how.end(), "facet") != how.end()) keys.insert(x["key"].get<std::string>());
+    }
+    return keys;
+  };
+  ASSERT_TRUE(by_facet().count("srd_red-dragon-wyrmling"));
+  ASSERT_TRUE(by_facet().count("srd_red-dragon-wyrmling")) << "and again from what was kept";
+  {
+    auto st = open(path);
+    auto got = st->get("srd_red-dragon-wyrmling", model::Kind::kCreature, false);
+    ASSERT_TRUE(got.is_ok() && got->size() == 1);
+    std::vector<model::Entity> one = std::move(*got);
+    ASSERT_TRUE(st->read_tags(one).is_ok());
+    ASSERT_FALSE(one[0].facets.movement.empty());
+    one[0].facets.movement.clear();
+    ASSERT_TRUE(st->upsert({one[0].document}, one).is_ok());
+  }
+  EXPECT_FALSE(by_facet().count("srd_red-dragon-wyrmling")) << "the changed store was read again";
 }
 
 TEST_F(Hybrid, AnExcludedNameFindsOnlyWhatContainsItsWords) {

@@ -44,6 +44,9 @@ class VectorIndex {
   static VectorIndex build(std::vector<store::Store::VectorRow> rows, int dims);
 
   int dims() const { return dims_; }
+  // A number no other index built in this process has: what is derived from one index (masks in its order) is
+  // kept under it.
+  uint64_t generation() const { return generation_; }
   size_t size() const { return entities_.size(); }
   size_t passage_count() const { return owner_.size(); }
   const EntityRef& entity(uint32_t i) const { return entities_[i]; }
@@ -63,6 +66,7 @@ class VectorIndex {
 
  private:
   int dims_ = 0;
+  uint64_t generation_ = 0;
   std::vector<EntityRef> entities_;
   static uint64_t key_hash(model::Kind kind, std::string_view key);
   // (kind, key) -> entity: open addressing over a power-of-two table of entity numbers, each entity's hash kept
