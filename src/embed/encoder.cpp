@@ -173,41 +173,29 @@ bool Encoder::has_half_weights() const {
     const std::string cache = half_cache::path_in(model_dir_);
     std::string why;
     std::shared_ptr<const uint16_t> half = half_cache::read(cache, weights_->identity(), count, &why);
-    const bool packed_here = half == nullptr;
-    if (packed_here) {
-      auto owned = std::make_shared<std::vector<uint16_t>>(count);
-      for (size_t l = 0; l < layers_.size(); ++l) {
-        const Layer& L = layers_[l];
-        uint16_t* at = owned->data() + per_layer * l;
-        for (auto [src, out, in] : {std::tuple{L.q_w, kHidden, kHidden},
-                                    {L.k_w, kHidden, kHidden},
-                                    {L.v_w, kHidden, kHidden},
-                                    {L.o_w, kHidden, kHidden},
-                                    {L.i_w, kFfn, kHidden},
-                                    {L.out_w, kHidden, kFfn}}) {
-          kernels::pack_half(src, out, in, at);
-          at += static_cast<size_t>(out) * in;
-        }
-      }
+    std::shared_ptr<std::vector<uint16_t>> owned;  // when not cached: packed here
+    if (!half) {
+      owned = std::make_shared<std::vector<uint16_t>>(count);
       half = std::shared_ptr<const uint16_t>(owned, owned->data());
     }
-    // The same layout either way: per layer q, k, v, o, intermediate, output, each packed whole.
+    // Per layer q, k, v, o, intermediate, output, each packed whole: where each starts, packing it when not cached.
     std::vector<HalfLayer> half_layers;
-    for (size_t l = 0; l < layers_.size(); ++l) {
-      const uint16_t* at = half.get() + per_layer * l;
+    size_t at = 0;
+    for (const Layer& L : layers_) {
       HalfLayer H{};
-      for (auto [dst, out, in] : {std::tuple{&H.q_w, kHidden, kHidden},
-                                  {&H.k_w, kHidden, kHidden},
-                                  {&H.v_w, kHidden, kHidden},
-                                  {&H.o_w, kHidden, kHidden},
-                                  {&H.i_w, kFfn, kHidden},
-                                  {&H.out_w, kHidden, kFfn}}) {
-        *dst = at;
+      for (auto [src, dst, out, in] : {std::tuple{L.q_w, &H.q_w, kHidden, kHidden},
+                                       {L.k_w, &H.k_w, kHidden, kHidden},
+                                       {L.v_w, &H.v_w, kHidden, kHidden},
+                                       {L.o_w, &H.o_w, kHidden, kHidden},
+                                       {L.i_w, &H.i_w, kFfn, kHidden},
+                                       {L.out_w, &H.out_w, kHidden, kFfn}}) {
+        if (owned) kernels::pack_half(src, out, in, owned->data() + at);
+        *dst = half.get() + at;
         at += static_cast<size_t>(out) * in;
       }
       half_layers.push_back(H);
     }
-    if (packed_here) {
+    if (owned) {
       Status written = half_cache::write(cache, weights_->identity(), half.get(), count);
       log::debug(written.is_ok() ? "packed the query weights (" + why + "); wrote " + cache
                                  : "packed the query weights (" + why + "); not kept: " + written.message());

@@ -863,12 +863,14 @@ Result<int64_t> Store::data_version() {
 }
 
 Result<std::string> Store::content_stamp() {
-  auto st = Stmt::prepare(db_, "SELECT stamp FROM content_stamp WHERE id = 1");
+  auto st = cached("SELECT stamp FROM content_stamp WHERE id = 1");
   if (!st) return st.status();
-  auto row = st->step();
+  auto row = (*st)->step();
   if (!row) return row.status();
   if (!*row) return Status::corruption("the store has no content stamp");
-  return st->text(0);
+  std::string stamp = (*st)->text(0);
+  (*st)->reset();
+  return stamp;
 }
 
 Result<std::optional<std::string>> Store::meta(const std::string& key) {
@@ -1165,17 +1167,7 @@ Result<const TextIndex*> Store::text_index(bool wait) {
   auto mark = change_mark();
   if (!mark) return mark.status();
   if (t.index && *mark == t.checked_at) return t.index.get();
-  auto read_stamp = [&]() -> Result<std::string> {
-    auto st = cached("SELECT stamp FROM content_stamp WHERE id = 1");
-    if (!st) return st.status();
-    auto row = (*st)->step();
-    if (!row) return row.status();
-    if (!*row) return Status::corruption("the store has no content stamp");
-    std::string stamp = (*st)->text(0);
-    (*st)->reset();
-    return stamp;
-  };
-  auto stamp = read_stamp();
+  auto stamp = content_stamp();
   if (!stamp) return stamp.status();
   if (!t.index || t.index->stamp() != *stamp) {
     // Stamp and postings are read in one snapshot (unless the caller already holds one). Every statement used
@@ -1183,7 +1175,7 @@ Result<const TextIndex*> Store::text_index(bool wait) {
     const bool own_snapshot = sqlite3_get_autocommit(db_) != 0;
     if (own_snapshot) LOREKEEPER_RETURN_IF_ERROR(sqlite::exec(db_, "BEGIN"));
     auto loaded = [&]() -> Result<std::shared_ptr<const TextIndex>> {
-      auto current = read_stamp();
+      auto current = content_stamp();
       if (!current) return current.status();
       return TextIndex::shared(
           *current, [&] { return TextIndex::load(db_, *current); }, wait);
@@ -1473,15 +1465,19 @@ Status Store::scan(const std::function<bool(const Entity&)>& visit) {
   return Status::ok();
 }
 
+namespace {
+// The stored vectors of one model (bound as ?) for entities that still exist, in (kind, key, passage) order. CROSS
+// JOIN keeps entity_vectors the outer loop: its primary key gives the order, and entities (wide rows) is only
+// probed by its (kind, key) index. The planner's own choice scanned entities and sorted the vectors in a temporary
+// B-tree (three times slower on the bundled store).
+constexpr const char* kVectorsOfModel =
+    " FROM entity_vectors v CROSS JOIN entities e ON e.kind = v.kind AND e.key = v.key"
+    " WHERE v.model = ? ORDER BY v.kind, v.key, v.passage";
+}  // namespace
+
 Result<std::vector<Store::VectorRow>> Store::vectors(const std::string& model, bool with_vectors) {
   auto st = Stmt::prepare(db_, std::string("SELECT v.kind, v.key, v.passage, v.text_hash, e.document_key") +
-                                   (with_vectors ? ", v.vector" : "") +
-                                   // CROSS JOIN keeps entity_vectors the outer loop: its primary key gives the
-                                   // order, and entities (wide rows) is only probed by its (kind, key) index. The
-                                   // planner's own choice scanned entities and sorted the vectors in a temporary
-                                   // B-tree (three times slower on the bundled store).
-                                   " FROM entity_vectors v CROSS JOIN entities e ON e.kind = v.kind AND e.key = v.key"
-                                   " WHERE v.model = ? ORDER BY v.kind, v.key, v.passage");
+                                   (with_vectors ? ", v.vector" : "") + kVectorsOfModel);
   if (!st) return st.status();
   st->bind(1, std::string_view(model));
   std::vector<VectorRow> out;
@@ -1509,11 +1505,8 @@ Result<std::vector<Store::VectorRow>> Store::vectors(const std::string& model, b
 }
 
 Result<Store::VectorMatrix> Store::vector_matrix(const std::string& model, int dims) {
-  // The order and join as in vectors(), without the passages' hashes.
-  auto st = Stmt::prepare(db_,
-                          "SELECT v.kind, v.key, v.passage, e.document_key, v.vector"
-                          " FROM entity_vectors v CROSS JOIN entities e ON e.kind = v.kind AND e.key = v.key"
-                          " WHERE v.model = ? ORDER BY v.kind, v.key, v.passage");
+  auto st =
+      Stmt::prepare(db_, std::string("SELECT v.kind, v.key, v.passage, e.document_key, v.vector") + kVectorsOfModel);
   if (!st) return st.status();
   st->bind(1, std::string_view(model));
   const size_t bytes = static_cast<size_t>(std::max(dims, 0)) * sizeof(float);

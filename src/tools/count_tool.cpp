@@ -40,25 +40,30 @@ std::string shown(const std::string& facet, const std::string& value) {
 ToolSpec spec() {
   std::vector<std::string> kinds;
   for (model::Kind k : model::all_kinds()) kinds.emplace_back(model::kind_name(k));
-  ParamSpec kind;
-  kind.name = "kind";
-  kind.description = "Kind of entity to count.";
-  kind.enum_values = kinds;
-  kind.required = true;
-  ParamSpec by;
-  by.name = "by";
-  by.type = ParamType::kStringArray;
-  by.description =
-      "Facets to count by; default: level and school (spells), cr and type (creatures), rarity (magic items), else "
-      "document. damage_type counts a creature's own attacks, not its spells'.";
-  by.enum_values = kFacets;
+  // Every field given, as engine.cpp's parameters are: name, type, description, values, minimum, maximum,
+  // default, required, aliases.
+  ParamSpec kind{"kind", ParamType::kString, "Kind of entity to count.", kinds, {}, {}, json(), true, {}};
+  ParamSpec by{"by",
+               ParamType::kStringArray,
+               "Facets to count by; default: level and school (spells), cr and type (creatures), rarity (magic "
+               "items), else document. damage_type counts a creature's own attacks, not its spells'.",
+               kFacets,
+               {},
+               {},
+               json(),
+               false,
+               {}};
   by.max_items = kFacets.size();
-  ParamSpec filters;
-  filters.name = "filters";
-  filters.type = ParamType::kObject;
-  filters.description =
-      "The filters of the kind's search tool (search_spell, search_creature, ...), e.g. "
-      "{\"type\": \"fiend\", \"documents\": [\"srd-2014\"]}.";
+  ParamSpec filters{"filters",
+                    ParamType::kObject,
+                    "The filters of the kind's search tool (search_spell, search_creature, ...), e.g. "
+                    "{\"type\": \"fiend\", \"documents\": [\"srd-2014\"]}.",
+                    {},
+                    {},
+                    {},
+                    json(),
+                    false,
+                    {}};
   ojson counts = {{"type", "array"},
                   {"items",
                    {{"type", "object"},

@@ -514,17 +514,22 @@ size_t room_left(size_t budget, size_t used, size_t reserve) {
 struct LineCosts {
   std::vector<size_t> full;           // per result, with its reasons
   std::vector<size_t> compact;        // per result, without them
+  std::vector<size_t> full_after;     // the lines with reasons of the results from i on
   std::vector<size_t> compact_after;  // the compact lines of the results from i on: what those after one keep
 };
 size_t line_cost(const json& s) { return render_summary_line(s).size() + 3 + s.dump().size(); }
 LineCosts line_costs(const std::vector<json>& results) {
   LineCosts c;
+  c.full_after.assign(results.size() + 1, 0);
   c.compact_after.assign(results.size() + 1, 0);
   for (const auto& r : results) {
     c.full.push_back(line_cost(summary_of(r, true)));
     c.compact.push_back(line_cost(summary_of(r, false)));
   }
-  for (size_t i = results.size(); i-- > 0;) c.compact_after[i] = c.compact_after[i + 1] + c.compact[i];
+  for (size_t i = results.size(); i-- > 0;) {
+    c.full_after[i] = c.full_after[i + 1] + c.full[i];
+    c.compact_after[i] = c.compact_after[i + 1] + c.compact[i];
+  }
   return c;
 }
 
@@ -549,15 +554,13 @@ ToolResult list_answer(std::vector<json> results, const std::string& header, std
   // budget. One-line results are never dropped: past the budget they lose their reasons, and an answer with more
   // compact lines than the budget holds is that much larger.
   const LineCosts costs = line_costs(results);
-  std::vector<size_t> after(results.size() + 1, 0);
-  for (size_t i = results.size(); i-- > 0;) after[i] = after[i + 1] + costs.full[i];
   for (size_t i = 0; i < results.size(); ++i) {
     json& r = results[i];
     const bool in_full = detail == Detail::kFull || (detail == Detail::kStandard && i < kStandardInFull);
     if (in_full) {
       // The first result is always shown in full, its long fields cut shorter until it fits; it keeps its text
       // before the lines after it keep their reasons. The others in full yield to the lines with reasons.
-      const size_t reserve = i == 0 ? costs.compact_after[1] : after[i + 1];
+      const size_t reserve = i == 0 ? costs.compact_after[1] : costs.full_after[i + 1];
       Whole w = whole_within(r, detail == Detail::kFull ? kFullFieldChars : kStandardFieldChars,
                              room_left(budget, used, reserve), i == 0 ? kFirstFieldFloor : SIZE_MAX,
                              [](const json& c) { return render_entity(c) + "\n---\n\n"; });
@@ -1385,14 +1388,12 @@ ToolResult search_all(store::Store& st, const json& args, const SearchContext& c
     const Detail detail = detail_of(args);
     const size_t budget = detail == Detail::kFull ? kFullBudget : kStandardBudget;
     const LineCosts costs = line_costs(f->results);
-    std::vector<size_t> after(f->results.size() + 1, 0);
-    for (size_t i = f->results.size(); i-- > 0;) after[i] = after[i + 1] + costs.full[i];
     size_t used = query.size() + message.size() + 400;
     for (size_t i = 0; i < f->results.size(); ++i) {
       json& r = f->results[i];
       const bool whole = detail == Detail::kFull || (detail == Detail::kStandard && i < kStandardInFull);
       if (whole) {
-        const size_t reserve = i == 0 ? costs.compact_after[1] : after[i + 1];
+        const size_t reserve = i == 0 ? costs.compact_after[1] : costs.full_after[i + 1];
         Whole w = whole_within(r, detail == Detail::kFull ? kFullFieldChars : kStandardFieldChars,
                                room_left(budget, used, reserve), SIZE_MAX,
                                [](const json& c) { return render_summary_line(c) + "\n"; });

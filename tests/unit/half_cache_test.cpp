@@ -22,6 +22,8 @@ struct Dir {
   std::string dir = testing::temp_dir();
   std::string model = dir + "/model.safetensors";
   std::string cache = path_in(dir);
+  // The model file as it is now.
+  FileIdentity id() const { return FileIdentity::of_path(model); }
 };
 
 std::vector<uint16_t> halves(size_t n) {
@@ -35,9 +37,9 @@ TEST(HalfCache, WhatIsWrittenIsReadBackInPlace) {
   Dir d;
   testing::write_file(d.model, "the model's bytes");
   const auto h = halves(1003);  // not a multiple of the checksum's word or lane count
-  ASSERT_TRUE(write(d.cache, FileIdentity::of_path(d.model), h.data(), h.size()).is_ok());
+  ASSERT_TRUE(write(d.cache, d.id(), h.data(), h.size()).is_ok());
   std::string why;
-  auto got = read(d.cache, FileIdentity::of_path(d.model), h.size(), &why);
+  auto got = read(d.cache, d.id(), h.size(), &why);
   ASSERT_NE(got, nullptr) << why;
   EXPECT_EQ(std::memcmp(got.get(), h.data(), h.size() * sizeof(uint16_t)), 0);
   // No temporary file is left beside it.
@@ -50,33 +52,33 @@ TEST(HalfCache, AnotherShapeIsNotUsed) {
   Dir d;
   testing::write_file(d.model, "m");
   const auto h = halves(64);
-  ASSERT_TRUE(write(d.cache, FileIdentity::of_path(d.model), h.data(), h.size()).is_ok());
-  EXPECT_EQ(read(d.cache, FileIdentity::of_path(d.model), 65), nullptr);
-  EXPECT_EQ(read(d.cache, FileIdentity::of_path(d.model), 63), nullptr);
+  ASSERT_TRUE(write(d.cache, d.id(), h.data(), h.size()).is_ok());
+  EXPECT_EQ(read(d.cache, d.id(), 65), nullptr);
+  EXPECT_EQ(read(d.cache, d.id(), 63), nullptr);
 }
 
 TEST(HalfCache, AReplacedModelMakesTheCacheStale) {
   Dir d;
   testing::write_file(d.model, "first model");
   const auto h = halves(256);
-  ASSERT_TRUE(write(d.cache, FileIdentity::of_path(d.model), h.data(), h.size()).is_ok());
-  ASSERT_NE(read(d.cache, FileIdentity::of_path(d.model), h.size()), nullptr);
+  ASSERT_TRUE(write(d.cache, d.id(), h.data(), h.size()).is_ok());
+  ASSERT_NE(read(d.cache, d.id(), h.size()), nullptr);
   // Same size, new file (as `model fetch` renames a download over it).
   const std::string next = d.dir + "/next";
   testing::write_file(next, "other model");
   std::filesystem::rename(next, d.model);
   std::string why;
-  EXPECT_EQ(read(d.cache, FileIdentity::of_path(d.model), h.size(), &why), nullptr);
+  EXPECT_EQ(read(d.cache, d.id(), h.size(), &why), nullptr);
   EXPECT_NE(why.find("another model file"), std::string::npos) << why;
   // Rewritten in place (same inode and size) with its modification time set back, as an archive unpacked over it
   // or `rsync --inplace -t` leave it: the change time still differs.
-  ASSERT_TRUE(write(d.cache, FileIdentity::of_path(d.model), h.data(), h.size()).is_ok());
-  const FileIdentity before = FileIdentity::of_path(d.model);
+  ASSERT_TRUE(write(d.cache, d.id(), h.data(), h.size()).is_ok());
+  const FileIdentity before = d.id();
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   testing::write_file(d.model, "other MODEL");
   struct timespec times[2] = {{0, UTIME_OMIT}, {before.mtime_ns / 1000000000, before.mtime_ns % 1000000000}};
   ASSERT_EQ(::utimensat(AT_FDCWD, d.model.c_str(), times, 0), 0);
-  const FileIdentity after = FileIdentity::of_path(d.model);
+  const FileIdentity after = d.id();
   ASSERT_EQ(after.inode, before.inode);
   ASSERT_EQ(after.size, before.size);
   ASSERT_EQ(after.mtime_ns, before.mtime_ns);
@@ -96,7 +98,7 @@ TEST(HalfCache, WeightsThatAreNotFiniteAreNotKept) {
   for (uint16_t bad : {uint16_t{0x7c00}, uint16_t{0xfc00}, uint16_t{0x7e01}}) {  // +inf, -inf, NaN
     auto h = halves(64);
     h[17] = bad;
-    EXPECT_EQ(write(d.cache, FileIdentity::of_path(d.model), h.data(), h.size()).code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(write(d.cache, d.id(), h.data(), h.size()).code(), StatusCode::kInvalidArgument);
     EXPECT_FALSE(std::filesystem::exists(d.cache));
   }
 }
@@ -106,23 +108,23 @@ TEST(HalfCache, AFifoOrDirectoryInItsPlaceIsNotRead) {
   testing::write_file(d.model, "m");
   ASSERT_EQ(::mkfifo(d.cache.c_str(), 0644), 0);
   std::string why;
-  EXPECT_EQ(read(d.cache, FileIdentity::of_path(d.model), 16, &why), nullptr) << "and does not block";
+  EXPECT_EQ(read(d.cache, d.id(), 16, &why), nullptr) << "and does not block";
   EXPECT_NE(why.find("regular"), std::string::npos) << why;
   std::filesystem::remove(d.cache);
   std::filesystem::create_directory(d.cache);
-  EXPECT_EQ(read(d.cache, FileIdentity::of_path(d.model), 16), nullptr);
+  EXPECT_EQ(read(d.cache, d.id(), 16), nullptr);
 }
 
 TEST(HalfCache, EveryDamageReadsAsAbsent) {
   Dir d;
   testing::write_file(d.model, "m");
   const auto h = halves(512);
-  ASSERT_TRUE(write(d.cache, FileIdentity::of_path(d.model), h.data(), h.size()).is_ok());
+  ASSERT_TRUE(write(d.cache, d.id(), h.data(), h.size()).is_ok());
   const std::string good = testing::read_file(d.cache);
   auto damaged = [&](const std::string& bytes, const char* what) {
     testing::write_file(d.cache, bytes);
     // The damaged copy is a new file: the model is unchanged, so only the damage can refuse it.
-    EXPECT_EQ(read(d.cache, FileIdentity::of_path(d.model), h.size()), nullptr) << what;
+    EXPECT_EQ(read(d.cache, d.id(), h.size()), nullptr) << what;
   };
   damaged(good.substr(0, good.size() - 2), "cut short");
   damaged(good.substr(0, 40), "cut inside the header");
@@ -135,7 +137,7 @@ TEST(HalfCache, EveryDamageReadsAsAbsent) {
     damaged(flipped, ("one bit flipped at byte " + std::to_string(at)).c_str());
   }
   testing::write_file(d.cache, good);
-  EXPECT_NE(read(d.cache, FileIdentity::of_path(d.model), h.size()), nullptr) << "the intact file reads again";
+  EXPECT_NE(read(d.cache, d.id(), h.size()), nullptr) << "the intact file reads again";
 }
 
 TEST(HalfCache, AnUnwritableDirectoryIsAnErrorAndLeavesNothing) {
@@ -144,7 +146,7 @@ TEST(HalfCache, AnUnwritableDirectoryIsAnErrorAndLeavesNothing) {
   testing::write_file(d.model, "m");
   ASSERT_EQ(::chmod(d.dir.c_str(), 0555), 0);
   const auto h = halves(16);
-  const Status s = write(d.cache, FileIdentity::of_path(d.model), h.data(), h.size());
+  const Status s = write(d.cache, d.id(), h.data(), h.size());
   ::chmod(d.dir.c_str(), 0755);
   EXPECT_EQ(s.code(), StatusCode::kIoError);
   EXPECT_FALSE(std::filesystem::exists(d.cache));
@@ -154,7 +156,7 @@ TEST(HalfCache, AMissingDirectoryIsAnError) {
   Dir d;
   testing::write_file(d.model, "m");
   const auto h = halves(16);
-  const Status s = write(d.dir + "/no/such/dir/cache", FileIdentity::of_path(d.model), h.data(), h.size());
+  const Status s = write(d.dir + "/no/such/dir/cache", d.id(), h.data(), h.size());
   EXPECT_EQ(s.code(), StatusCode::kIoError);
 }
 
