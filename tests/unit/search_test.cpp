@@ -404,6 +404,24 @@ TEST(StoreVectors, WriteReadReplaceAndPrune) {
   EXPECT_EQ((*got)[1].passage, 1);
   EXPECT_EQ((*got)[1].vector, (std::vector<float>{3, 4}));
   EXPECT_EQ((*got)[0].document_key, "doc");
+  // As one array: the same rows in the same order; a vector of another size (a damaged row, another model's
+  // width), an empty one and a width of 0 are left out, never read past.
+  auto matrix = st.vector_matrix("m", 2);
+  ASSERT_TRUE(matrix.is_ok());
+  ASSERT_EQ(matrix->rows.size(), 3u);
+  EXPECT_EQ(matrix->data, (std::vector<float>{1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(matrix->rows[1].key, "a");
+  EXPECT_EQ(matrix->rows[1].passage, 1);
+  EXPECT_EQ(matrix->rows[2].document_key, "doc");
+  ASSERT_TRUE(
+      st.write_vectors("m", {{Kind::kSpell, "b", 0, "h3", {5, 6, 7}, ""}, {Kind::kSpell, "b", 1, "h4", {}, ""}}, {})
+          .is_ok());
+  matrix = st.vector_matrix("m", 2);
+  ASSERT_TRUE(matrix.is_ok());
+  EXPECT_EQ(matrix->rows.size(), 2u);
+  EXPECT_EQ(matrix->data, (std::vector<float>{1, 2, 3, 4}));
+  EXPECT_TRUE(st.vector_matrix("m", 0)->rows.empty());
+  EXPECT_TRUE(st.vector_matrix("m", -1)->rows.empty());
   // Rewriting an entity replaces all its passages.
   ASSERT_TRUE(st.write_vectors("m", {{Kind::kSpell, "a", 0, "h9", {7, 8}, ""}}, {}).is_ok());
   got = st.vectors("m", false);
