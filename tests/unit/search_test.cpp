@@ -405,7 +405,7 @@ TEST(StoreVectors, WriteReadReplaceAndPrune) {
   EXPECT_EQ((*got)[1].vector, (std::vector<float>{3, 4}));
   EXPECT_EQ((*got)[0].document_key, "doc");
   // As one array: the same rows in the same order; a vector of another size (a damaged row, another model's
-  // width), an empty one and a width of 0 are left out, never read past.
+  // width) is left out, never read past, and a width of 0 or less reads nothing.
   auto matrix = st.vector_matrix("m", 2);
   ASSERT_TRUE(matrix.is_ok());
   ASSERT_EQ(matrix->rows.size(), 3u);
@@ -413,9 +413,7 @@ TEST(StoreVectors, WriteReadReplaceAndPrune) {
   EXPECT_EQ(matrix->rows[1].key, "a");
   EXPECT_EQ(matrix->rows[1].passage, 1);
   EXPECT_EQ(matrix->rows[2].document_key, "doc");
-  ASSERT_TRUE(
-      st.write_vectors("m", {{Kind::kSpell, "b", 0, "h3", {5, 6, 7}, ""}, {Kind::kSpell, "b", 1, "h4", {}, ""}}, {})
-          .is_ok());
+  ASSERT_TRUE(st.write_vectors("m", {{Kind::kSpell, "b", 0, "h3", {5, 6, 7}, ""}}, {}).is_ok());
   matrix = st.vector_matrix("m", 2);
   ASSERT_TRUE(matrix.is_ok());
   EXPECT_EQ(matrix->rows.size(), 2u);
