@@ -150,4 +150,18 @@ std::vector<float> Semantic::embed(const std::string& text) const {
   return {};
 }
 
+std::vector<float> Semantic::embed_phrase(const std::string& text) const {
+  {
+    std::lock_guard<std::mutex> lock(phrases_mu_);
+    const auto it = phrases_.find(text);
+    if (it != phrases_.end()) return it->second;
+  }
+  std::vector<float> v = embed(text);
+  if (v.empty()) return v;  // a model that could not embed it is not remembered as answering nothing
+  std::lock_guard<std::mutex> lock(phrases_mu_);
+  if (phrases_.size() >= kPhrasesKept) phrases_.clear();
+  phrases_.emplace(text, v);
+  return v;
+}
+
 }  // namespace lorekeeper::search

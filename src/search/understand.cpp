@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <optional>
+#include <set>
 
 #include "lorekeeper/core/text.hpp"
 
@@ -282,6 +283,12 @@ std::string QueryFacet::label() const {
   if (field == "rarity") return (v == "very-rare" ? std::string("very rare") : v) + " (rarity)";
   if (field == "kind") return v;
   return field + " " + v;
+}
+
+bool QueryFacet::graded() const {
+  static const std::set<std::string, std::less<>> kGraded = {"condition",    "damage_type", "movement", "skill",
+                                                             "attack_range", "property",    "trait"};
+  return kGraded.count(field) > 0;
 }
 
 std::vector<QueryFacet> understand(std::string_view query, const store::Query& filters) {

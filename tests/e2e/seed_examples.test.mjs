@@ -156,7 +156,6 @@ const EXAMPLES = [
   },
   {
     id: 2,
-    todo: 'Hold Person is 2nd and \'from moving\' is read as restrained/grappled/paralyzed, but Web and Entangle are further than 0.25 in meaning from the words and never rank',
     spec: '01-tools.md: spells by concept (crowd control)',
     tool: 'search_spell',
     args: { search: 'stop enemies from moving or acting' },

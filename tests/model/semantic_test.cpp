@@ -423,6 +423,12 @@ TEST(Semantic, AQueryTheModelCannotEmbedIsAnsweredByWordsAlone) {
   ASSERT_TRUE(semantic->index());
   EXPECT_TRUE(semantic->embed("owlbear").empty());
   EXPECT_FALSE(semantic->embed("bear").empty());
+  // A phrase the engine composes (a facet's label) is the same embedding, kept; one that cannot be embedded is
+  // not kept as empty.
+  EXPECT_EQ(semantic->embed_phrase("bear"), semantic->embed("bear"));
+  EXPECT_EQ(semantic->embed_phrase("bear"), semantic->embed("bear"));
+  EXPECT_TRUE(semantic->embed_phrase("owlbear").empty());
+  EXPECT_TRUE(semantic->embed_phrase("owlbear").empty());
   tools::Engine engine(embedded_store());
   engine.set_semantic(semantic);
   for (const char* query : {"owlbear", "owlbear beak and claws"}) {

@@ -834,7 +834,9 @@ TEST(Engine, OneLineResultsLoseTheirReasonsBeforeTheBudget) {
   // A shorter list has room for every line's reasons.
   auto five = engine.call("search_creature", {{"search", "lurks in the marsh reeds"}, {"limit", 5}});
   for (const auto& x : five.structured["result"]) {
-    if (x.value("summarized", false)) EXPECT_TRUE(x.contains("_snippet")) << x.dump();
+    if (x.value("summarized", false)) {
+      EXPECT_TRUE(x.contains("_snippet")) << x.dump();
+    }
   }
 }
 

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -58,6 +59,10 @@ class Semantic {
   // The unit-length embedding of a query, in the encoder's query precision; empty without a model, or when the
   // model computed NaN or infinity for it (the query is then answered without meaning).
   std::vector<float> embed(const std::string& text) const;
+  // embed() of a phrase the engine composes itself (a facet's label), kept while the model is: such phrases are
+  // few and recur in every search that names them. At most kPhrasesKept are kept.
+  std::vector<float> embed_phrase(const std::string& text) const;
+  static constexpr size_t kPhrasesKept = 512;
 
  private:
   void load() const;
@@ -74,6 +79,8 @@ class Semantic {
   IndexProgress progress_;
   bool updating_ = false;
   std::string failure_;
+  mutable std::mutex phrases_mu_;
+  mutable std::map<std::string, std::vector<float>, std::less<>> phrases_;
 };
 
 }  // namespace lorekeeper::search

@@ -25,6 +25,11 @@ struct QueryFacet {
 
   // How an answer names it: "fly speed", "ranged attack", "fire damage", "inflicts paralyzed", ...
   std::string label() const;
+  // Whether the facet is an effect or ability its entries have more or less of in their text (a condition
+  // inflicted, a damage type, a way of moving, a skill, an attack range, a weapon property, a trait), so that
+  // the nearer an entry is in meaning to the label, the more it is about it. A class an entry merely belongs to
+  // (creature type, size, school, level, rarity, kind, a yes/no) is had by its entries alike.
+  bool graded() const;
 };
 
 // The facets `query` names for entries of `kinds` (empty: every kind), in the order the query says them, one per
