@@ -93,6 +93,7 @@ std::vector<Rule> make_rules() {
   add("condition", {"unconscious"}, {"unconscious", "put to sleep", "knock* out"}, kCreatureOrSpell, true);
   add("condition", {"exhaustion"}, {"exhaust*"}, kCreatureOrSpell, true);
   add("condition", {"incapacitated"}, {"incapacitat*"}, kCreatureOrSpell, true);
+  add("condition", {"invisible"}, {"invisib*", "unseen", "vanish*"}, kCreatureOrSpell, true);
   // What the conditions mean, as a player says it: unable to move (restrained, grappled, paralyzed), or to act.
   add("condition", {"restrained", "grappled", "paralyzed"},
       {"restrain*", "entangl*", "ensnar*", "immobiliz*", "from moving", "cant move", "cannot move", "hold in place",
