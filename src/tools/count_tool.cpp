@@ -40,7 +40,7 @@ std::string shown(const std::string& facet, const std::string& value) {
 ToolSpec spec() {
   std::vector<std::string> kinds;
   for (model::Kind k : model::all_kinds()) kinds.emplace_back(model::kind_name(k));
-  // Every field given, as engine.cpp's parameters are: name, type, description, values, minimum, maximum,
+  // Every field given, as specs.cpp's parameters are: name, type, description, values, minimum, maximum,
   // default, required, aliases.
   ParamSpec kind{"kind", ParamType::kString, "Kind of entity to count.", kinds, {}, {}, json(), true, {}};
   ParamSpec by{"by",

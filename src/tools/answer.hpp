@@ -1,0 +1,88 @@
+// How the tools' answers are assembled: entities as result objects, their one-line summaries, and list answers
+// that stay within a budget of characters. Private to lk_tools.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "lorekeeper/model/entity.hpp"
+#include "lorekeeper/tools/engine.hpp"
+
+namespace lorekeeper::tools {
+
+// Answer budgets, in characters of text plus structuredContent (about four characters a token): a default
+// (`detail` standard) answer stays under about 4,000 tokens, a `detail` full one under about 20,000, well under
+// the 25,000-token limit hosts enforce on a tool result.
+inline constexpr size_t kStandardBudget = 16000;
+inline constexpr size_t kFullBudget = 80000;
+// Results a standard answer shows in full; the others are one line each.
+inline constexpr size_t kStandardInFull = 3;
+// The shortest a text field of the first result is cut to while it does not fit (it is shown in full whatever
+// the room; get_entity gives the rest).
+inline constexpr size_t kFirstFieldFloor = 100;
+// The longest text field an answer carries, per detail; longer ones are cut where a word ends and say so.
+inline constexpr size_t kStandardFieldChars = 3000;
+inline constexpr size_t kFullFieldChars = 20000;
+// search_all's results in all (its `limit` is per kind).
+inline constexpr int kMaxAllResults = 50;
+
+// A document as results name it (key, name, display name, publisher, licence, game system).
+json document_json(const model::Document& d);
+// An entity as a result object: its data with key, name, kind, document, source API and URL.
+json to_result(const model::Entity& e);
+
+// How much of each result an answer shows (the search tools' `detail`).
+enum class Detail { kSummary, kStandard, kFull };
+Detail detail_of(const json& args);
+
+// One result as a summary: what identifies it, its source, the kind's key facts, `_score` and other editions,
+// marked `summarized`; with `reasons`, also `_matched` and a short `_snippet`.
+json summary_of(const json& r, bool reasons = true);
+
+// Cuts every text field of `r` longer than `max_chars` where a word ends, marking the result `truncated`.
+void clip_fields(json& r, size_t max_chars);
+
+double round3(double v);
+
+// One result whole: its text fields cut at `cap` characters, then at half as many again and again while its
+// Markdown (`render`) and JSON together exceed `room`, until the cap falls below `floor`. `fits` says whether it
+// ended within `room`.
+struct Whole {
+  json result;
+  std::string text;
+  bool fits = false;
+};
+Whole whole_within(const json& r, size_t cap, size_t room, size_t floor,
+                   const std::function<std::string(const json&)>& render);
+
+// Room left in a budget once `used` and `reserve` are spent.
+size_t room_left(size_t budget, size_t used, size_t reserve);
+
+// What one-line results cost, in characters of their Markdown line and their summary, with their reasons and
+// without them.
+struct LineCosts {
+  std::vector<size_t> full;           // per result, with its reasons
+  std::vector<size_t> compact;        // per result, without them
+  std::vector<size_t> full_after;     // the lines with reasons of the results from i on
+  std::vector<size_t> compact_after;  // the compact lines of the results from i on: what those after one keep
+};
+LineCosts line_costs(const std::vector<json>& results);
+// One summary's cost: its Markdown line and its JSON.
+size_t line_cost(const json& summary);
+
+// Result i as one line: with its reasons while the budget holds them and the compact lines of the results after
+// it; compact past that.
+json one_line(const json& r, size_t i, const LineCosts& c, size_t budget, size_t used);
+
+// A list answer: the first results in full (per `detail`) and the others as one line each, within the budget;
+// results are never dropped. `message` gains a note when results are shown as one line.
+ToolResult list_answer(std::vector<json> results, const std::string& header, std::string message, int total,
+                       const json& filters, Detail detail);
+
+// "class" -> "classes", "species" and "armor" unchanged, "spell" -> "spells"; plural("spell", 3) is "3 spells".
+std::string plural_of(const std::string& noun);
+std::string plural(const std::string& kind_label, int n);
+
+}  // namespace lorekeeper::tools

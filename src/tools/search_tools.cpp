@@ -1,0 +1,523 @@
+#include "search_tools.hpp"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "answer.hpp"
+#include "lorekeeper/core/text.hpp"
+#include "lorekeeper/gm/encounter_math.hpp"
+#include "lorekeeper/model/derived.hpp"
+#include "lorekeeper/search/ranker.hpp"
+#include "lorekeeper/search/similar.hpp"
+#include "lorekeeper/tools/render.hpp"
+
+namespace lorekeeper::tools {
+
+using model::Entity;
+using model::Kind;
+using search::Match;
+using search::OnExactName;
+using store::Query;
+
+namespace {
+
+// find_similar: how alike (search::similar_to's score) a neighbour must be to the reference.
+constexpr double kSimilarFloor = 0.25;
+
+// A result's kind as a noun ("spell", "magic item"), or "result" for several kinds.
+std::string kind_label(const std::vector<Kind>& kinds) {
+  if (kinds.size() == 1) {
+    std::string n(model::kind_name(kinds[0]));
+    std::replace(n.begin(), n.end(), '-', ' ');
+    return n;
+  }
+  return "result";
+}
+
+}  // namespace
+
+std::vector<std::string> closest_names(store::Store& st, const std::vector<Kind>& kinds, const std::string& search,
+                                       size_t max) {
+  const std::string q = text::fold(search);
+  const int budget = std::max(2, static_cast<int>(q.size()) / 3);
+  std::vector<std::pair<int, std::string>> scored;
+  std::set<std::string> seen;
+  Status visited = st.for_each_name(kinds, [&](const store::NameEntry& n) {
+    const std::string& f = n.name_fold;
+    if (!seen.insert(f).second) return true;
+    int d = text::edit_distance(q, f, budget);
+    // A query that is a prefix of a word in the name counts as close.
+    if (d > budget && f.find(q.substr(0, std::min<size_t>(q.size(), 4))) == 0) d = budget;
+    if (d <= budget) scored.push_back({d, n.name});
+    return true;
+  });
+  if (!visited.is_ok()) return {};
+  std::sort(scored.begin(), scored.end());
+  std::vector<std::string> out;
+  for (size_t i = 0; i < scored.size() && out.size() < max; ++i) out.push_back(scored[i].second);
+  return out;
+}
+
+Result<Found> find(store::Store& st, Query q, const std::string& search, int limit, Match match,
+                   const SearchContext& ctx, OnExactName on_exact) {
+  search::RankOptions options;
+  options.match = match;
+  options.on_exact = on_exact;
+  options.ranking = ctx.ranking;
+  options.embeddings = ctx.embeddings.semantic() ? &ctx.embeddings : nullptr;
+  options.preferred_edition = ctx.preferred_edition;
+  auto ranked = search::rank(st, std::move(q), search, limit, options);
+  if (!ranked) return ranked.status();
+  Found out;
+  out.total = ranked->total;
+  out.how = std::move(ranked->how);
+  out.exact_total = ranked->exact_total;
+  out.semantic = ranked->semantic;
+  out.note = std::move(ranked->note);
+  out.understood = std::move(ranked->understood);
+  for (auto& h : ranked->hits) {
+    json r = to_result(h.entity);
+    if (h.score) r["_score"] = round3(*h.score);
+    if (!h.matched.empty()) r["_matched"] = h.matched;
+    if (!h.snippet.empty()) r["_snippet"] = std::move(h.snippet);
+    out.results.push_back(std::move(r));
+  }
+  return out;
+}
+
+void add_children(store::Store& st, std::vector<json>& results) {
+  for (auto& r : results) {
+    const std::string kind = r.value("kind", "");
+    if (kind != "class" && kind != "species") continue;
+    // Some records name their parent by key only ("subspecies_of": "srd_elf"): show its name.
+    const char* parent_field = kind == "class" ? "subclass_of" : "subspecies_of";
+    if (r.contains(parent_field) && r[parent_field].is_string()) {
+      auto parent = st.get(r[parent_field].get<std::string>(), kind == "class" ? Kind::kClass : Kind::kSpecies, false);
+      if (parent && parent->size() == 1) r[parent_field] = (*parent)[0].name;
+    }
+    Query q;
+    q.kinds = {kind == "class" ? Kind::kClass : Kind::kSpecies};
+    q.parent_key = r.value("key", "");
+    q.limit = 100;
+    auto kids = st.query(q);
+    if (!kids || kids->entities.empty()) continue;
+    // Each child with its key and, when it comes from another document than its parent, that document's name.
+    const std::string own_document = r.value("document", json::object()).value("key", "");
+    json children = json::array();
+    for (const auto& e : kids->entities) {
+      json c = {{"name", e.name}, {"key", e.key}, {"document", e.document.key}};
+      if (e.document.key != own_document) c["source"] = e.document.name;
+      children.push_back(std::move(c));
+    }
+    r[kind == "class" ? "subclasses" : "subspecies"] = std::move(children);
+  }
+}
+
+namespace {
+
+// The most results ranked for one grouped answer (a name has a handful of editions).
+constexpr int kMaxGroupPool = 400;
+
+model::Document document_of(const json& r) {
+  model::Document d;
+  const json& doc = r.value("document", json::object());
+  d.key = doc.value("key", "");
+  d.publisher = doc.value("publisher", "");
+  d.game_system = doc.value("game_system", "");
+  return d;
+}
+
+// The editions of one name (same kind) take one place, at the best rank any of them reached: the preferred
+// edition is shown (model::edition_before), with the best-ranked edition's score and reasons, and the others are
+// named in `_other_editions` with their keys. At most `limit` places; editions ranked below the cut still join
+// their name's place.
+std::vector<json> group_editions(std::vector<json> ranked, size_t limit, std::string_view preferred) {
+  std::vector<json> out;
+  std::map<std::pair<std::string, std::string>, size_t> place;  // (kind, folded name) -> index in out
+  for (auto& r : ranked) {
+    const auto id = std::make_pair(r.value("kind", ""), text::fold(r.value("name", "")));
+    auto at = place.find(id);
+    if (at == place.end()) {
+      if (out.size() >= limit) continue;
+      place.emplace(id, out.size());
+      r["_other_editions"] = json::array();
+      out.push_back(std::move(r));
+      continue;
+    }
+    json& shown = out[at->second];
+    if (model::edition_before(document_of(r), document_of(shown), preferred)) {
+      // The preferred edition takes the place, keeping what ranked the place.
+      for (const char* k : {"_score", "_matched", "_snippet"}) {
+        if (shown.contains(k)) {
+          r[k] = shown[k];
+        } else {
+          r.erase(k);
+        }
+      }
+      json editions = std::move(shown["_other_editions"]);
+      editions.push_back({{"key", shown.value("key", "")}, {"document", shown["document"].value("key", "")}});
+      r["_other_editions"] = std::move(editions);
+      shown = std::move(r);
+    } else {
+      shown["_other_editions"].push_back({{"key", r.value("key", "")}, {"document", r["document"].value("key", "")}});
+    }
+  }
+  for (auto& r : out) {
+    if (r["_other_editions"].empty()) r.erase("_other_editions");
+  }
+  return out;
+}
+
+// For an empty answer to an exact CR or spell level: how many match one step either side, by value ("0 CR 5
+// fiends in srd-2014; at CR 4-6: CR 4 (2), CR 6 (1)"). Empty when neither was asked or nothing is near.
+std::string nearby_counts(store::Store& st, const json& args, const QueryBuilder& build,
+                          const std::optional<std::vector<std::string>>& documents, const std::string& search,
+                          Match match, const SearchContext& ctx) {
+  const bool by_cr = args.contains("cr");
+  if (!by_cr && !args.contains("level")) return "";
+  const std::string field = by_cr ? "cr" : "level";
+  // A range of the caller's own is theirs to widen.
+  if (args.contains(field + "_min") || args.contains(field + "_max")) return "";
+  const double v = args[field].get<double>();
+  const auto [lo, hi] = by_cr ? gm::neighbouring_crs(v) : std::pair{std::max(0.0, v - 1), std::min(9.0, v + 1)};
+  json wider = args;
+  wider.erase(field);
+  wider[field + "_min"] = lo;
+  wider[field + "_max"] = hi;
+  auto built = build(wider);
+  if (!built) return "";
+  Query q = *built;
+  q.document_keys = documents;
+  const auto shown = [&](double x) { return by_cr ? text::format_cr(x) : text::format_number(x); };
+  const std::string range = (by_cr ? "CR " : "level ") + shown(lo) + "-" + shown(hi);
+  const std::string widen = " (" + field + "_min and " + field + "_max widen the search)";
+  if (!text::trim(search).empty()) {
+    auto n = find(st, q, search, 1, match, ctx);
+    if (!n || n->total == 0) return "";
+    return "At " + range + " there would be " + std::to_string(n->total) + widen + ".";
+  }
+  auto counted = st.count_by(q, field);
+  if (!counted || counted->empty()) return "";
+  std::vector<std::pair<double, int>> values;
+  for (const auto& [value, count] : *counted) values.emplace_back(std::strtod(value.c_str(), nullptr), count);
+  std::sort(values.begin(), values.end());
+  std::vector<std::string> parts;
+  for (const auto& [value, count] : values) {
+    parts.push_back((by_cr ? "CR " : "level ") + shown(value) + " (" + std::to_string(count) + ")");
+  }
+  return "At " + range + ": " + text::join(parts, ", ") + widen + ".";
+}
+
+// What an answer says of the facets read from its query: their labels (for `understood`) and a sentence for the
+// text (" Ranked higher for what the words name (not required): fly speed (\"fly\")."), both empty without any.
+std::pair<json, std::string> understood_labels(const std::vector<search::QueryFacet>& facets) {
+  json labels = json::array();
+  std::vector<std::string> said;
+  for (const auto& f : facets) {
+    labels.push_back(f.label());
+    said.push_back(f.label() + " (\"" + f.phrase + "\")");
+  }
+  if (said.empty()) return {labels, ""};
+  return {labels, " Ranked higher for what the words name (not required): " + text::join(said, ", ") + "."};
+}
+
+}  // namespace
+
+ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilder& build, bool top_level_default,
+                           Match match, const SearchContext& ctx) {
+  auto built = build(args);
+  if (!built) return error_result(built.status().message());
+  Query q = *built;
+  const int limit = int_arg(args, "limit").value_or(20);
+  const std::string search = str_arg(args, "search");
+  if (top_level_default && text::trim(search).empty()) q.top_level = true;
+  DocFilter docs = resolve_documents(st, args);
+  q.document_keys = docs.keys;
+  const std::string label = kind_label(q.kinds);
+  if (docs.select_nothing) {
+    return list_answer({}, "No " + plural_of(label) + ": no source document selected.", docs.message, 0, args,
+                       detail_of(args));
+  }
+  // Editions of one name take one place in a ranked answer, unless the caller chose documents or a game system:
+  // a wider pool is ranked so that `limit` different things can be shown.
+  const bool group = match == Match::kNamesAndText && !text::trim(search).empty() && !args.contains("documents") &&
+                     !args.contains("game_system");
+  auto found = find(st, q, search, group ? std::min(std::max(limit * 4, 20), kMaxGroupPool) : limit, match, ctx);
+  if (!found) return error_result("Search failed: " + found.status().to_string());
+  if (found->how == "exact name" || !group) {
+    if (found->results.size() > static_cast<size_t>(limit)) found->results.resize(static_cast<size_t>(limit));
+  } else {
+    found->results = group_editions(std::move(found->results), static_cast<size_t>(limit), ctx.preferred_edition);
+  }
+  add_children(st, found->results);
+  std::string header;
+  if (found->how == "exact name") {
+    const int exact = found->exact_total;
+    header = "Found " + plural(label, exact) + " named \"" + search + "\"" +
+             (found->total > exact ? ", then " + std::to_string(found->total - exact) + " other match(es)" : "") +
+             (found->total > static_cast<int>(found->results.size())
+                  ? " (showing " + std::to_string(found->results.size()) + ")."
+                  : ".");
+  } else if (found->how != "filters") {
+    const std::string also = found->semantic ? " and meaning" : "";
+    const std::string how = found->how == "name contains" ? "by name, then by text" + also
+                            : found->how == "close name"  ? "by close spellings of the name, then by text" + also
+                            : found->semantic             ? "by the words and meaning of their text"
+                                                          : "by the words of their text and search hints";
+    header = "Found " + plural(label, found->total) + " for \"" + search + "\", ranked " + how +
+             (found->total > static_cast<int>(found->results.size())
+                  ? " (showing " + std::to_string(found->results.size()) + ")."
+                  : ".");
+  } else {
+    header = "Found " + plural(label, found->total) +
+             (found->total > static_cast<int>(found->results.size())
+                  ? " (showing the first " + std::to_string(found->results.size()) +
+                        " by name; raise limit or "
+                        "add filters for others)."
+                  : ".");
+  }
+  std::string message = docs.message;
+  if (!found->note.empty()) message = message.empty() ? found->note : message + " " + found->note;
+  json understood = json::array();
+  if (!found->results.empty()) {
+    auto [labels, sentence] = understood_labels(found->understood);
+    understood = std::move(labels);
+    header += sentence;
+  }
+  if (found->results.empty()) {
+    std::vector<std::string> hints;
+    if (!text::trim(search).empty()) {
+      auto close = closest_names(st, q.kinds, search, 5);
+      if (!close.empty())
+        hints.push_back("Closest names: " + text::join(close, ", ") + ".");
+      else
+        hints.push_back("Nothing matches \"" + search + "\" by name, text" +
+                        (found->semantic ? " or meaning." : " (meaning-based search is not ready)."));
+    }
+    // Which filter emptied the answer: drop each one and see whether anything would match.
+    for (auto it = args.begin(); it != args.end(); ++it) {
+      const std::string& name = it.key();
+      if (name == "search" || name == "limit" || name == "type" || name == "rule_type") continue;
+      json fewer = args;
+      fewer.erase(name);
+      auto q2 = build(fewer);
+      if (!q2) continue;
+      Query probe = *q2;
+      if (name != "documents") probe.document_keys = docs.keys;
+      if (top_level_default && text::trim(search).empty()) probe.top_level = true;
+      auto n = find(st, probe, search, 1, match, ctx);
+      if (n && n->total > 0) {
+        hints.push_back("Without '" + name + "' there would be " + plural(label, n->total) + ".");
+      }
+    }
+    if (std::string nearby = nearby_counts(st, args, build, docs.keys, search, match, ctx); !nearby.empty()) {
+      hints.push_back(nearby);
+    }
+    if (hints.empty()) hints.push_back("Nothing in the store matches these filters.");
+    message = (message.empty() ? "" : message + " ") + text::join(hints, " ");
+    header = "No " + plural_of(label) + " found.";
+  }
+  ToolResult answer = list_answer(std::move(found->results), header, message, found->total, args, detail_of(args));
+  if (!understood.empty() && answer.structured.is_object()) answer.structured["understood"] = std::move(understood);
+  return answer;
+}
+
+namespace {
+
+// search_all's content types (validated against content_types_param's enum) as kinds.
+std::vector<Kind> parse_content_types(const json& values) {
+  std::vector<Kind> kinds;
+  auto add = [&](Kind k) {
+    if (std::find(kinds.begin(), kinds.end(), k) == kinds.end()) kinds.push_back(k);
+  };
+  for (const auto& v : values) {
+    const std::string n = v.get<std::string>();
+    if (n == "equipment") {
+      for (Kind k : {Kind::kWeapon, Kind::kArmor, Kind::kItem, Kind::kMagicItem}) add(k);
+    } else if (n == "item") {
+      add(Kind::kItem);
+      add(Kind::kMagicItem);
+    } else if (auto k = model::parse_kind(n)) {
+      add(*k);
+    }
+  }
+  return kinds;
+}
+
+}  // namespace
+
+ToolResult search_all(store::Store& st, const json& args, const SearchContext& ctx) {
+  const std::string query = text::trim(str_arg(args, "query"));
+  if (query.empty()) return error_result("Parameter 'query' must not be empty.");
+  std::vector<Kind> kinds = model::all_kinds();
+  if (args.contains("content_types") && !args["content_types"].empty()) {
+    kinds = parse_content_types(args["content_types"]);
+  }
+  const int limit_per_kind = int_arg(args, "limit").value_or(5);
+  DocFilter docs = resolve_documents(st, args);
+  ToolResult out;
+  json groups = json::object();
+  int total = 0;
+  std::string body;
+  std::string message = docs.message;
+  std::pair<json, std::string> understood;
+  if (!docs.select_nothing) {
+    // One ranking across the kinds (so scores compare), then grouped by kind in order of each kind's best.
+    Query q;
+    q.kinds = kinds;
+    q.document_keys = docs.keys;
+    q.game_system = str_arg(args, "game_system");
+    // `limit` is per kind: one ranking deep enough to fill several kinds, then at most `limit` of each kind and
+    // kMaxAllResults in all, in ranking order.
+    const int pool = kMaxAllResults * 4;
+    auto f = find(st, q, query, pool, Match::kNamesAndText, ctx, OnExactName::kItFirst);
+    if (!f) return error_result("Search failed: " + f.status().to_string());
+    understood = understood_labels(f->understood);
+    {
+      std::map<std::string, int> taken;
+      std::vector<json> kept;
+      for (auto& r : f->results) {
+        if (static_cast<int>(kept.size()) >= kMaxAllResults) break;
+        if (++taken[r.value("kind", "")] <= limit_per_kind) kept.push_back(std::move(r));
+      }
+      f->results = std::move(kept);
+    }
+    add_children(st, f->results);
+    // In ranking order, the first results stay whole in structuredContent and the rest are summaries, as in the
+    // other search tools' answers (the text lists every result as one line, counted with it).
+    const Detail detail = detail_of(args);
+    const size_t budget = detail == Detail::kFull ? kFullBudget : kStandardBudget;
+    const LineCosts costs = line_costs(f->results);
+    size_t used = query.size() + message.size() + 400;
+    for (size_t i = 0; i < f->results.size(); ++i) {
+      json& r = f->results[i];
+      const bool whole = detail == Detail::kFull || (detail == Detail::kStandard && i < kStandardInFull);
+      if (whole) {
+        const size_t reserve = i == 0 ? costs.compact_after[1] : costs.full_after[i + 1];
+        Whole w = whole_within(r, detail == Detail::kFull ? kFullFieldChars : kStandardFieldChars,
+                               room_left(budget, used, reserve), SIZE_MAX,
+                               [](const json& c) { return render_summary_line(c) + "\n"; });
+        if (w.fits) {
+          used += w.text.size() + w.result.dump().size();
+          r = std::move(w.result);
+          continue;
+        }
+      }
+      r = one_line(r, i, costs, budget, used);
+      used += line_cost(r);
+    }
+    std::vector<std::pair<std::string, std::vector<json>>> per_kind;
+    for (auto& r : f->results) {
+      const std::string k = r.value("kind", "");
+      auto it = std::find_if(per_kind.begin(), per_kind.end(), [&](const auto& g) { return g.first == k; });
+      if (it == per_kind.end()) it = per_kind.insert(per_kind.end(), {k, {}});
+      it->second.push_back(std::move(r));
+    }
+    for (auto& [k, results] : per_kind) {
+      total += static_cast<int>(results.size());
+      body += "## " + k + " (" + std::to_string(results.size()) + ")\n\n";
+      for (const auto& r : results) body += "- " + render_summary_line(r) + "\n";
+      body += "\n";
+      groups[k] = std::move(results);
+    }
+  }
+  if (total == 0 && !docs.select_nothing) {
+    auto close = closest_names(st, kinds, query, 5);
+    const search::Semantic* meaning = ctx.embeddings.semantic();
+    const bool semantic = meaning && meaning->index() && ctx.ranking != Ranking::kLexical;
+    const std::string hint = close.empty() ? "Nothing matches \"" + query + "\" by name, text" +
+                                                 (semantic ? " or meaning." : " (meaning-based search is not ready).")
+                                           : "Closest names: " + text::join(close, ", ") + ".";
+    message = (message.empty() ? "" : message + " ") + hint;
+  }
+  out.text = (total > 0 ? "Found " + std::to_string(total) + " result(s) for \"" + query +
+                              "\", grouped by kind. "
+                              "Use get_entity(key) for "
+                              "one in full." +
+                              understood.second
+                        : "Nothing found for \"" + query + "\".") +
+             "\n";
+  if (!message.empty()) out.text += message + "\n";
+  out.text += "\n" + body;
+  out.structured = {{"result", groups}, {"total", total}, {"filters", args}};
+  if (!message.empty()) out.structured["message"] = message;
+  if (total > 0 && !understood.first.empty()) out.structured["understood"] = understood.first;
+  return out;
+}
+
+ToolResult find_similar(store::Store& st, const json& args, const SearchContext& ctx) {
+  std::string key = text::trim(str_arg(args, "key"));
+  const std::string name = text::trim(str_arg(args, "name"));
+  std::optional<Kind> kind;
+  if (args.contains("kind")) {
+    kind = model::parse_kind(str_arg(args, "kind"));
+    if (!kind) return error_result("Parameter 'kind': unknown value '" + str_arg(args, "kind") + "'.");
+  }
+  if (key.empty() && name.empty()) return error_result("Give the reference entry's key or name.");
+  std::vector<Entity> refs;
+  if (!key.empty()) {
+    auto got = st.get(key, kind, false);
+    if (!got) return error_result("Lookup failed: " + got.status().to_string());
+    refs = *got;
+  } else {
+    // The entry of that name in the preferred edition (model::edition_before).
+    Query q;
+    if (kind) q.kinds = {*kind};
+    auto got = search::editions_named(st, q, name, ctx.preferred_edition);
+    if (!got) return error_result("Lookup failed: " + got.status().to_string());
+    refs = std::move(*got);
+  }
+  if (refs.empty()) {
+    auto close = closest_names(st, kind ? std::vector<Kind>{*kind} : std::vector<Kind>{}, key.empty() ? name : key, 5);
+    return error_result("No reference entry '" + (key.empty() ? name : key) + "' found." +
+                        (close.empty() ? "" : " Closest names: " + text::join(close, ", ") + "."));
+  }
+  const Entity& ref = refs.front();
+  Query q;
+  q.kinds = {ref.kind};
+  DocFilter docs = resolve_documents(st, args);
+  q.document_keys = docs.keys;
+  q.game_system = str_arg(args, "game_system");
+  const int limit = int_arg(args, "limit").value_or(10);
+  // Meaning takes part when the embedding index covers the reference.
+  std::shared_ptr<const search::VectorIndex> ix =
+      ctx.embeddings.semantic() && ctx.ranking != Ranking::kLexical ? ctx.embeddings.semantic()->index() : nullptr;
+  const bool unindexed_reference = ix && !ix->find(ref.kind, ref.key);
+  if (unindexed_reference) ix = nullptr;
+  // Editions of one name take one place, as in search answers, unless the caller chose documents.
+  const bool group = !args.contains("documents") && !args.contains("game_system");
+  std::vector<json> results;
+  int total = 0;
+  if (!docs.select_nothing) {
+    // Every candidate is scored (at most the 200 nearest in meaning), so `total` does not depend on `limit`.
+    auto likes = search::similar_to(st, ref, q, kMaxGroupPool, ix);
+    if (!likes) return error_result("Search failed: " + likes.status().to_string());
+    for (auto& like : *likes) {
+      if (like.score < kSimilarFloor) continue;
+      json r = to_result(like.entity);
+      r["_score"] = round3(like.score);
+      r["_matched"] = ix ? json::array({"meaning", "facet"}) : json::array({"facet"});
+      results.push_back(std::move(r));
+    }
+    total = static_cast<int>(results.size());
+    if (group) {
+      results = group_editions(std::move(results), static_cast<size_t>(limit), ctx.preferred_edition);
+    } else if (results.size() > static_cast<size_t>(limit)) {
+      results.resize(static_cast<size_t>(limit));
+    }
+  }
+  std::string message = docs.message;
+  const std::string how =
+      ix ? "Ranked by meaning and by what it is (its kind's facets: level, school, damage and saves of a spell; type, "
+           "challenge rating, size and movement of a creature; range, category and properties of a weapon)."
+      : unindexed_reference
+          ? "Ranked by what it is (its kind's facets): this entry has no meaning vector yet (it is being embedded)."
+          : "Ranked by what it is (its kind's facets): meaning-based similarity is not ready.";
+  message = message.empty() ? how : message + " " + how;
+  const std::string header = "Entries like " + ref.name + " (" + ref.key + "):";
+  return list_answer(std::move(results), header, message, total, args, detail_of(args));
+}
+
+}  // namespace lorekeeper::tools

@@ -1,0 +1,18 @@
+// The tools' parameter and output specifications (tool_specs() in engine.hpp lists them). Private to lk_tools.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "lorekeeper/tools/params.hpp"
+
+namespace lorekeeper::tools {
+
+// The casting times search_spell's `casting_time` accepts.
+extern const std::vector<std::string> kCastingTimes;
+
+// The `documents` and `game_system` parameters as every search tool takes them.
+ParamSpec documents_param();
+ParamSpec game_system_param();
+
+}  // namespace lorekeeper::tools
