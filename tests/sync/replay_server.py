@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """A loopback HTTP server that replays a recorded Open5e mirror, with fault injection, for the sync tests.
 
-Usage: replay_server.py MIRROR_DIR [--port N]
-Prints "PORT <n>" on stdout once listening on 127.0.0.1. Requests map to recorded files exactly as
+Usage: replay_server.py MIRROR_DIR [--port N] [--exit-with-stdin]
+Prints "PORT <n>" on stdout once listening on 127.0.0.1. With --exit-with-stdin it exits when its standard
+input ends: a test that gives it a pipe and dies (before its cleanup runs) does not leave it behind. Requests map to recorded files exactly as
 docs/formats/mirror-layout.md describes (query parameters sorted by name, percent-decoded).
 
 Control endpoints (for the tests):
@@ -131,6 +132,11 @@ def main():
         port = int(sys.argv[sys.argv.index("--port") + 1])
     server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
     server.daemon_threads = True
+    if "--exit-with-stdin" in sys.argv:
+        def exit_at_eof():
+            sys.stdin.read()
+            os._exit(0)
+        threading.Thread(target=exit_at_eof, daemon=True).start()
     print("PORT %d" % server.server_address[1], flush=True)
     server.serve_forever()
 

@@ -40,8 +40,10 @@ EXPECTED_DOCUMENT_CREATURES = {"a5e-mm": 586, "bfrd": 360, "ccdx": 356, "srd-201
 
 class Replay:
     def __init__(self, root):
-        self.proc = subprocess.Popen([sys.executable, os.path.join(HERE, "replay_server.py"), root],
-                                     stdout=subprocess.PIPE, text=True)
+        # The server ends with this process's end of its stdin, so a test that dies before its cleanup does not
+        # leave it holding ctest's output open.
+        self.proc = subprocess.Popen([sys.executable, os.path.join(HERE, "replay_server.py"), root,
+                                      "--exit-with-stdin"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         line = self.proc.stdout.readline().split()
         self.port = int(line[1])
         self.url = "http://127.0.0.1:%d" % self.port
@@ -56,6 +58,7 @@ class Replay:
     def close(self):
         self.proc.terminate()
         self.proc.wait(timeout=10)
+        self.proc.stdin.close()
         self.proc.stdout.close()
 
 
@@ -271,12 +274,10 @@ class BackgroundRefresh(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="lk-bg-")
         self.db = os.path.join(self.tmp, "store.db")
+        self.addCleanup(shutil.rmtree, self.tmp, ignore_errors=True)
         self.server = Replay(FIXTURE)
+        self.addCleanup(self.server.close)
         self.assertEqual(run(self.db, "sync", "--source", self.server.url, "--quiet").returncode, 0)
-
-    def tearDown(self):
-        self.server.close()
-        shutil.rmtree(self.tmp, ignore_errors=True)
 
     def test_stale_data_is_refreshed_while_answers_continue(self):
         self.server.faults([{"match": "v2/creatures/", "kind": "delay", "seconds": 3, "times": 1}])
@@ -354,17 +355,14 @@ class FullMirrorSync(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix="lk-full-")
+        cls.addClassCleanup(shutil.rmtree, cls.tmp, ignore_errors=True)
         cls.mirror = os.path.join(cls.tmp, "mirror")
         os.makedirs(cls.mirror)
         subprocess.run(["tar", "--zstd", "-xf", SNAPSHOT, "-C", cls.mirror], check=True)
         cls.server = Replay(cls.mirror)
+        cls.addClassCleanup(cls.server.close)
         cls.db = os.path.join(cls.tmp, "store.db")
         cls.result = run(cls.db, "sync", "--source", cls.server.url, "--quiet", "--json")
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.server.close()
-        shutil.rmtree(cls.tmp, ignore_errors=True)
 
     def test_counts_per_kind_match_the_mirror(self):
         self.assertEqual(self.result.returncode, 0, self.result.stderr)
