@@ -669,6 +669,74 @@ const std::vector<Endpoint> kV1Endpoints = {
 };
 
 // What every mapped record starts with, v1 or v2: the kind, its key (v2 "key", v1 "slug") and a trimmed name.
+bool is_word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '\''; }
+
+// The start of the word ending at `end` (exclusive), past any characters that end no word.
+size_t word_start(std::string_view t, size_t end) {
+  while (end > 0 && is_word_char(t[end - 1])) --end;
+  return end;
+}
+
+// "L|SRC|D" -> "D" and "L|SRC" -> "L" for a core book's code SRC. L is the word before the first bar, with a
+// bracketed qualifier after it ("Sphere [Area of Effect]"), reaching back (at most four words) to a word that
+// is D's first word ("Short Rest|XPHB|Short or Long Rest" drops "Short Rest").
+std::string drop_references(std::string_view t) {
+  constexpr size_t kQualifierChars = 64;
+  static const std::set<std::string, std::less<>> kCodes = {"PHB", "MM", "DMG", "XPHB", "XMM", "XDMG"};
+  std::string out;
+  size_t copied = 0;  // t[copied..] is not in `out` yet
+  for (size_t bar = t.find('|'); bar != std::string_view::npos; bar = t.find('|', bar + 1)) {
+    size_t code_end = bar + 1;
+    while (code_end < t.size() && std::isupper(static_cast<unsigned char>(t[code_end]))) ++code_end;
+    if (!kCodes.count(t.substr(bar + 1, code_end - bar - 1))) continue;
+    if (code_end < t.size() && t[code_end] != '|' && is_word_char(t[code_end])) continue;
+    // The reference's own word: before the bar, or before a bracketed qualifier ending there.
+    size_t l_end = bar;
+    if (l_end > 0 && t[l_end - 1] == ']') {
+      // A qualifier is a few words: the bracket is looked for no further back than that.
+      const size_t from = std::max(copied, l_end > kQualifierChars ? l_end - kQualifierChars : 0);
+      const size_t found = t.substr(from, l_end - 1 - from).rfind('[');
+      if (found == std::string_view::npos) continue;
+      const size_t open = from + found;
+      if (open == 0 || t[open - 1] != ' ') continue;
+      l_end = open - 1;
+    }
+    size_t l_start = word_start(t, l_end);
+    if (l_start == l_end || l_start < copied) continue;
+    const bool displayed = code_end < t.size() && t[code_end] == '|';
+    const size_t d_start = displayed ? code_end + 1 : code_end;
+    size_t d_end = d_start;
+    while (d_end < t.size() && is_word_char(t[d_end])) ++d_end;
+    const std::string first = text::fold(t.substr(d_start, d_end - d_start));
+    if (first.empty()) {
+      // "L|SRC" (or "L|SRC|" displaying nothing): the words stay, the code goes.
+      out.append(t.substr(copied, bar - copied));
+      copied = d_start;
+      bar = d_start - 1;
+      continue;
+    }
+    size_t w_end = l_end;
+    for (int back = 0; back < 4; ++back) {
+      const size_t w_start = word_start(t, w_end);
+      if (w_start == w_end || w_start < copied) break;
+      if (text::fold(t.substr(w_start, w_end - w_start)) == first) {
+        l_start = w_start;
+        break;
+      }
+      // The word before, when only spaces separate them (punctuation ends the reference).
+      size_t prev = w_start;
+      while (prev > copied && t[prev - 1] == ' ') --prev;
+      if (prev == w_start) break;
+      w_end = prev;
+    }
+    out.append(t.substr(copied, l_start - copied));
+    copied = d_start;
+    bar = code_end;
+  }
+  out.append(t.substr(copied));
+  return out;
+}
+
 Result<Entity> start_entity(const Endpoint& endpoint, const json& rec, const char* key_field) {
   if (!rec.is_object()) return Status::invalid_argument("record is not an object");
   Entity e;
@@ -677,6 +745,47 @@ Result<Entity> start_entity(const Endpoint& endpoint, const json& rec, const cha
   e.name = text::trim(str(rec, "name"));
   if (e.key.empty()) return Status::invalid_argument(std::string("record has no ") + key_field);
   return e;
+}
+
+}  // namespace
+
+std::string clean_markup(std::string_view text) {
+  std::string t;
+  t.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\\' && i + 1 < text.size() && text[i + 1] == 'n') {
+      t += '\n';
+      ++i;
+    } else if (text[i] == '\r' && i + 1 < text.size() && text[i + 1] == '\n') {
+      continue;
+    } else {
+      t += text[i];
+    }
+  }
+  // At most one empty line in a row.
+  std::string lines;
+  int newlines = 0;
+  for (char c : t) {
+    newlines = c == '\n' ? newlines + 1 : 0;
+    if (newlines <= 2) lines += c;
+  }
+  return lines.find('|') == std::string::npos ? lines : drop_references(lines);
+}
+
+namespace {
+
+void clean_strings(json& v) {
+  if (v.is_string()) {
+    const std::string& s = v.get_ref<const std::string&>();
+    if (s.find_first_of("\\\r|") != std::string::npos || s.find("\n\n\n") != std::string::npos) v = clean_markup(s);
+  } else if (v.is_array() || v.is_object()) {
+    for (auto& x : v) clean_strings(x);
+  }
+}
+
+void clean_entity(Entity& e) {
+  e.text = clean_markup(e.text);
+  clean_strings(e.data);
 }
 
 }  // namespace
@@ -724,6 +833,7 @@ Result<Entity> map_v1_record(const Endpoint& endpoint, const json& rec, const Ma
     case Kind::kArmor: map_v1_armor(rec, e); break;
     default: return Status::invalid_argument("no v1 mapping for " + std::string(model::kind_name(endpoint.kind)));
   }
+  clean_entity(e);
   return e;
 }
 
@@ -817,7 +927,7 @@ std::vector<Entity> split_by_document(Entity e, const MappingContext& ctx) {
       v.document.game_system = str(x, "gamesystem");
     }
     v.document.source_api = "open5e_v2";
-    const std::string desc = str(x, "desc");
+    const std::string desc = clean_markup(str(x, "desc"));
     v.data["desc"] = desc;
     v.text = desc;
     out.push_back(std::move(v));
@@ -863,6 +973,7 @@ Result<Entity> map_v2_record(const Endpoint& endpoint, const json& rec, const Ma
     case Kind::kRuleSection: map_rule_section(rec, e); break;
     default: map_reference(rec, e); break;
   }
+  clean_entity(e);
   model::derive_facets(e);
   return e;
 }

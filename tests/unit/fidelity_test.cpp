@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "lorekeeper/core/text.hpp"
+#include "lorekeeper/open5e/mapper.hpp"
 #include "lorekeeper/open5e/page_source.hpp"
 #include "lorekeeper/open5e/sync.hpp"
 #include "lorekeeper/search/indexer.hpp"
@@ -594,7 +595,7 @@ TEST_F(Fidelity, EachEditionsConditionIsItsOwnEntityInItsOwnDocument) {
     for (const auto& d : c->raw["descriptions"]) {
       if (d.value("document", "") != c->document.key) continue;
       ++matching;
-      EXPECT_EQ(c->data.value("desc", ""), d.value("desc", "")) << c->key;
+      EXPECT_EQ(c->data.value("desc", ""), open5e::clean_markup(d.value("desc", ""))) << c->key;
     }
     EXPECT_EQ(matching, 1) << c->key;
   }

@@ -210,6 +210,46 @@ TEST(Derived, HostileTextOfAnySize) {
   EXPECT_TRUE(spell.facets.conditions.empty());
 }
 
+// Text as recorded from the API (SRD 5.2 creatures and spells, SRD 5.1 tools), and what users are shown.
+TEST(Mapper, CleansMarkupLeftInTheText) {
+  EXPECT_EQ(clean_markup("Creatures inside the cube have Cover|XPHB|Total Cover, and the cube can hold"),
+            "Creatures inside the cube have Total Cover, and the cube can hold");
+  EXPECT_EQ(clean_markup("a 20-foot-radius Sphere [Area of Effect]|XPHB|Sphere centered on a point"),
+            "a 20-foot-radius Sphere centered on a point");
+  EXPECT_EQ(clean_markup("(see the Ooze Cube [Area of Effect]|XPHB|Cube trait)."), "(see the Ooze Cube trait).");
+  EXPECT_EQ(clean_markup("restore it when finishing a Short Rest|XPHB|Short or Long Rest."),
+            "restore it when finishing a Short or Long Rest.");
+  EXPECT_EQ(clean_markup("It has Cover|XPHB and more."), "It has Cover and more.");
+  EXPECT_EQ(clean_markup("x [a]|PHB|"), "x [a]");
+  EXPECT_EQ(clean_markup("Sphere [Area of Effect]|XPHB|Sphere and Cover|XPHB|Total Cover"), "Sphere and Total Cover");
+  EXPECT_EQ(clean_markup("tools.\\n\\n\r\nProficiency with"), "tools.\n\nProficiency with");
+  EXPECT_EQ(clean_markup("one\n\n\n\ntwo"), "one\n\ntwo");
+  // Bars that are no reference stay: tables, unknown codes, a code inside a word, a bar at the start.
+  for (const char* kept : {"| Level | Feature |\n|---|---|", "|STR|DEX|CON|", "A|B|C", "Cover|XPHBX|Total",
+                           "|XPHB|Cover", "Cover|MMORPG", "\\", "C:\\path"}) {
+    EXPECT_EQ(clean_markup(kept), kept) << kept;
+  }
+  // Text of any size and shape is cleaned in one pass (a quadratic search back would take hours here).
+  std::string hostile;
+  for (int i = 0; i < 100000; ++i) hostile += "w]|PHB|x [|MM|";
+  EXPECT_LT(clean_markup(hostile).size(), hostile.size());
+}
+
+// Every string of a mapped record is cleaned, its search text too (a recorded creature given an SRD 5.2 action's
+// markup).
+TEST(Mapper, MappedRecordsCarryCleanText) {
+  json rec = record("creatures", "srd-2024_goblin-warrior");
+  ASSERT_FALSE(rec["actions"].empty());
+  rec["actions"][0]["desc"] = "Creatures inside the cube have Cover|XPHB|Total Cover, and the cube can hold one.";
+  rec["traits"] = json::array({{{"name", "Ooze Cube"}, {"desc", "A\\n\\nB"}}});
+  auto e = map_v2_record(endpoint("creatures"), rec, context());
+  ASSERT_TRUE(e.is_ok()) << e.status().to_string();
+  EXPECT_EQ(e->data.dump().find("\\\\n"), std::string::npos) << e->data.dump();
+  EXPECT_EQ(e->data.dump().find("|XPHB"), std::string::npos) << e->data.dump();
+  EXPECT_EQ(e->text.find("|XPHB"), std::string::npos) << e->text;
+  EXPECT_NE(e->text.find("have Total Cover"), std::string::npos) << e->text;
+}
+
 TEST(Mapper, CreatureActionsStayInStatBlockOrder) {
   const json rec = record("creatures", "srd_adult-red-dragon");
   auto e = map_v2_record(endpoint("creatures"), rec, context());

@@ -63,6 +63,15 @@ bool note_gear_item(const json& record, MappingContext& ctx);
 // bonus), cost, weight and description.
 Result<Entity> map_standalone_armor(const json& record, const MappingContext& ctx);
 
+// Text as the API should have sent it: escaped line breaks ("\\n" as two characters, seen in the SRD 5.1 tools)
+// become line breaks, CRLF becomes LF, and more than one empty line becomes one; a cross-reference left over from
+// the source's markup ("Cover|XPHB|Total Cover", "Sphere [Area of Effect]|XPHB|Sphere", "Short Rest|XPHB|Short or
+// Long Rest", seen in SRD 5.2 creatures) becomes the words it displays ("Total Cover", "Sphere",
+// "Short or Long Rest"). Only the core books' codes (PHB, MM, DMG and their 2024 X- forms) are read as
+// references, so other uses of "|" (tables) are left alone. Every mapped record's text and string fields pass
+// through it.
+std::string clean_markup(std::string_view text);
+
 // A /v2/documents/ record as a Document.
 Result<Document> map_v2_document(const json& record);
 
