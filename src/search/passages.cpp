@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
+#include <set>
 
 #include "lorekeeper/core/text.hpp"
 
@@ -187,6 +188,46 @@ std::string class_text(const model::Entity& e) {
   return out;
 }
 
+// A species' or background's text with what sets it apart first: its description, then its own traits or
+// features, then the entries every one of them has (ability scores, age, alignment, size, speed, languages,
+// proficiencies, equipment, suggested characteristics, ...), which fill the passage's first 160 words otherwise
+// (a gearforged's soul gem came after its age, alignment and languages). A background's benefits say which are
+// which (`type`: "feature" or none is its own); a species' traits by their names.
+std::string option_text(const model::Entity& e, const char* list_field) {
+  static const std::set<std::string, std::less<>> kCommonTraits = {"ability score increase",
+                                                                   "ability score increases",
+                                                                   "ability scores",
+                                                                   "age",
+                                                                   "alignment",
+                                                                   "size",
+                                                                   "speed",
+                                                                   "languages",
+                                                                   "language",
+                                                                   "creature type",
+                                                                   "life span",
+                                                                   "lifespan"};
+  const json& d = e.data;
+  const auto it = d.find(list_field);
+  if (it == d.end() || !it->is_array()) return e.text;
+  std::string own, common;
+  for (const json& t : *it) {
+    if (!t.is_object()) continue;
+    const std::string name = str(t, "name"), desc = str(t, "desc"), type = str(t, "type");
+    if (desc.empty() && name.empty()) continue;
+    const bool is_common = (!type.empty() && type != "feature") || kCommonTraits.count(text::fold(name)) > 0;
+    std::string& to = is_common ? common : own;
+    if (!to.empty()) to += '\n';
+    to += name.empty() ? desc : name + ". " + desc;
+  }
+  std::string out = str(d, "desc");
+  for (const std::string* part : {&own, &common}) {
+    if (part->empty()) continue;
+    if (!out.empty()) out += '\n';
+    out += *part;
+  }
+  return out.empty() ? e.text : out;
+}
+
 }  // namespace
 
 std::vector<std::string> passages(const model::Entity& e, int max_passages, const model::Hints& hints) {
@@ -199,7 +240,10 @@ std::vector<std::string> passages(const model::Entity& e, int max_passages, cons
     header += hint;
     if (hint.back() != '.') header += '.';
   }
-  const std::string body = e.kind == Kind::kClass ? class_text(e) : e.text;
+  const std::string body = e.kind == Kind::kClass        ? class_text(e)
+                           : e.kind == Kind::kSpecies    ? option_text(e, "traits")
+                           : e.kind == Kind::kBackground ? option_text(e, "benefits")
+                                                         : e.text;
   const auto words = words_of(body);
   std::vector<std::string> out;
   for (size_t start = 0; out.empty() || (start < words.size() && static_cast<int>(out.size()) < max_passages);

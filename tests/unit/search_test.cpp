@@ -102,6 +102,35 @@ TEST(Passages, CreaturesSayHowTheyMoveBeyondWalking) {
   EXPECT_EQ(passages(e, 1, kNoHints)[0], "Pegasus (large celestial, chaotic good). Hooves. Melee Weapon Attack.");
 }
 
+// A species' and a background's own traits come before those every one of them has, which would otherwise fill
+// the passage (a background's benefits are typed; a species' traits are known by name).
+TEST(Passages, OptionsLeadWithWhatSetsThemApart) {
+  model::Entity e = spell("gearforged", "Gearforged", "unused");
+  e.kind = Kind::kSpecies;
+  e.facets = {};
+  e.data = {{"desc", "Bodies of gears."},
+            {"traits",
+             {{{"name", "Ability Score Increase"}, {"desc", "Two scores increase by 1."}},
+              {{"name", "Age"}, {"desc", "Any age."}},
+              {{"name", "Living Construct"}, {"desc", "Your soul lives in a gem."}},
+              {{"name", "Languages"}, {"desc", "Common."}}}}};
+  EXPECT_EQ(passages(e, 1, kNoHints)[0],
+            "Gearforged (species). Bodies of gears. Living Construct. Your soul lives in a gem. Ability Score "
+            "Increase. Two scores increase by 1. Age. Any age. Languages. Common.");
+  e.kind = Kind::kBackground;
+  e.name = "Trader";
+  e.data = {{"desc", ""},
+            {"benefits",
+             {{{"name", "Skill Proficiencies"}, {"desc", "Insight."}, {"type", "skill_proficiency"}},
+              {{"name", "Equipment"}, {"desc", "A pack."}, {"type", "equipment"}},
+              {{"name", "Trade Routes"}, {"desc", "You sell far away."}, {"type", "feature"}}}}};
+  EXPECT_EQ(passages(e, 1, kNoHints)[0],
+            "Trader (background). Trade Routes. You sell far away. Skill Proficiencies. Insight. Equipment. A pack.");
+  // Without the list (a homebrew pack's own shape), the text as stored.
+  e.data = model::json::object();
+  EXPECT_EQ(passages(e, 1, kNoHints)[0], "Trader (background). unused");
+}
+
 TEST(Passages, SplitLongTextIntoWindowsUpToTheLimit) {
   std::string text;
   for (int i = 0; i < 500; ++i) text += "word" + std::to_string(i) + " ";

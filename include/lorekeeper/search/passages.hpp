@@ -17,7 +17,7 @@
 namespace lorekeeper::search {
 
 // The recipe's version: part of every text hash, so changing the recipe re-embeds what it changes.
-inline constexpr std::string_view kPassageRecipe = "p1";
+inline constexpr std::string_view kPassageRecipe = "p2";
 
 // Up to `max_passages` passages (at least one, even for an entity with no text).
 std::vector<std::string> passages(const model::Entity& e, int max_passages,
