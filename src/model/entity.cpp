@@ -142,13 +142,25 @@ std::string casting_time_text(std::string_view t) {
 
 bool is_preferred_edition(std::string_view game_system) { return game_system == "5e-2014" || game_system == "5e-2024"; }
 
+namespace {
+
+// A document's standing among editions: its game system (the preferred one, the other 5e rules, any other), then
+// whether it is an SRD (published by Wizards of the Coast).
+std::pair<int, int> standing(const Document& d, std::string_view preferred) {
+  const int system = d.game_system == preferred ? 0 : is_preferred_edition(d.game_system) ? 1 : 2;
+  const int srd = d.publisher == "Wizards of the Coast" ? 0 : 1;
+  return {system, srd};
+}
+
+}  // namespace
+
 bool edition_before(const Document& a, const Document& b, std::string_view preferred) {
-  auto rank = [&](const Document& d) {
-    const int system = d.game_system == preferred ? 0 : is_preferred_edition(d.game_system) ? 1 : 2;
-    const int srd = d.publisher == "Wizards of the Coast" ? 0 : 1;
-    return std::make_tuple(system, srd, std::string_view(d.key));
-  };
-  return rank(a) < rank(b);
+  const auto sa = standing(a, preferred), sb = standing(b, preferred);
+  return sa != sb ? sa < sb : a.key < b.key;
+}
+
+bool edition_preferred(const Document& a, const Document& b, std::string_view preferred) {
+  return standing(a, preferred) < standing(b, preferred);
 }
 
 }  // namespace lorekeeper::model

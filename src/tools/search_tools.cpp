@@ -130,9 +130,9 @@ model::Document document_of(const json& r) {
 }
 
 // The editions of one name (same kind) take one place, at the best rank any of them reached: the preferred
-// edition is shown (model::edition_before), with the best-ranked edition's score and reasons, and the others are
-// named in `_other_editions` with their keys. At most `limit` places; editions ranked below the cut still join
-// their name's place.
+// edition is shown (model::edition_preferred; of equal standing, the best-ranked), with the best-ranked
+// edition's score and reasons, and the others are named in `_other_editions` with their keys. At most `limit`
+// places; editions ranked below the cut still join their name's place.
 std::vector<json> group_editions(std::vector<json> ranked, size_t limit, std::string_view preferred) {
   std::vector<json> out;
   std::map<std::pair<std::string, std::string>, size_t> place;  // (kind, folded name) -> index in out
@@ -147,7 +147,7 @@ std::vector<json> group_editions(std::vector<json> ranked, size_t limit, std::st
       continue;
     }
     json& shown = out[at->second];
-    if (model::edition_before(document_of(r), document_of(shown), preferred)) {
+    if (model::edition_preferred(document_of(r), document_of(shown), preferred)) {
       // The preferred edition takes the place, keeping what ranked the place.
       for (const char* k : {"_score", "_matched", "_snippet"}) {
         if (shown.contains(k)) {

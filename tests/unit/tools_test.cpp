@@ -354,6 +354,14 @@ TEST(Editions, OrderPrefersTheChosenRulesThenTheSrd) {
   EXPECT_EQ(sorted_keys("5e-2014"), (std::vector<std::string>{"srd-2014", "bfrd", "orcbrew-x", "srd-2024", "a5e-ag"}));
   EXPECT_EQ(sorted_keys("5e-2024"), (std::vector<std::string>{"srd-2024", "srd-2014", "bfrd", "orcbrew-x", "a5e-ag"}));
   EXPECT_FALSE(model::edition_before(srd14, srd14, "5e-2014"));
+  // Preferred for a game system or for being an SRD, never for a key: two third-party books of one system hold
+  // different things of one name, and the one that ranked is shown.
+  EXPECT_TRUE(model::edition_preferred(srd14, bfrd, "5e-2014"));
+  EXPECT_TRUE(model::edition_preferred(bfrd, a5e, "5e-2014"));
+  EXPECT_TRUE(model::edition_preferred(srd24, srd14, "5e-2024"));
+  EXPECT_FALSE(model::edition_preferred(bfrd, homebrew, "5e-2014"));
+  EXPECT_FALSE(model::edition_preferred(homebrew, bfrd, "5e-2014"));
+  EXPECT_TRUE(model::edition_before(bfrd, homebrew, "5e-2014")) << "the order still breaks the tie by key";
 }
 
 TEST_F(ToolsTest, DocumentsNarrowAndAcceptNamesAndAliases) {

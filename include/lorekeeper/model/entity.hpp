@@ -129,4 +129,9 @@ bool is_preferred_edition(std::string_view game_system);
 // of the Coast) before third-party books; then by document key. A strict weak order over documents.
 bool edition_before(const Document& a, const Document& b, std::string_view preferred);
 
+// Whether `a` comes before `b` in that order for its game system or for being an SRD, not for its key alone: two
+// third-party books of one system are not editions one of the other (Deep Magic's Riptide and Spells That Don't
+// Suck's are different spells), and neither is preferred.
+bool edition_preferred(const Document& a, const Document& b, std::string_view preferred);
+
 }  // namespace lorekeeper::model
