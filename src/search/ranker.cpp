@@ -368,11 +368,16 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
       return true;
     });
     if (!visited.is_ok()) return visited;
-    std::vector<std::tuple<int, std::string, std::string>> nearest;  // distance, folded name, stored name
-    for (const auto& [fold, close] : within) nearest.emplace_back(close.first, fold, close.second);
+    // A misspelling seldom changes the first letter: at one edit distance, a name that begins as the query does is
+    // nearer ("ocultist" is Occultist before Cultist), by half an edit.
+    std::vector<std::tuple<double, std::string, std::string>> nearest;  // distance, folded name, stored name
+    for (const auto& [fold, close] : within) {
+      const double other_start = !fold.empty() && fold[0] != qf[0] ? 0.5 : 0.0;
+      nearest.emplace_back(close.first + other_start, fold, close.second);
+    }
     std::sort(nearest.begin(), nearest.end());
     struct Close {
-      int distance;
+      double distance;
       std::vector<store::NameEntry> entries;
     };
     std::vector<Close> offered;

@@ -722,6 +722,9 @@ TEST(Engine, TheNearestCloseNameComesFirst) {
     // Twelve names two edits from "theives tools", all before the wanted one in name order.
     for (char c = 'A'; c < 'M'; ++c) add(std::string(1, c) + "xeives Tools");
     add("Thieves' Tools");  // one edit (an adjacent swap)
+    // One edit from "ocultist" each; the one that begins as the query does is the misspelt one.
+    add("Cultist Robes");
+    add("Occultist Robes");
     ASSERT_TRUE((*st)->upsert({doc}, items).is_ok());
   }
   for (bool in_memory : {false, true}) {
@@ -732,6 +735,11 @@ TEST(Engine, TheNearestCloseNameComesFirst) {
     ASSERT_FALSE(r.structured["result"].empty());
     EXPECT_EQ(r.structured["result"][0]["name"], "Thieves' Tools");
     EXPECT_EQ(r.structured["result"][0]["_matched"][0], "close name");
+    auto o = engine.call("search_equipment", {{"search", "ocultist robes"}});
+    ASSERT_FALSE(o.is_error) << o.text;
+    ASSERT_GE(o.structured["result"].size(), 2u) << o.text;
+    EXPECT_EQ(o.structured["result"][0]["name"], "Occultist Robes") << o.text;
+    EXPECT_EQ(o.structured["result"][1]["name"], "Cultist Robes") << o.text;
   }
 }
 
