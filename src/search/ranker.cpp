@@ -88,6 +88,9 @@ constexpr float kSemanticFloor = 0.34f;
 // A match on words of the text alone must also be this close in meaning, so "stock market prices" does not
 // return the entries that happen to mention a market and prices.
 constexpr float kTextHitMeaningFloor = 0.25f;
+// An empty answer names up to this many entries as near misses, those at least this close in meaning.
+constexpr size_t kNearMisses = 3;
+constexpr float kNearMissFloor = 0.2f;
 // Entries holding every word of the query, when there are at most this many, are what those words point at (a
 // name of a place or person, a coined term) and are kept whatever the model makes of the words.
 constexpr size_t kSpecificTextHits = 3;
@@ -402,12 +405,16 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
   }
   // Meaning: the nearest passages to the query among the entities the filters allow.
   std::vector<std::pair<int, std::string>> semantic_order;
+  bool gibberish = false;  // meaning was ready but not asked: no word of the query occurs anywhere
   if (ix && merged.empty() && exact_results.empty()) {
     // Nothing matched by name or text: unless some meaningful word of the query occurs somewhere in the
     // corpus, the query is gibberish ("zxcvbnm asdfgh") and any nearest passage would be noise.
     auto known = st.any_text_match(meaningful);
     if (!known) return known.status();
-    if (!*known) ix = nullptr;
+    if (!*known) {
+      ix = nullptr;
+      gibberish = true;
+    }
   }
   // The entities loaded for showing, by (kind, key): the best lexical candidates are read while the encoder
   // still works, as most of them are shown in the end.
@@ -458,14 +465,29 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
         ++it;
       }
     }
+    std::vector<VectorIndex::Hit> below_floor;
     for (const auto& h : ix->top_k(qv.data(), &mask, 100)) {
-      if (h.score < kSemanticFloor) break;
+      if (h.score < kSemanticFloor) {
+        if (h.score >= kNearMissFloor && below_floor.size() < kNearMisses) below_floor.push_back(h);
+        if (h.score < kNearMissFloor || below_floor.size() >= kNearMisses) break;
+        continue;
+      }
       const auto& ref = ix->entity(h.entity);
       const auto id = std::make_pair(static_cast<int>(ref.kind), ref.key);
       if (exact_ids.count(id)) continue;
       // Under an excluded name, meaning orders what the words found and adds nothing.
       if (excluded_name && !merged.count(id)) continue;
       semantic_order.push_back(id);
+    }
+    // Nothing at all: the nearest that came close are named, so a question in words the model does not tie to
+    // the text ("Dex cap", "breastplate") is not met with silence.
+    if (semantic_order.empty() && merged.empty() && exact_results.empty() && !excluded_name) {
+      for (const auto& h : below_floor) {
+        const auto& ref = ix->entity(h.entity);
+        auto e = st.get(ref.key, ref.kind, false);
+        if (!e) return e.status();
+        if (!e->empty()) out.near_misses.push_back({std::move(e->front()), h.score});
+      }
     }
   }
   // The facets the query names, each as a ranking of the entries that have it (hybrid only: the single rankings
@@ -625,7 +647,7 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
             : typo                    ? "close name"
             : !semantic_order.empty() ? "meaning"
                                       : "text";
-  out.semantic = ix != nullptr;
+  out.semantic = ix != nullptr || gibberish;
   return out;
 }
 

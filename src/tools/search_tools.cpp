@@ -1,6 +1,7 @@
 #include "search_tools.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <optional>
 #include <set>
@@ -77,6 +78,7 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
   out.semantic = ranked->semantic;
   out.note = std::move(ranked->note);
   out.understood = std::move(ranked->understood);
+  out.near_misses = std::move(ranked->near_misses);
   for (auto& h : ranked->hits) {
     json r = to_result(h.entity);
     if (h.score) r["_score"] = round3(*h.score);
@@ -295,6 +297,16 @@ ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilde
       else
         hints.push_back("Nothing matches \"" + search + "\" by name, text" +
                         (found->semantic ? " or meaning." : " (meaning-based search is not ready)."));
+      if (!found->near_misses.empty()) {
+        std::vector<std::string> near;
+        for (const auto& m : found->near_misses) {
+          char similarity[16];
+          std::snprintf(similarity, sizeof similarity, "%.2f", m.similarity);
+          near.push_back(m.entity.name + " (`" + m.entity.key + "`, " + similarity + ")");
+        }
+        hints.push_back("Nearest in meaning, too far to count as answers: " + text::join(near, ", ") +
+                        "; get_entity(key) shows one, other words may find it.");
+      }
     }
     // Which filter emptied the answer: drop each one and see whether anything would match.
     for (auto it = args.begin(); it != args.end(); ++it) {

@@ -30,6 +30,7 @@ struct Found {
   bool semantic = false;
   std::string note;
   std::vector<search::QueryFacet> understood;
+  std::vector<search::Ranked::NearMiss> near_misses;  // search::Ranked's: for an empty answer's message
 };
 Result<Found> find(store::Store& st, store::Query q, const std::string& search, int limit,
                    search::Match match = search::Match::kNamesAndText, const SearchContext& ctx = {},

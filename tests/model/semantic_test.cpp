@@ -272,6 +272,29 @@ TEST_F(Hybrid, GibberishFindsNothing) {
   EXPECT_EQ(all["total"], 0) << all.dump();
 }
 
+// An empty answer names the entries that came nearest in meaning (below the floor, never as results), each by a
+// key get_entity takes; gibberish gets no such list, and its message does not blame meaning-based search.
+TEST_F(Hybrid, AnEmptyAnswerNamesItsNearMisses) {
+  const json r = call("search_equipment", {{"search", "a hat that makes bread"}, {"type", "magic-item"}});
+  ASSERT_TRUE(r["result"].empty()) << r.dump();
+  const std::string message = r.value("message", "");
+  const auto at = message.find("Nearest in meaning, too far to count as answers: ");
+  ASSERT_NE(at, std::string::npos) << message;
+  const auto open = message.find('`', at), close = message.find('`', open + 1);
+  ASSERT_NE(close, std::string::npos) << message;
+  const std::string key = message.substr(open + 1, close - open - 1);
+  auto got = engine_->call("get_entity", {{"key", key}});
+  EXPECT_FALSE(got.is_error) << key << ": " << got.text;
+  const double similarity = std::stod(message.substr(close + 3));
+  EXPECT_GE(similarity, 0.2) << message;
+  EXPECT_LT(similarity, 0.34) << message;
+
+  const json g = call("search_spell", {{"search", "xqzvbnm plorft"}});
+  EXPECT_EQ(g.value("message", "").find("Nearest"), std::string::npos) << g.dump();
+  EXPECT_EQ(g.value("message", "").find("not ready"), std::string::npos) << g.dump();
+  EXPECT_NE(g.value("message", "").find("or meaning"), std::string::npos) << g.dump();
+}
+
 TEST_F(Hybrid, TextMatchesFarFromTheQuerysMeaningAreLeftOut) {
   // Lexically, "ancient history of the kingdom" also matches Intelligence and Sage, whose texts mention
   // history; their passages are about something else, so hybrid ranking keeps only the History skill.

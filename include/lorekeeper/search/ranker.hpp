@@ -75,10 +75,17 @@ struct Ranked {
   int total = 0;          // every candidate that met the floors (exact names counted by edition)
   std::string how;        // "exact name", "name contains", "close name", "text", "meaning", "filters"
   int exact_total = 0;    // entities with exactly the searched name (every edition; hits may show fewer)
-  bool semantic = false;  // the meaning-based ranking took part
+  bool semantic = false;  // the meaning-based ranking took part (or was ready, for a query of no known word)
   std::string note;       // something the answer should say about the match
   // The facets the query's words named that re-ranked the answer (hybrid ranking only; understand.hpp).
   std::vector<QueryFacet> understood;
+  // When nothing met the floors: the few entries nearest in meaning that came close (cosine >= 0.2), best first,
+  // for the answer to name as near misses, never as results. Empty for gibberish and without meaning.
+  struct NearMiss {
+    model::Entity entity;
+    double similarity = 0;
+  };
+  std::vector<NearMiss> near_misses;
 };
 
 // Ranks the entities `filters` allow against `text` (empty: the filters' own order, `limit` of them). Every hit
