@@ -15,7 +15,7 @@ if [[ ! -f "$store" ]]; then
 fi
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOREKEEPER_FUZZ=ON \
   -DLOREKEEPER_SANITIZE=ON -DLOREKEEPER_DEVELOPER_MODE=OFF >/dev/null
-targets=(mcp_message wordpiece safetensors edn)
+targets=(mcp_message wordpiece safetensors edn markup)
 cmake --build build-fuzz -j2 --target "${targets[@]/%/_fuzzer}"
 mkdir -p build-fuzz/findings
 export LOREKEEPER_FUZZ_DB="$store" LOREKEEPER_EMBED=off

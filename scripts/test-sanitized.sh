@@ -6,7 +6,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 scripts/test-setup.sh
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOREKEEPER_SANITIZE=ON >/dev/null
 cmake --build build-asan -j2 --target lorekeeper lorekeeper_unit_tests fidelity_test edn_test orcbrew_test \
-  http_transport_test mcp_message_fuzz_replay wordpiece_fuzz_replay safetensors_fuzz_replay edn_fuzz_replay
+  http_transport_test mcp_message_fuzz_replay wordpiece_fuzz_replay safetensors_fuzz_replay edn_fuzz_replay \
+  markup_fuzz_replay
 cd build-asan
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   ctest --output-on-failure -j2 -L 'unit|golden|fuzz-replay' "$@"

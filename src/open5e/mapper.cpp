@@ -753,11 +753,11 @@ std::string clean_markup(std::string_view text) {
   std::string t;
   t.reserve(text.size());
   for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '\\' && i + 1 < text.size() && text[i + 1] == 'n') {
+    const bool escaped = text[i] == '\\' && i + 1 < text.size() && text[i + 1] == 'n';
+    if (escaped || text[i] == '\n') {
+      while (!t.empty() && t.back() == '\r') t.pop_back();  // CRs before a break (CRLF, CRCRLF) are part of it
       t += '\n';
-      ++i;
-    } else if (text[i] == '\r' && i + 1 < text.size() && text[i + 1] == '\n') {
-      continue;
+      if (escaped) ++i;
     } else {
       t += text[i];
     }

@@ -224,6 +224,7 @@ TEST(Mapper, CleansMarkupLeftInTheText) {
   EXPECT_EQ(clean_markup("Sphere [Area of Effect]|XPHB|Sphere and Cover|XPHB|Total Cover"), "Sphere and Total Cover");
   EXPECT_EQ(clean_markup("tools.\\n\\n\r\nProficiency with"), "tools.\n\nProficiency with");
   EXPECT_EQ(clean_markup("one\n\n\n\ntwo"), "one\n\ntwo");
+  EXPECT_EQ(clean_markup("a\r\\nb\r\n\r\nc\rd\r\r\ne"), "a\nb\n\nc\rd\ne");
   // Bars that are no reference stay: tables, unknown codes, a code inside a word, a bar at the start.
   for (const char* kept : {"| Level | Feature |\n|---|---|", "|STR|DEX|CON|", "A|B|C", "Cover|XPHBX|Total",
                            "|XPHB|Cover", "Cover|MMORPG", "\\", "C:\\path"}) {
