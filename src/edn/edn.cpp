@@ -459,6 +459,10 @@ bool Parser::finish_map(size_t base, std::string_view map_ns) {
         if (!is_keyword && !standalone_symbol(rest)) {
           return fail(at, "expected a symbol after '_/', found " + quoted(rest));
         }
+        // ":_/:i" would leave the keyword "::i", which is no EDN keyword (auto-resolved).
+        if (is_keyword && rest.front() == ':') {
+          return fail(at, "expected a keyword name after ':_/', found " + quoted(rest));
+        }
         k.text_.erase(0, 2);
         k.ns_len_ = ns_len;
       }

@@ -407,6 +407,8 @@ TEST(EdnCollections, NamespacedMaps) {
   EXPECT_EQ(err("#:a{_/nil 1}"), "line 1, column 7: expected a symbol after '_/', found 'nil'");
   EXPECT_EQ(err("#:a{:_/b/ 1}"), "line 1, column 8: expected a keyword, found 'b/' (empty name after '/')");
   EXPECT_EQ(err("#:a{:_//x 1}"), "line 1, column 8: expected a keyword, found '/x' (empty namespace before '/')");
+  // What is left after ':_/' must be a keyword of its own: "::i" is not (fuzz/corpus/edn/namespace-drop-colon).
+  EXPECT_EQ(err("#:o{:_/:i $}"), "line 1, column 8: expected a keyword name after ':_/', found ':i'");
   // Keys that become equal are duplicates.
   ParseReport report;
   ASSERT_TRUE(parse("#:a{:b 1 :a/b 2}", {}, &report));
