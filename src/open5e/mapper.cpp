@@ -668,20 +668,34 @@ const std::vector<Endpoint> kV1Endpoints = {
     {"armor", Kind::kArmor},
 };
 
-// What every mapped record starts with, v1 or v2: the kind, its key (v2 "key", v1 "slug") and a trimmed name.
-bool is_word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '\''; }
+// A character of a word in cross-reference markup: letters and digits (any non-ASCII byte counts as a letter),
+// and the '-', '\'' and '+' inside words ("20-foot-radius", "+1").
+bool is_word_char(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return u >= 0x80 || std::isalnum(u) || c == '-' || c == '\'' || c == '+';
+}
 
-// The start of the word ending at `end` (exclusive), past any characters that end no word.
+// The start of the word ending at `end` (exclusive).
 size_t word_start(std::string_view t, size_t end) {
   while (end > 0 && is_word_char(t[end - 1])) --end;
   return end;
 }
 
-// "L|SRC|D" -> "D" and "L|SRC" -> "L" for a core book's code SRC. L is the word before the first bar, with a
-// bracketed qualifier after it ("Sphere [Area of Effect]"), reaching back (at most four words) to a word that
-// is D's first word ("Short Rest|XPHB|Short or Long Rest" drops "Short Rest").
+// A word as compared between a reference and what it displays: folded, a plural's final 's' dropped.
+std::string word_key(std::string_view w) {
+  std::string k = text::fold(w);
+  if (k.size() > 3 && k.back() == 's') k.pop_back();
+  return k;
+}
+
+// "L|SRC|D" -> "D" and "L|SRC" -> "L" for a core book's code SRC. L is the word before the first bar (with a
+// bracketed qualifier after it: "Sphere [Area of Effect]"), and the words before it back to one that is D's first
+// word when every word between is among D's first words too ("Short Rest or Long Rest|XPHB|Short or Long Rest"
+// drops all five; "Total Cover and Cover|XPHB|Total Cover" drops one). A cell of a table ("|Book|PHB|2014|") is
+// no reference.
 std::string drop_references(std::string_view t) {
   constexpr size_t kQualifierChars = 64;
+  constexpr int kReferenceWords = 6;  // how far back L may reach, and how many of D's words it is matched with
   static const std::set<std::string, std::less<>> kCodes = {"PHB", "MM", "DMG", "XPHB", "XMM", "XDMG"};
   std::string out;
   size_t copied = 0;  // t[copied..] is not in `out` yet
@@ -703,26 +717,42 @@ std::string drop_references(std::string_view t) {
     }
     size_t l_start = word_start(t, l_end);
     if (l_start == l_end || l_start < copied) continue;
+    if (l_start > 0 && t[l_start - 1] == '|') continue;  // a table's cell
     const bool displayed = code_end < t.size() && t[code_end] == '|';
     const size_t d_start = displayed ? code_end + 1 : code_end;
-    size_t d_end = d_start;
-    while (d_end < t.size() && is_word_char(t[d_end])) ++d_end;
-    const std::string first = text::fold(t.substr(d_start, d_end - d_start));
-    if (first.empty()) {
+    // D's first words (past any punctuation it opens with, within a few characters).
+    std::vector<std::string> shown;
+    size_t i = d_start;
+    while (displayed && i < t.size() && i < d_start + 3 && !is_word_char(t[i]) && t[i] != '|') ++i;
+    while (displayed && i < t.size() && is_word_char(t[i]) && static_cast<int>(shown.size()) < kReferenceWords) {
+      size_t e = i;
+      while (e < t.size() && is_word_char(t[e])) ++e;
+      shown.push_back(word_key(t.substr(i, e - i)));
+      while (e < t.size() && t[e] == ' ') ++e;
+      i = e;
+    }
+    if (shown.empty()) {
       // "L|SRC" (or "L|SRC|" displaying nothing): the words stay, the code goes.
       out.append(t.substr(copied, bar - copied));
       copied = d_start;
       bar = d_start - 1;
       continue;
     }
+    const auto among_shown = [&](std::string_view w) {
+      return std::find(shown.begin(), shown.end(), word_key(w)) != shown.end();
+    };
+    // Reach back while every word is among D's and stop at D's first word; words of an earlier reference's
+    // display (starting at `copied`, after the first) are not reached.
     size_t w_end = l_end;
-    for (int back = 0; back < 4; ++back) {
+    for (int back = 0; back < kReferenceWords; ++back) {
       const size_t w_start = word_start(t, w_end);
-      if (w_start == w_end || w_start < copied) break;
-      if (text::fold(t.substr(w_start, w_end - w_start)) == first) {
+      if (w_start == w_end || w_start < copied || (back > 0 && copied > 0 && w_start == copied)) break;
+      const std::string_view w = t.substr(w_start, w_end - w_start);
+      if (word_key(w) == shown.front()) {
         l_start = w_start;
         break;
       }
+      if (back > 0 && !among_shown(w)) break;
       // The word before, when only spaces separate them (punctuation ends the reference).
       size_t prev = w_start;
       while (prev > copied && t[prev - 1] == ' ') --prev;
@@ -737,6 +767,7 @@ std::string drop_references(std::string_view t) {
   return out;
 }
 
+// What every mapped record starts with, v1 or v2: the kind, its key (v2 "key", v1 "slug") and a trimmed name.
 Result<Entity> start_entity(const Endpoint& endpoint, const json& rec, const char* key_field) {
   if (!rec.is_object()) return Status::invalid_argument("record is not an object");
   Entity e;
@@ -940,6 +971,7 @@ Result<Entity> map_standalone_armor(const json& rec, const MappingContext& ctx) 
   if (!started) return started.status();
   Entity e = std::move(*started);
   map_item_armor(rec, e);
+  clean_entity(e);
   return e;
 }
 

@@ -397,7 +397,8 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
     const bool unique_nearest = !offered.empty() && (offered.size() == 1 || offered[1].distance > offered[0].distance);
     for (size_t i = 0; i < offered.size(); ++i) {
       for (const auto& e : offered[i].entries) {
-        offer(e.kind, e.key, 0.85 - 0.25 * offered[i].distance / std::max(1, budget), "close name");
+        // 0.6-0.85, the nearest highest (a first letter changed counts half an edit more).
+        offer(e.kind, e.key, 0.85 - 0.25 * offered[i].distance / (std::max(1, budget) + 0.5), "close name");
         if (unique_nearest && i == 0) corrected.insert({static_cast<int>(e.kind), e.key});
       }
     }
@@ -513,9 +514,11 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
           for (size_t i = 0; i < has.size(); ++i) has[i] |= (**m)[i];
         }
         for (size_t i = 0; i < has.size(); ++i) has[i] &= mask[i];
-        const std::vector<float> direction = facet_direction(embeddings.embed(s), f, embeddings);
+        const std::vector<float>& qv = embeddings.embed(s);
+        const std::vector<float> direction = facet_direction(qv, f, embeddings);
         for (const auto& h : ix->top_k(direction.data(), &has, kFacetDepth)) {
-          if (h.score < kTextHitMeaningFloor) break;
+          // The floor is the query's own: the label orders the entries, it does not admit one far from the words.
+          if (ix->similarity(h.entity, qv.data()) < kTextHitMeaningFloor) continue;
           const auto& ref = ix->entity(h.entity);
           EntityId id{static_cast<int>(ref.kind), ref.key};
           if (!exact_ids.count(id)) ranking.push_back(std::move(id));

@@ -221,18 +221,26 @@ TEST(Mapper, CleansMarkupLeftInTheText) {
             "restore it when finishing a Short or Long Rest.");
   EXPECT_EQ(clean_markup("It has Cover|XPHB and more."), "It has Cover and more.");
   EXPECT_EQ(clean_markup("x [a]|PHB|"), "x [a]");
+  // How far back a reference reaches: to D's first word, over words D shows too (plurals alike).
+  EXPECT_EQ(clean_markup("finish a Short Rest or Long Rest|XPHB|Short or Long Rest."), "finish a Short or Long Rest.");
+  EXPECT_EQ(clean_markup("has Total Cover and Cover|XPHB|Total Cover"), "has Total Cover and Total Cover");
+  EXPECT_EQ(clean_markup("drinks a Potion of Healing|XDMG|potions of healing"), "drinks a potions of healing");
+  EXPECT_EQ(clean_markup("wields a +1 Longsword|DMG|+1 longsword"), "wields a +1 longsword");
+  EXPECT_EQ(clean_markup("(Cover|XPHB|Total Cover)"), "(Total Cover)");
+  EXPECT_EQ(clean_markup("x [a]|PHB|y x [a]|PHB|y"), "y y");
+  EXPECT_EQ(clean_markup("Cover|XPHB|(total) cover"), "(total) cover");
   EXPECT_EQ(clean_markup("Sphere [Area of Effect]|XPHB|Sphere and Cover|XPHB|Total Cover"), "Sphere and Total Cover");
   EXPECT_EQ(clean_markup("tools.\\n\\n\r\nProficiency with"), "tools.\n\nProficiency with");
   EXPECT_EQ(clean_markup("one\n\n\n\ntwo"), "one\n\ntwo");
   EXPECT_EQ(clean_markup("a\r\\nb\r\n\r\nc\rd\r\r\ne"), "a\nb\n\nc\rd\ne");
   // Bars that are no reference stay: tables, unknown codes, a code inside a word, a bar at the start.
   for (const char* kept : {"| Level | Feature |\n|---|---|", "|STR|DEX|CON|", "A|B|C", "Cover|XPHBX|Total",
-                           "|XPHB|Cover", "Cover|MMORPG", "\\", "C:\\path"}) {
+                           "|XPHB|Cover", "Cover|MMORPG", "\\", "C:\\path", "|Book|PHB|2014|", "|Name|DMG|Range|"}) {
     EXPECT_EQ(clean_markup(kept), kept) << kept;
   }
   // Text of any size and shape is cleaned in one pass (a quadratic search back would take hours here).
   std::string hostile;
-  for (int i = 0; i < 100000; ++i) hostile += "w]|PHB|x [|MM|";
+  for (int i = 0; i < 100000; ++i) hostile += "w]|PHB|x [|MM| Cover|XPHB|Total ";
   EXPECT_LT(clean_markup(hostile).size(), hostile.size());
 }
 
