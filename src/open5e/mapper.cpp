@@ -720,10 +720,14 @@ std::string drop_references(std::string_view t) {
     if (l_start > 0 && t[l_start - 1] == '|') continue;  // a table's cell
     const bool displayed = code_end < t.size() && t[code_end] == '|';
     const size_t d_start = displayed ? code_end + 1 : code_end;
-    // D's first words (past any punctuation it opens with, within a few characters).
+    // D's first words (past any punctuation it opens with, within a few characters; a display that opens with a
+    // space or line break displays nothing, so no line break is removed with the reference).
     std::vector<std::string> shown;
     size_t i = d_start;
-    while (displayed && i < t.size() && i < d_start + 3 && !is_word_char(t[i]) && t[i] != '|') ++i;
+    while (displayed && i < t.size() && i < d_start + 3 && !is_word_char(t[i]) && t[i] != '|' &&
+           !std::isspace(static_cast<unsigned char>(t[i]))) {
+      ++i;
+    }
     while (displayed && i < t.size() && is_word_char(t[i]) && static_cast<int>(shown.size()) < kReferenceWords) {
       size_t e = i;
       while (e < t.size() && is_word_char(t[e])) ++e;

@@ -229,6 +229,7 @@ TEST(Mapper, CleansMarkupLeftInTheText) {
   EXPECT_EQ(clean_markup("(Cover|XPHB|Total Cover)"), "(Total Cover)");
   EXPECT_EQ(clean_markup("x [a]|PHB|y x [a]|PHB|y"), "y y");
   EXPECT_EQ(clean_markup("Cover|XPHB|(total) cover"), "(total) cover");
+  EXPECT_EQ(clean_markup("ls.\\n\\n\n\nFe [Arect]|XPHB|\nRo"), "ls.\n\nFe [Arect]\nRo");  // fuzz/corpus/markup
   EXPECT_EQ(clean_markup("Sphere [Area of Effect]|XPHB|Sphere and Cover|XPHB|Total Cover"), "Sphere and Total Cover");
   EXPECT_EQ(clean_markup("tools.\\n\\n\r\nProficiency with"), "tools.\n\nProficiency with");
   EXPECT_EQ(clean_markup("one\n\n\n\ntwo"), "one\n\ntwo");
