@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 #include <tuple>
@@ -101,23 +102,23 @@ constexpr double kLexicalFacetBoost = 0.1;
 // facet_direction); chosen on the facets tuning set over 0.25, 0.5, 0.75 and 1 (docs/SEARCH.md).
 constexpr float kFacetLabelWeight = 0.5f;
 
-// The direction a facet's entries are ordered by, as a unit vector (VectorIndex::top_k's error bound assumes
-// one): the query's meaning, pulled toward the facet's label when the facet is graded (QueryFacet::graded), so
-// the entries most about both come first ("stop enemies from moving" with "inflicts restrained or grappled or
-// paralyzed": Hold Person and Entangle before the spells that mention a condition in passing). The query alone
-// when the label cannot be embedded.
-std::vector<float> facet_direction(const std::vector<float>& query, const QueryFacet& f,
-                                   const QueryEmbeddings& embeddings) {
-  if (!f.graded() || embeddings.semantic() == nullptr) return query;
+// The direction a graded facet's entries are ordered by (QueryFacet::graded), as a unit vector (VectorIndex::top_k's
+// error bound assumes one): the query's meaning pulled toward the facet's label, so the entries most about both
+// come first ("stop enemies from moving" with "inflicts restrained or grappled or paralyzed": Hold Person and
+// Entangle before the spells that mention a condition in passing). None when the query alone orders them: a facet
+// that is not graded, or a label that cannot be embedded.
+std::optional<std::vector<float>> facet_direction(const std::vector<float>& query, const QueryFacet& f,
+                                                  const QueryEmbeddings& embeddings) {
+  if (!f.graded() || embeddings.semantic() == nullptr) return std::nullopt;
   const std::vector<float> label = embeddings.semantic()->embed_phrase(f.label());
-  if (label.size() != query.size()) return query;
+  if (label.size() != query.size()) return std::nullopt;
   std::vector<float> v(query.size());
   double norm = 0;
   for (size_t i = 0; i < v.size(); ++i) {
     v[i] = query[i] + kFacetLabelWeight * label[i];
     norm += static_cast<double>(v[i]) * v[i];
   }
-  if (!(norm > 0)) return query;
+  if (!(norm > 0)) return std::nullopt;
   const float scale = static_cast<float>(1 / std::sqrt(norm));
   for (float& x : v) x *= scale;
   return v;
@@ -485,9 +486,9 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
     if (semantic_order.empty() && merged.empty() && exact_results.empty() && !excluded_name) {
       for (const auto& h : below_floor) {
         const auto& ref = ix->entity(h.entity);
-        auto e = st.get(ref.key, ref.kind, false);
+        auto e = load({static_cast<int>(ref.kind), ref.key});
         if (!e) return e.status();
-        if (!e->empty()) out.near_misses.push_back({std::move(e->front()), h.score});
+        if (*e != nullptr) out.near_misses.push_back({**e, h.score});
       }
     }
   }
@@ -515,10 +516,15 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
         }
         for (size_t i = 0; i < has.size(); ++i) has[i] &= mask[i];
         const std::vector<float>& qv = embeddings.embed(s);
-        const std::vector<float> direction = facet_direction(qv, f, embeddings);
-        for (const auto& h : ix->top_k(direction.data(), &has, kFacetDepth)) {
-          // The floor is the query's own: the label orders the entries, it does not admit one far from the words.
-          if (ix->similarity(h.entity, qv.data()) < kTextHitMeaningFloor) continue;
+        const std::optional<std::vector<float>> blended = facet_direction(qv, f, embeddings);
+        for (const auto& h : ix->top_k(blended ? blended->data() : qv.data(), &has, kFacetDepth)) {
+          // The floor is the query's own: a label orders the entries, it does not admit one far from the words.
+          // Ordered by the query alone, the first under the floor ends the ranking.
+          const float to_query = blended ? ix->similarity(h.entity, qv.data()) : h.score;
+          if (to_query < kTextHitMeaningFloor) {
+            if (!blended) break;
+            continue;
+          }
           const auto& ref = ix->entity(h.entity);
           EntityId id{static_cast<int>(ref.kind), ref.key};
           if (!exact_ids.count(id)) ranking.push_back(std::move(id));
