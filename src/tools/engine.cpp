@@ -122,7 +122,9 @@ ToolResult get_entity(store::Store& st, const json& args, std::string_view prefe
       for (const auto& e : *by_name) keys.push_back(e.key + " (" + e.document.key + ")");
       msg += " Entries named '" + key + "' have the keys: " + text::join(keys, ", ") + ".";
     } else {
-      auto close = closest_names(st, kind ? std::vector<Kind>{*kind} : std::vector<Kind>{}, key, 5);
+      store::Query filters;
+      if (kind) filters.kinds = {*kind};
+      auto close = closest_names(st, filters, key, 5);
       if (!close.empty()) msg += " Closest names: " + text::join(close, ", ") + " (search for them to get keys).";
     }
     return error_result(msg);
@@ -367,7 +369,10 @@ ToolResult dispatch_call(Engine& engine, const std::string& name, const json& ar
       return error_result(docs.message.empty() ? "No source document selected." : docs.message);
     }
     const compare_tool::Suggest suggest = [&](const std::vector<Kind>& kinds, const std::string& given) {
-      return closest_names(*st, kinds, given, 5);
+      store::Query filters;
+      filters.kinds = kinds;
+      filters.document_keys = docs.keys;
+      return closest_names(*st, filters, given, 5);
     };
     ToolResult r = compare_tool::compare_editions(*st, a, docs.keys, ctx.preferred_edition, suggest);
     if (!docs.message.empty() && !r.is_error) {

@@ -39,13 +39,16 @@ std::string kind_label(const std::vector<Kind>& kinds) {
 
 }  // namespace
 
-std::vector<std::string> closest_names(store::Store& st, const std::vector<Kind>& kinds, const std::string& search,
-                                       size_t max) {
+std::vector<std::string> closest_names(store::Store& st, const Query& filters, const std::string& search, size_t max) {
   const std::string q = text::fold(search);
   const int budget = std::max(2, static_cast<int>(q.size()) / 3);
   std::vector<std::pair<int, std::string>> scored;
   std::set<std::string> seen;
-  Status visited = st.for_each_name(kinds, [&](const store::NameEntry& n) {
+  Status visited = st.for_each_name(filters.kinds, [&](const store::NameEntry& n) {
+    if (filters.document_keys && std::find(filters.document_keys->begin(), filters.document_keys->end(),
+                                           n.document_key) == filters.document_keys->end()) {
+      return true;
+    }
     const std::string& f = n.name_fold;
     if (!seen.insert(f).second) return true;
     int d = text::edit_distance(q, f, budget);
@@ -56,8 +59,23 @@ std::vector<std::string> closest_names(store::Store& st, const std::vector<Kind>
   });
   if (!visited.is_ok()) return {};
   std::sort(scored.begin(), scored.end());
+  // A name is offered only if some entry of it meets the other filters too (a level, a game system): a hint the
+  // same call could not find would send the caller after an answer the filters exclude.
+  const bool other_filters = store::has_attribute_filters(filters);
+  constexpr size_t kTries = 50;
   std::vector<std::string> out;
-  for (size_t i = 0; i < scored.size() && out.size() < max; ++i) out.push_back(scored[i].second);
+  for (size_t i = 0; i < scored.size() && i < kTries && out.size() < max; ++i) {
+    if (other_filters) {
+      Query named = filters;
+      named.name_exact = scored[i].second;
+      named.name_contains.clear();
+      named.offset = 0;
+      named.limit = 1;
+      auto hits = st.match_names(named);
+      if (!hits || hits->empty()) continue;
+    }
+    out.push_back(scored[i].second);
+  }
   return out;
 }
 
@@ -291,7 +309,7 @@ ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilde
   if (found->results.empty()) {
     std::vector<std::string> hints;
     if (!text::trim(search).empty()) {
-      auto close = closest_names(st, q.kinds, search, 5);
+      auto close = closest_names(st, q, search, 5);
       if (!close.empty())
         hints.push_back("Closest names: " + text::join(close, ", ") + ".");
       else
@@ -436,7 +454,11 @@ ToolResult search_all(store::Store& st, const json& args, const SearchContext& c
     }
   }
   if (total == 0 && !docs.select_nothing) {
-    auto close = closest_names(st, kinds, query, 5);
+    Query filters;
+    filters.kinds = kinds;
+    filters.document_keys = docs.keys;
+    filters.game_system = str_arg(args, "game_system");
+    auto close = closest_names(st, filters, query, 5);
     const search::Semantic* meaning = ctx.embeddings.semantic();
     const bool semantic = meaning && meaning->index() && ctx.ranking != Ranking::kLexical;
     const std::string hint = close.empty() ? "Nothing matches \"" + query + "\" by name, text" +
@@ -482,7 +504,9 @@ ToolResult find_similar(store::Store& st, const json& args, const SearchContext&
     refs = std::move(*got);
   }
   if (refs.empty()) {
-    auto close = closest_names(st, kind ? std::vector<Kind>{*kind} : std::vector<Kind>{}, key.empty() ? name : key, 5);
+    Query filters;
+    if (kind) filters.kinds = {*kind};
+    auto close = closest_names(st, filters, key.empty() ? name : key, 5);
     return error_result("No reference entry '" + (key.empty() ? name : key) + "' found." +
                         (close.empty() ? "" : " Closest names: " + text::join(close, ", ") + "."));
   }

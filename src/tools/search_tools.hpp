@@ -36,9 +36,10 @@ Result<Found> find(store::Store& st, store::Query q, const std::string& search, 
                    search::Match match = search::Match::kNamesAndText, const SearchContext& ctx = {},
                    search::OnExactName on_exact = search::OnExactName::kOnlyIt);
 
-// Closest names of the given kinds to `search`, for "did you mean" messages.
-std::vector<std::string> closest_names(store::Store& st, const std::vector<model::Kind>& kinds,
-                                       const std::string& search, size_t max);
+// Up to `max` names nearest `search` in spelling that some entry allowed by `filters` has (its kinds, documents,
+// game system and attribute filters), nearest first, for "did you mean" messages.
+std::vector<std::string> closest_names(store::Store& st, const store::Query& filters, const std::string& search,
+                                       size_t max);
 
 // Adds children (subclasses, subspecies) to class and species results.
 void add_children(store::Store& st, std::vector<json>& results);

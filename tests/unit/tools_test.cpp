@@ -479,6 +479,47 @@ TEST_F(ToolsTest, ANameTheFiltersExcludeIsSaidSo) {
       << r.structured["message"];
 }
 
+TEST_F(ToolsTest, ClosestNamesHintsOnlyNamesTheFiltersAllow) {
+  // Without filters the misspelling is corrected to Fireball; under level 9 and under a document without it, the
+  // answer is empty and its hint must not send the caller to Fireball, which the same call cannot return.
+  auto open = call("search_spell", {{"search", "Fireballzz"}});
+  ASSERT_FALSE(open.is_error);
+  ASSERT_FALSE(open.structured["result"].empty());
+  EXPECT_EQ(open.structured["result"][0]["name"], "Fireball");
+  for (const json& filter : {json{{"level", 9}}, json{{"school", "necromancy"}}}) {
+    json args = filter;
+    args["search"] = "Fireballzz";
+    auto r = call("search_spell", args);
+    ASSERT_FALSE(r.is_error) << r.text;
+    ASSERT_TRUE(r.structured["result"].empty()) << filter.dump();
+    const std::string m = r.structured["message"];
+    // Every name the hint offers is one the call finds under the same filters.
+    const std::string head = "Closest names: ";
+    const size_t at = m.find(head);
+    if (at == std::string::npos) continue;
+    const std::string list = m.substr(at + head.size(), m.find('.', at) - at - head.size());
+    EXPECT_EQ(list.find("Fireball"), std::string::npos) << filter.dump() << ": " << m;
+    size_t start = 0;
+    while (start < list.size()) {
+      size_t comma = list.find(", ", start);
+      if (comma == std::string::npos) comma = list.size();
+      json again = filter;
+      again["search"] = list.substr(start, comma - start);
+      auto hit = call("search_spell", again);
+      ASSERT_FALSE(hit.is_error);
+      EXPECT_FALSE(hit.structured["result"].empty()) << again.dump() << " (hinted by " << filter.dump() << ")";
+      start = comma + 2;
+    }
+  }
+  auto all = call("search_all", {{"query", "Fireballzz"}, {"content_types", {"creature"}}});
+  ASSERT_FALSE(all.is_error);
+  const std::string m = all.structured["message"];
+  const size_t hinted = m.find("Closest names: ");
+  if (hinted != std::string::npos) {
+    EXPECT_EQ(m.find("Fireball", hinted), std::string::npos) << m;
+  }
+}
+
 TEST_F(ToolsTest, NothingCloseSuggestsNothingAndSaysSo) {
   auto r = call("search_spell", {{"search", "xqzvbnmw"}});
   ASSERT_FALSE(r.is_error);
