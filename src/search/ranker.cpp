@@ -101,6 +101,9 @@ constexpr double kLexicalFacetBoost = 0.1;
 // What a graded facet's label weighs against the query's words in the order of the facet's entries (see
 // facet_direction); chosen on the facets tuning set over 0.25, 0.5, 0.75 and 1 (docs/SEARCH.md).
 constexpr float kFacetLabelWeight = 0.5f;
+// What the order of a facet's entries by the query's words weighs against their order by meaning (rank_facets);
+// chosen on the tuning sets over 0.25, 0.5, 0.75 and 1 (docs/SEARCH.md).
+constexpr double kFacetWordsWeight = 0.5;
 
 // The direction a graded facet's entries are ordered by (QueryFacet::graded), as a unit vector (VectorIndex::top_k's
 // error bound assumes one): the query's meaning pulled toward the facet's label, so the entries most about both
@@ -261,6 +264,7 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
   struct Lexical {
     double score = 0;
     std::set<std::string> how;  // "name", "close name", "text", "hint"
+    int words = 0;              // how many of the query's meaningful words its text and hint hold
     // Matched on words of the text or the search hint alone, not the name: weaker evidence, and only kept when
     // near in meaning.
     bool description_only() const { return how.count("name") == 0 && how.count("close name") == 0; }
@@ -345,6 +349,10 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
     const double score = 0.1 + 0.5 * rel;
     if (h.in_body) offer(h.kind, h.key, score, "text");
     if (h.in_hint) offer(h.kind, h.key, score, "hint");
+    if (h.in_body || h.in_hint) {
+      int& w = merged[{static_cast<int>(h.kind), h.key}].words;
+      w = std::max(w, h.matched_terms);
+    }
   }
   bool typo = false;
   // A close name nearer the query than any other name: the misspelt name, placed first ("heeling word").
@@ -528,6 +536,31 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
           const auto& ref = ix->entity(h.entity);
           EntityId id{static_cast<int>(ref.kind), ref.key};
           if (!exact_ids.count(id)) ranking.push_back(std::move(id));
+        }
+        // The entries with the facet that also matched the query's words are a second order of them, fused with
+        // the order by meaning: where the two agree an entry leads the facet ("stealthy hunters that attack by
+        // surprise": the Assassin has the Stealth skill and the words, while dozens with the skill are nearer in
+        // meaning alone).
+        std::vector<std::pair<double, EntityId>> worded;
+        for (const auto& [id, c] : merged) {
+          const auto at = ix->find(static_cast<Kind>(id.first), id.second);
+          const bool most_words = !c.description_only() || 2 * c.words > static_cast<int>(terms.size());
+          if (at && has[*at] && most_words && !exact_ids.count(id)) worded.push_back({c.score, id});
+        }
+        if (!worded.empty()) {
+          std::stable_sort(worded.begin(), worded.end(),
+                           [](const auto& a, const auto& b) { return a.first > b.first; });
+          std::map<EntityId, double> standing;
+          for (size_t i = 0; i < ranking.size(); ++i) standing[ranking[i]] += 1 / (kRrfK + static_cast<double>(i) + 1);
+          for (size_t i = 0; i < worded.size(); ++i) {
+            standing[worded[i].second] += kFacetWordsWeight / (kRrfK + static_cast<double>(i) + 1);
+          }
+          std::vector<std::pair<double, EntityId>> order;
+          order.reserve(standing.size());
+          for (auto& [id, score] : standing) order.push_back({score, id});
+          std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+          ranking.clear();
+          for (auto& [score, id] : order) ranking.push_back(std::move(id));
         }
       } else {
         // Without meaning, the lexical candidates with the facet, in their lexical order.

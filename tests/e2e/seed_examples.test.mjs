@@ -203,7 +203,6 @@ const EXAMPLES = [
   },
   {
     id: 7,
-    todo: '\'stealthy\' is read (Stealth skill) and Invisible Stalker ranks; Assassin is 11th or lower, and the bundled data has no Displacer Beast',
     spec: '01-tools.md: creatures by behavior (ambush predators)',
     tool: 'search_creature',
     args: { search: 'stealthy hunters that attack by surprise' },
