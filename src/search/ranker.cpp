@@ -73,13 +73,19 @@ namespace {
 
 // Words too common in this content, or in questions, to say anything about what is wanted.
 bool is_stopword(const std::string& w) {
+  // English function words (a text holding "whose" and "then" says nothing about a gaze that paralyzes), then the
+  // words of requests and of this content's own categories.
   static const std::set<std::string> kStop = {
-      "the",      "and",  "for",   "with",  "that",   "this",      "from",     "into",      "what",
-      "which",    "who",  "how",   "does",  "are",    "was",       "has",      "have",      "can",
-      "you",      "your", "its",   "their", "them",   "they",      "not",      "such",      "any",
-      "all",      "some", "one",   "very",  "about",  "there",     "when",     "where",     "like",
-      "find",     "show", "give",  "list",  "spell",  "spells",    "creature", "creatures", "monster",
-      "monsters", "item", "items", "thing", "things", "something", "dnd",      "d&d"};
+      "the",    "and",      "for",       "with",    "that",     "this",  "from",  "into",   "onto",   "upon",
+      "what",   "which",    "who",       "whom",    "whose",    "how",   "does",  "are",    "was",    "were",
+      "been",   "has",      "have",      "can",     "could",    "will",  "would", "should", "may",    "might",
+      "must",   "you",      "your",      "our",     "him",      "her",   "his",   "she",    "its",    "their",
+      "them",   "they",     "these",     "those",   "not",      "but",   "out",   "own",    "too",    "such",
+      "any",    "all",      "some",      "one",     "each",     "other", "very",  "more",   "most",   "only",
+      "just",   "even",     "also",      "then",    "than",     "while", "about", "there",  "when",   "where",
+      "like",   "way",      "get",       "gets",    "got",      "find",  "show",  "give",   "list",   "spell",
+      "spells", "creature", "creatures", "monster", "monsters", "item",  "items", "thing",  "things", "something",
+      "dnd",    "d&d"};
   return kStop.count(w) > 0;
 }
 
