@@ -7,4 +7,8 @@ namespace lorekeeper::store {
 
 const std::vector<const char*>& migrations();
 
+// Whether migration `version` leaves much of the file free (it rewrote a large table), so the store is compacted
+// once it is applied.
+bool migration_frees_pages(int version);
+
 }  // namespace lorekeeper::store

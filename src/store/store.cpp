@@ -629,6 +629,9 @@ Status Store::refresh_hints() {
 
 Status Store::migrate() {
   const auto& all = migrations();
+  // A migration that rewrote a large table of an existing store freed much of its file: give it back.
+  const bool existing = schema_version_ > 0;
+  bool compact = false;
   for (int v = schema_version_; v < static_cast<int>(all.size()); ++v) {
     Transaction tx(db_);
     LOREKEEPER_RETURN_IF_ERROR(tx.begin());
@@ -646,6 +649,15 @@ Status Store::migrate() {
     LOREKEEPER_RETURN_IF_ERROR(sqlite::exec(db_, set_version.c_str()));
     LOREKEEPER_RETURN_IF_ERROR(tx.commit());
     schema_version_ = v + 1;
+    compact = compact || (existing && migration_frees_pages(v + 1));
+  }
+  if (compact) {
+    // Best effort: the file is whole either way, and another process using the store, or too little disk for the
+    // copy VACUUM writes, only leaves the freed pages for later writes to reuse.
+    log::info("compacting " + path_ + " after its upgrade");
+    if (Status vacuumed = sqlite::exec(db_, "VACUUM"); !vacuumed.is_ok()) {
+      log::info("the store was not compacted (its free pages will be reused): " + vacuumed.to_string());
+    }
   }
   return Status::ok();
 }

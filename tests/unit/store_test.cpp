@@ -68,6 +68,23 @@ void exec_raw(const std::string& path, const std::string& sql) {
   ASSERT_EQ(rc, SQLITE_OK) << sql;
 }
 
+// The first column of every row `sql` gives, read from the file directly.
+std::vector<std::string> query_raw(const std::string& path, const std::string& sql) {
+  std::vector<std::string> out;
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  const int rc = sqlite3_exec(
+      db, sql.c_str(),
+      [](void* rows, int, char** values, char**) {
+        static_cast<std::vector<std::string>*>(rows)->push_back(values[0] ? values[0] : "");
+        return 0;
+      },
+      &out, nullptr);
+  sqlite3_close(db);
+  EXPECT_EQ(rc, SQLITE_OK) << sql;
+  return out;
+}
+
 // The text index as schema versions 1 and 2 made it: no stemming, and empty.
 constexpr const char* kUnstemmedTextIndex =
     "DROP TRIGGER entities_fts_delete; DROP TABLE entities_fts;"
@@ -334,18 +351,8 @@ TEST(Store, WritesRenewTheContentStamp) {
   auto st = open_rw(path);
   ASSERT_TRUE(st);
   auto stamp = [&] {
-    sqlite3* db = nullptr;
-    EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-    std::string out;
-    sqlite3_exec(
-        db, "SELECT stamp FROM content_stamp",
-        [](void* o, int, char** v, char**) {
-          *static_cast<std::string*>(o) = v[0];
-          return 0;
-        },
-        &out, nullptr);
-    sqlite3_close(db);
-    return out;
+    const auto rows = query_raw(path, "SELECT stamp FROM content_stamp");
+    return rows.empty() ? std::string() : rows.front();
   };
   const std::string empty = stamp();
   EXPECT_EQ(empty.size(), 16u);
@@ -359,6 +366,49 @@ TEST(Store, WritesRenewTheContentStamp) {
   EXPECT_EQ(stamp(), one);
   ASSERT_TRUE(st->replace({Store::Scope{"test", std::nullopt, ""}}, {}, {}).is_ok());
   EXPECT_NE(stamp(), one);
+}
+
+TEST(Store, MigratesVectorsOutOfAWithoutRowidTableKeepingThem) {
+  const std::string path = testing::temp_dir() + "/v6.db";
+  {
+    auto st = open_rw(path);
+    ASSERT_TRUE(st);
+    auto troll = make("troll", "Troll");
+    auto ogre = make("ogre", "Ogre");
+    ASSERT_TRUE(st->upsert({troll.document}, {troll, ogre}).is_ok());
+  }
+  // Back to schema version 6: vectors in a WITHOUT ROWID table, as that version wrote them (out of key order).
+  ASSERT_NO_FATAL_FAILURE(exec_raw(
+      path,
+      "DROP TABLE entity_vectors;"
+      "CREATE TABLE entity_vectors (kind TEXT NOT NULL, key TEXT NOT NULL, passage INTEGER NOT NULL, model TEXT NOT "
+      "NULL, text_hash TEXT NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (kind, key, passage)) WITHOUT ROWID;"
+      "INSERT INTO entity_vectors VALUES ('spell', 'troll', 1, 'm', 'h2', x'0000404000008040');"
+      "INSERT INTO entity_vectors VALUES ('spell', 'ogre', 0, 'm', 'h0', x'0000803f00000040');"
+      "INSERT INTO entity_vectors VALUES ('spell', 'troll', 0, 'm', 'h1', x'0000a0400000c040');"
+      "PRAGMA user_version = 6"));
+  auto st = open_rw(path);
+  ASSERT_TRUE(st);
+  EXPECT_EQ(st->schema_version(), kSchemaVersion);
+  auto matrix = st->vector_matrix("m", 2);
+  ASSERT_TRUE(matrix.is_ok()) << matrix.status().to_string();
+  ASSERT_EQ(matrix->rows.size(), 3u);
+  EXPECT_EQ(matrix->rows[0].key, "ogre");
+  EXPECT_EQ(matrix->rows[1].key, "troll");
+  EXPECT_EQ(matrix->rows[1].passage, 0);
+  EXPECT_EQ(matrix->rows[2].passage, 1);
+  EXPECT_EQ(matrix->data, (std::vector<float>{1, 2, 5, 6, 3, 4}));
+  // The old table's pages were given back (the upgrade compacts the file once).
+  EXPECT_EQ(query_raw(path, "PRAGMA freelist_count"), std::vector<std::string>{"0"});
+  auto hashes = st->vectors("m", false);
+  ASSERT_TRUE(hashes.is_ok());
+  ASSERT_EQ(hashes->size(), 3u);
+  EXPECT_EQ((*hashes)[2].text_hash, "h2");
+  // A passage is still one row: writing it again replaces it.
+  ASSERT_TRUE(st->write_vectors("m", {{Kind::kSpell, "troll", 0, "h9", {7, 8}, ""}}, {}).is_ok());
+  matrix = st->vector_matrix("m", 2);
+  ASSERT_TRUE(matrix.is_ok());
+  EXPECT_EQ(matrix->data, (std::vector<float>{1, 2, 7, 8}));
 }
 
 TEST(Store, MigratesAnUnstemmedTextIndexKeepingItsRows) {
@@ -561,17 +611,8 @@ TEST(Store, MigratesRangeFilterIndexesToCoverTheKey) {
   ASSERT_TRUE(st);
   EXPECT_EQ(st->schema_version(), kSchemaVersion);
   st.reset();
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  std::set<std::string> indexes;
-  sqlite3_exec(
-      db, "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'entities'",
-      [](void* out, int, char** values, char**) {
-        static_cast<std::set<std::string>*>(out)->insert(values[0]);
-        return 0;
-      },
-      &indexes, nullptr);
-  sqlite3_close(db);
+  const auto names = query_raw(path, "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'entities'");
+  const std::set<std::string> indexes(names.begin(), names.end());
   EXPECT_TRUE(indexes.count("entities_kind_level_key"));
   EXPECT_TRUE(indexes.count("entities_kind_cr_key"));
   EXPECT_FALSE(indexes.count("entities_kind_level"));

@@ -31,7 +31,7 @@ using model::Kind;
 class TextIndex;
 
 // The schema version this build reads and writes.
-inline constexpr int kSchemaVersion = 6;
+inline constexpr int kSchemaVersion = 7;
 // How long a write waits for another process's write transaction (a full sync holds one for about a minute).
 inline constexpr int kBusyWaitSeconds = 900;
 
