@@ -355,9 +355,9 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
     const double score = 0.1 + 0.5 * rel;
     if (h.in_body) offer(h.kind, h.key, score, "text");
     if (h.in_hint) offer(h.kind, h.key, score, "hint");
-    if (h.in_body || h.in_hint) {
-      int& w = merged[{static_cast<int>(h.kind), h.key}].words;
-      w = std::max(w, h.matched_terms);
+    // (An exact name is never a candidate: only the entries offered count their words.)
+    if (const auto at = merged.find({static_cast<int>(h.kind), h.key}); at != merged.end()) {
+      at->second.words = std::max(at->second.words, h.matched_terms);
     }
   }
   bool typo = false;

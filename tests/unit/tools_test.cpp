@@ -622,6 +622,12 @@ TEST_F(ToolsTest, SearchAllGroupsByKind) {
   ASSERT_TRUE(r.structured["result"].is_object());
   ASSERT_GE(r.structured["result"]["spell"].size(), 3u);
   for (int i = 0; i < 3; ++i) EXPECT_EQ(r.structured["result"]["spell"][i]["name"], "Fireball");
+  // The exact name comes first and is not listed again among the other matches (its text holds the word too).
+  for (const auto& [kind, items] : r.structured["result"].items()) {
+    std::set<std::string> seen;
+    for (const auto& x : items)
+      EXPECT_TRUE(seen.insert(x["key"].get<std::string>()).second) << kind << ": " << x["key"];
+  }
   r = call("search_all", {{"query", "goblin"}, {"content_types", {"Creature"}}});
   ASSERT_EQ(r.structured["result"].size(), 1u);
   EXPECT_TRUE(r.structured["result"].contains("creature"));
