@@ -400,4 +400,29 @@ Result<std::vector<Version>> versions_of(store::Store& st, const Entity& referen
   return out;
 }
 
+std::vector<EditionPlace> group_editions(const std::vector<RankedEdition>& ranked, size_t limit,
+                                         std::string_view preferred) {
+  std::vector<EditionPlace> out;
+  std::map<std::pair<model::Kind, std::string_view>, size_t> place;  // (kind, folded name) -> index in out
+  for (size_t i = 0; i < ranked.size(); ++i) {
+    const auto id = std::make_pair(ranked[i].kind, std::string_view(ranked[i].name_fold));
+    const auto at = place.find(id);
+    if (at == place.end()) {
+      if (out.size() >= limit) continue;
+      place.emplace(id, out.size());
+      out.push_back({i, i, {}});
+      continue;
+    }
+    EditionPlace& p = out[at->second];
+    if (model::edition_preferred(ranked[i].document, ranked[p.shown].document, preferred)) {
+      p.others.push_back(p.shown);
+      p.shown = i;
+    } else {
+      p.others.push_back(i);
+    }
+  }
+  for (auto& p : out) std::sort(p.others.begin(), p.others.end());
+  return out;
+}
+
 }  // namespace lorekeeper::search

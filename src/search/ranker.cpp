@@ -13,6 +13,7 @@
 
 #include "lorekeeper/core/text.hpp"
 #include "lorekeeper/model/hints.hpp"
+#include "lorekeeper/search/editions.hpp"
 #include "lorekeeper/search/fusion.hpp"
 
 namespace lorekeeper::search {
@@ -228,7 +229,7 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
     q.limit = limit;
     auto r = st.query(q);
     if (!r) return r.status();
-    for (auto& e : r->entities) out.hits.push_back({std::move(e), std::nullopt, {}, {}});
+    for (auto& e : r->entities) out.hits.push_back({std::move(e), std::nullopt, {}, {}, {}});
     out.total = r->total;
     out.how = "filters";
     return out;
@@ -251,7 +252,7 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
   std::vector<Hit> exact_results;
   for (const auto& e : *editions) {
     if (static_cast<int>(exact_results.size()) >= limit) break;
-    exact_results.push_back({e, 1.0, {"exact name"}, {}});
+    exact_results.push_back({e, 1.0, {"exact name"}, {}, {}});
   }
   // An exact name is answered with that entry, every edition of it, and nothing else (02-lookup-tools-early.md:
   // "If name parameter exactly matches, return single result").
@@ -673,13 +674,60 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
     return a.id < b.id;
   });
   out.hits = std::move(exact_results);
-  for (auto& c : scored) {
+  // Each place shown: the candidate it shows, the candidate that ranked it and the other editions.
+  struct Place {
+    size_t shown;
+    size_t best;
+    std::vector<size_t> others;
+  };
+  std::vector<Place> places;
+  const size_t open_places = static_cast<size_t>(std::max(0, limit - static_cast<int>(out.hits.size())));
+  if (options.group_editions) {
+    // Grouped from the name list alone (names and documents in memory), so only the entries shown are read.
+    std::vector<RankedEdition> ranked;
+    ranked.reserve(scored.size());
+    std::map<std::string, model::Document, std::less<>> documents;
+    for (const auto& c : scored) {
+      auto entry = st.name_entry(static_cast<Kind>(c.id.first), c.id.second);
+      if (!entry) return entry.status();
+      RankedEdition r;
+      r.kind = static_cast<Kind>(c.id.first);
+      if (*entry) {
+        r.name_fold = (*entry)->name_fold;
+        auto at = documents.find((*entry)->document_key);
+        if (at == documents.end()) {
+          auto doc = st.document((*entry)->document_key);
+          if (!doc) return doc.status();
+          model::Document known;
+          known.key = (*entry)->document_key;
+          at = documents.emplace((*entry)->document_key, doc->value_or(std::move(known))).first;
+        }
+        r.document = at->second;
+      } else {
+        r.name_fold = "\x1f" + c.id.second;  // gone since it was ranked: a place of its own, skipped when read
+      }
+      ranked.push_back(std::move(r));
+    }
+    // (A few places more than shown: an entry deleted since it was ranked is skipped when read.)
+    for (auto& p : group_editions(ranked, open_places + 5, options.preferred_edition)) {
+      places.push_back({p.shown, p.best, std::move(p.others)});
+    }
+  } else {
+    for (size_t i = 0; i < scored.size(); ++i) places.push_back({i, i, {}});
+  }
+  for (const auto& place : places) {
     if (static_cast<int>(out.hits.size()) >= limit) break;
-    auto e = load(c.id);
+    const Candidate& c = scored[place.best];
+    auto e = load(scored[place.shown].id);
     if (!e) return e.status();
     if (*e == nullptr) continue;
     const Entity& entity = **e;
-    Hit hit{entity, c.score, c.how, {}};
+    Hit hit{entity, c.score, c.how, {}, {}};
+    for (size_t o : place.others) {
+      auto entry = st.name_entry(static_cast<Kind>(scored[o].id.first), scored[o].id.second);
+      if (!entry) return entry.status();
+      if (*entry) hit.other_editions.push_back({(*entry)->key, (*entry)->document_key});
+    }
     auto matched = [&](const char* how) { return std::find(c.how.begin(), c.how.end(), how) != c.how.end(); };
     if (matched("hint") && !matched("text")) {
       // The words were found in the search hint, which says so better than the start of the text.

@@ -357,6 +357,9 @@ struct Store::NameCache {
   ChangeMark read_at;
   std::vector<NameEntry> all;     // by folded name, then document key, key and kind
   std::vector<std::string> keys;  // every key, sorted
+  // (kind, key) -> index into `all`, sorted by (kind, key).
+  std::vector<std::pair<std::pair<int, std::string>, size_t>> ids;
+  std::map<std::string, model::Document, std::less<>> documents;  // by key
 
   // The first entry whose folded name is `fold`, or the end when there is none.
   std::vector<NameEntry>::const_iterator first_named(const std::string& fold) const {
@@ -1378,8 +1381,26 @@ Status Store::refresh_names() {
   keys.reserve(all.size());
   for (const auto& n : all) keys.push_back(n.key);
   std::sort(keys.begin(), keys.end());
+  std::vector<std::pair<std::pair<int, std::string>, size_t>> ids;
+  ids.reserve(all.size());
+  for (size_t i = 0; i < all.size(); ++i) ids.push_back({{static_cast<int>(all[i].kind), all[i].key}, i});
+  std::sort(ids.begin(), ids.end());
+  auto docs = cached(
+      "SELECT key, name, display_name, publisher, license, game_system, source_api, url, description FROM documents");
+  if (!docs) return docs.status();
+  std::map<std::string, model::Document, std::less<>> documents;
+  while (true) {
+    auto row = (*docs)->step();
+    if (!row) return row.status();
+    if (!*row) break;
+    Stmt& d = **docs;
+    documents[d.text(0)] = {d.text(0), d.text(1), d.text(2), d.text(3), d.text(4),
+                            d.text(5), d.text(6), d.text(7), d.text(8)};
+  }
   names_->all = std::move(all);
   names_->keys = std::move(keys);
+  names_->ids = std::move(ids);
+  names_->documents = std::move(documents);
   names_->read_at = *mark;
   return Status::ok();
 }
@@ -1391,6 +1412,23 @@ Status Store::for_each_name(const std::vector<Kind>& kinds, const std::function<
     if (!visit(n)) break;
   }
   return Status::ok();
+}
+
+Result<std::optional<NameEntry>> Store::name_entry(Kind kind, const std::string& key) {
+  LOREKEEPER_RETURN_IF_ERROR(refresh_names());
+  const std::pair<int, std::string> id{static_cast<int>(kind), key};
+  const auto& ids = names_->ids;
+  const auto at =
+      std::lower_bound(ids.begin(), ids.end(), id, [](const auto& e, const auto& v) { return e.first < v; });
+  if (at == ids.end() || at->first != id) return std::optional<NameEntry>();
+  return std::optional<NameEntry>(names_->all[at->second]);
+}
+
+Result<std::optional<model::Document>> Store::document(std::string_view key) {
+  LOREKEEPER_RETURN_IF_ERROR(refresh_names());
+  const auto at = names_->documents.find(key);
+  if (at == names_->documents.end()) return std::optional<model::Document>();
+  return std::optional<model::Document>(at->second);
 }
 
 Result<bool> Store::has_name_or_key(const std::string& name_or_key) {

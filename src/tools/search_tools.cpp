@@ -10,6 +10,7 @@
 #include "lorekeeper/core/text.hpp"
 #include "lorekeeper/gm/encounter_math.hpp"
 #include "lorekeeper/model/derived.hpp"
+#include "lorekeeper/search/editions.hpp"
 #include "lorekeeper/search/ranker.hpp"
 #include "lorekeeper/search/similar.hpp"
 #include "lorekeeper/tools/render.hpp"
@@ -80,10 +81,11 @@ std::vector<std::string> closest_names(store::Store& st, const Query& filters, c
 }
 
 Result<Found> find(store::Store& st, Query q, const std::string& search, int limit, Match match,
-                   const SearchContext& ctx, OnExactName on_exact) {
+                   const SearchContext& ctx, OnExactName on_exact, bool group_editions) {
   search::RankOptions options;
   options.match = match;
   options.on_exact = on_exact;
+  options.group_editions = group_editions;
   options.ranking = ctx.ranking;
   options.embeddings = ctx.embeddings.semantic() ? &ctx.embeddings : nullptr;
   options.preferred_edition = ctx.preferred_edition;
@@ -102,6 +104,12 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
     if (h.score) r["_score"] = round3(*h.score);
     if (!h.matched.empty()) r["_matched"] = h.matched;
     if (!h.snippet.empty()) r["_snippet"] = std::move(h.snippet);
+    if (!h.other_editions.empty()) {
+      json editions = json::array();
+      for (auto& o : h.other_editions)
+        editions.push_back({{"key", std::move(o.key)}, {"document", std::move(o.document_key)}});
+      r["_other_editions"] = std::move(editions);
+    }
     out.results.push_back(std::move(r));
   }
   return out;
@@ -149,43 +157,31 @@ model::Document document_of(const json& r) {
   return d;
 }
 
-// The editions of one name (same kind) take one place, at the best rank any of them reached: the preferred
-// edition is shown (model::edition_preferred; of equal standing, the best-ranked), with the best-ranked
-// edition's score and reasons, and the others are named in `_other_editions` with their keys. At most `limit`
-// places; editions ranked below the cut still join their name's place.
+// Results grouped as search::group_editions does: the shown edition of each place keeps the best-ranked edition's
+// score and reasons, and names the others in `_other_editions`.
 std::vector<json> group_editions(std::vector<json> ranked, size_t limit, std::string_view preferred) {
-  std::vector<json> out;
-  std::map<std::pair<std::string, std::string>, size_t> place;  // (kind, folded name) -> index in out
-  for (auto& r : ranked) {
-    const auto id = std::make_pair(r.value("kind", ""), text::fold(r.value("name", "")));
-    auto at = place.find(id);
-    if (at == place.end()) {
-      if (out.size() >= limit) continue;
-      place.emplace(id, out.size());
-      r["_other_editions"] = json::array();
-      out.push_back(std::move(r));
-      continue;
-    }
-    json& shown = out[at->second];
-    if (model::edition_preferred(document_of(r), document_of(shown), preferred)) {
-      // The preferred edition takes the place, keeping what ranked the place.
-      for (const char* k : {"_score", "_matched", "_snippet"}) {
-        if (shown.contains(k)) {
-          r[k] = shown[k];
-        } else {
-          r.erase(k);
-        }
-      }
-      json editions = std::move(shown["_other_editions"]);
-      editions.push_back({{"key", shown.value("key", "")}, {"document", shown["document"].value("key", "")}});
-      r["_other_editions"] = std::move(editions);
-      shown = std::move(r);
-    } else {
-      shown["_other_editions"].push_back({{"key", r.value("key", "")}, {"document", r["document"].value("key", "")}});
-    }
+  std::vector<search::RankedEdition> editions;
+  editions.reserve(ranked.size());
+  for (const auto& r : ranked) {
+    editions.push_back({model::parse_kind(r.value("kind", "")).value_or(Kind::kSpell), text::fold(r.value("name", "")),
+                        document_of(r)});
   }
-  for (auto& r : out) {
-    if (r["_other_editions"].empty()) r.erase("_other_editions");
+  std::vector<json> out;
+  for (const auto& place : search::group_editions(editions, limit, preferred)) {
+    json shown = ranked[place.shown];
+    for (const char* k : {"_score", "_matched", "_snippet"}) {
+      if (ranked[place.best].contains(k)) {
+        shown[k] = ranked[place.best][k];
+      } else {
+        shown.erase(k);
+      }
+    }
+    json others = json::array();
+    for (size_t o : place.others) {
+      others.push_back({{"key", ranked[o].value("key", "")}, {"document", ranked[o]["document"].value("key", "")}});
+    }
+    if (!others.empty()) shown["_other_editions"] = std::move(others);
+    out.push_back(std::move(shown));
   }
   return out;
 }
@@ -264,13 +260,8 @@ ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilde
   // a wider pool is ranked so that `limit` different things can be shown.
   const bool group = match == Match::kNamesAndText && !text::trim(search).empty() && !args.contains("documents") &&
                      !args.contains("game_system");
-  auto found = find(st, q, search, group ? std::min(std::max(limit * 4, 20), kMaxGroupPool) : limit, match, ctx);
+  auto found = find(st, q, search, limit, match, ctx, OnExactName::kOnlyIt, group);
   if (!found) return error_result("Search failed: " + found.status().to_string());
-  if (found->how == "exact name" || !group) {
-    if (found->results.size() > static_cast<size_t>(limit)) found->results.resize(static_cast<size_t>(limit));
-  } else {
-    found->results = group_editions(std::move(found->results), static_cast<size_t>(limit), ctx.preferred_edition);
-  }
   add_children(st, found->results);
   std::string header;
   if (found->how == "exact name") {

@@ -32,9 +32,11 @@ struct Found {
   std::vector<search::QueryFacet> understood;
   std::vector<search::Ranked::NearMiss> near_misses;  // search::Ranked's: for an empty answer's message
 };
+// Ranks (search::rank) and turns the hits into results; `group_editions`: the editions of one name take one place
+// (search::RankOptions::group_editions), named in `_other_editions`.
 Result<Found> find(store::Store& st, store::Query q, const std::string& search, int limit,
                    search::Match match = search::Match::kNamesAndText, const SearchContext& ctx = {},
-                   search::OnExactName on_exact = search::OnExactName::kOnlyIt);
+                   search::OnExactName on_exact = search::OnExactName::kOnlyIt, bool group_editions = false);
 
 // Up to `max` names nearest `search` in spelling that some entry allowed by `filters` has (its kinds, documents,
 // game system and attribute filters), nearest first, for "did you mean" messages.

@@ -137,6 +137,39 @@ TEST_F(EditionVersions, DocumentsAndTheRenamedSwitchNarrowTheVersions) {
   EXPECT_EQ(v->size(), 1u);
 }
 
+TEST(GroupEditions, OneNameOnePlaceAtItsBestRankShowingThePreferredEdition) {
+  model::Document srd14 = doc("srd-2014", "5e-2014"), srd24 = doc("srd-2024", "5e-2024"), a5e = doc("a5e-mm", "a5e"),
+                  tob = doc("tob", "5e-2014"), ccdx = doc("ccdx", "5e-2014");
+  srd14.publisher = srd24.publisher = "Wizards of the Coast";
+  const std::vector<RankedEdition> ranked = {
+      {Kind::kCreature, "wraith", a5e},     // 0: ranks the Wraith's place
+      {Kind::kCreature, "wight", srd24},    // 1
+      {Kind::kCreature, "wraith", srd14},   // 2: the preferred edition, shown in place 0
+      {Kind::kSpell, "wraith", srd14},      // 3: another kind, another place
+      {Kind::kCreature, "wight", srd14},    // 4: preferred over 1
+      {Kind::kCreature, "riptide", tob},    // 5: two third-party books of one system: neither is preferred
+      {Kind::kCreature, "riptide", ccdx},   // 6
+      {Kind::kCreature, "specter", srd14},  // 7: past the limit of 4 places
+      {Kind::kCreature, "wraith", srd24},   // 8: ranked below the cut, still joins its place
+  };
+  const auto places = group_editions(ranked, 4, "5e-2014");
+  ASSERT_EQ(places.size(), 4u);
+  EXPECT_EQ(places[0].best, 0u);
+  EXPECT_EQ(places[0].shown, 2u);
+  EXPECT_EQ(places[0].others, (std::vector<size_t>{0, 8}));
+  EXPECT_EQ(places[1].best, 1u);
+  EXPECT_EQ(places[1].shown, 4u);
+  EXPECT_EQ(places[1].others, (std::vector<size_t>{1}));
+  EXPECT_EQ(places[2].shown, 3u);
+  EXPECT_TRUE(places[2].others.empty());
+  EXPECT_EQ(places[3].shown, 5u);  // the best-ranked of equal standing
+  EXPECT_EQ(places[3].others, (std::vector<size_t>{6}));
+  // Under another preferred edition the 2024 Wraith is shown.
+  EXPECT_EQ(group_editions(ranked, 4, "5e-2024")[0].shown, 8u);
+  EXPECT_TRUE(group_editions(ranked, 0, "5e-2014").empty());
+  EXPECT_TRUE(group_editions({}, 4, "5e-2014").empty());
+}
+
 TEST(CompareEditions, AnswerStaysSmallWhateverTheRecordsHold) {
   auto st = store::Store::open(testing::temp_dir() + "/hostile.db", store::Store::Mode::kReadWrite);
   ASSERT_TRUE(st.is_ok());

@@ -61,4 +61,23 @@ double name_similarity(std::string_view a, std::string_view b);
 // 0.25 of the agreement of their facets (level, school, type, size, rarity, damage dice, CR closeness, ...).
 double counterpart_score(const model::Entity& a, const model::Entity& b);
 
+// One entry of a ranked list, as edition grouping sees it: its kind, its folded name and its document.
+struct RankedEdition {
+  model::Kind kind = model::Kind::kSpell;
+  std::string name_fold;
+  model::Document document;
+};
+
+// One place of a grouped answer: indexes into the ranked list.
+struct EditionPlace {
+  size_t best = 0;             // the best-ranked edition: the place's rank, score and reasons
+  size_t shown = 0;            // the edition shown (model::edition_preferred; of equal standing, the best-ranked)
+  std::vector<size_t> others;  // the other editions, in ranked order
+};
+
+// The editions of one name (same kind) take one place, at the best rank any of them reached, in ranked order; at
+// most `limit` places. Editions ranked below the cut still join their name's place.
+std::vector<EditionPlace> group_editions(const std::vector<RankedEdition>& ranked, size_t limit,
+                                         std::string_view preferred);
+
 }  // namespace lorekeeper::search

@@ -61,6 +61,10 @@ struct RankOptions {
   const QueryEmbeddings* embeddings = nullptr;
   // The edition listed first among the editions of one name (model::edition_before).
   std::string preferred_edition{model::kDefaultPreferredEdition};
+  // The editions of one name (same kind) take one place among the ranked hits (search::group_editions): the
+  // preferred edition is shown with the best-ranked edition's score and reasons, the others are named in
+  // Hit::other_editions, and `limit` counts places. Exact-name answers (OnExactName::kOnlyIt) are never grouped.
+  bool group_editions = false;
 };
 
 struct Hit {
@@ -68,6 +72,11 @@ struct Hit {
   std::optional<double> score;       // 0..1; none for a list by filters alone
   std::vector<std::string> matched;  // "exact name", "name", "close name", "text", "hint", "meaning", "facet"
   std::string snippet;               // the text (or search hint) around the query's words, for text and meaning
+  struct Edition {
+    std::string key;
+    std::string document_key;
+  };
+  std::vector<Edition> other_editions;  // grouped answers (RankOptions::group_editions): the place's other editions
 };
 
 struct Ranked {
