@@ -400,6 +400,12 @@ void tool_with_ranking(benchmark::State& state, lorekeeper::tools::Ranking ranki
 }
 const nlohmann::json kNatural = {{"search", "undead that drains life"}, {"limit", 10}};
 const nlohmann::json kNaturalFiltered = {{"search", "undead that drains life"}, {"cr_max", 10}, {"limit", 10}};
+// A long description, as the third-party eval sets write them: 29 tokens with [CLS] and [SEP].
+const nlohmann::json kLongDescription = {
+    {"search",
+     "a small winged serpent spirit that coils around travelers at crossroads and whispers riddles, striking with a "
+     "venomous bite when they answer wrongly"},
+    {"limit", 10}};
 void BM_SearchLexical(benchmark::State& s) {
   tool_with_ranking(s, lorekeeper::tools::Ranking::kLexical, kNatural, "search_creature");
 }
@@ -417,6 +423,9 @@ void BM_SearchSemantic(benchmark::State& s) {
 }
 void BM_SearchHybrid(benchmark::State& s) {
   tool_with_ranking(s, lorekeeper::tools::Ranking::kHybrid, kNatural, "search_creature");
+}
+void BM_SearchHybridLong(benchmark::State& s) {
+  tool_with_ranking(s, lorekeeper::tools::Ranking::kHybrid, kLongDescription, "search_creature");
 }
 void BM_SearchHybridFiltered(benchmark::State& s) {
   tool_with_ranking(s, lorekeeper::tools::Ranking::kHybrid, kNaturalFiltered, "search_creature");
@@ -461,6 +470,7 @@ BENCHMARK(BM_SearchTypo)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SearchSemantic)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SearchHybrid)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SearchHybridFiltered)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SearchHybridLong)->Unit(benchmark::kMillisecond);
 
 // --- OrcBrew import: parse speed of a large pack (scripts/make-large-orcbrew.py; bench.sh writes it) ---
 

@@ -14,6 +14,7 @@
 #include "kernels.hpp"
 #include "lorekeeper/core/json_util.hpp"
 #include "lorekeeper/core/log.hpp"
+#include "worker_pair.hpp"
 
 namespace lorekeeper::embed {
 
@@ -58,7 +59,18 @@ constexpr int kFewRows = 48;
 
 // y[rows x out] = x[rows x in] * W^T + b, with W stored [out x in] as PyTorch's Linear does; `half` is W in
 // half precision packed by kernels::pack_half, used when given and the rows are few.
-void linear(const float* x, int rows, int in, const float* w, const uint16_t* half, const float* b, int out, float* y) {
+void linear(const float* x, int rows, int in, const float* w, const uint16_t* half, const float* b, int out, float* y,
+            WorkerPair* pair = nullptr) {
+  // Split by whole panels of output columns: the helper computes the second half, this thread the first.
+  const int panels = out / kernels::kPanel;
+  if (rows <= kFewRows && half && pair && panels >= 2 && out % kernels::kPanel == 0 && kernels::has_packed()) {
+    const int mid = panels / 2 * kernels::kPanel;
+    bool mine = false, theirs = false;
+    auto first = [&] { mine = kernels::linear_few_rows_packed_columns(x, rows, in, half, b, out, y, 0, mid); };
+    auto second = [&] { theirs = kernels::linear_few_rows_packed_columns(x, rows, in, half, b, out, y, mid, out); };
+    pair->run(first, second);
+    if (mine && theirs) return;
+  }
   if (rows <= kFewRows && half && kernels::linear_few_rows_packed(x, rows, in, half, b, out, y)) return;
   if (rows <= kFewRows && kernels::linear_few_rows(x, rows, in, w, b, out, y)) return;
   for (int r = 0; r < rows; ++r) std::copy(b, b + out, y + static_cast<size_t>(r) * out);
@@ -206,6 +218,10 @@ bool Encoder::has_half_weights() const {
   return !half_layers_.empty();
 }
 
+Encoder::~Encoder() = default;
+
+bool Encoder::splits_queries() const { return has_half_weights() && WorkerPair::worthwhile(); }
+
 std::vector<float> Encoder::encode_ids(const std::vector<int32_t>& ids, Precision precision) const {
   return std::move(run({ids}, precision).front());
 }
@@ -245,12 +261,19 @@ std::vector<std::vector<float>> Encoder::run(const std::vector<std::vector<int32
   kernels::layer_norm(x.data(), R, kHidden, emb_ln_g_, emb_ln_b_, kLnEps);
   const float scale = 1.0f / std::sqrt(static_cast<float>(kHeadDim));
   const bool half = precision == Precision::kQuery && R <= kFewRows && has_half_weights();
+  if (half) {
+    std::call_once(pair_once_, [this] {
+      if (WorkerPair::worthwhile()) pair_ = std::make_unique<WorkerPair>();
+    });
+  }
+  const WorkerSession session(half ? pair_.get() : nullptr);
+  WorkerPair* pair = session.pair();
   for (size_t l = 0; l < layers_.size(); ++l) {
     const Layer& L = layers_[l];
     const HalfLayer H = half ? half_layers_[l] : HalfLayer{};
-    linear(x.data(), R, kHidden, L.q_w, H.q_w, L.q_b, kHidden, q.data());
-    linear(x.data(), R, kHidden, L.k_w, H.k_w, L.k_b, kHidden, k.data());
-    linear(x.data(), R, kHidden, L.v_w, H.v_w, L.v_b, kHidden, v.data());
+    linear(x.data(), R, kHidden, L.q_w, H.q_w, L.q_b, kHidden, q.data(), pair);
+    linear(x.data(), R, kHidden, L.k_w, H.k_w, L.k_b, kHidden, k.data(), pair);
+    linear(x.data(), R, kHidden, L.v_w, H.v_w, L.v_b, kHidden, v.data(), pair);
     for (size_t s = 0; s < batch.size(); ++s) {
       const int T = offset[s + 1] - offset[s];
       if (T == 0) continue;
@@ -267,13 +290,13 @@ std::vector<std::vector<float>> Encoder::run(const std::vector<std::vector<int32
               ctx.data() + base + h * kHeadDim, kHidden);
       }
     }
-    linear(ctx.data(), R, kHidden, L.o_w, H.o_w, L.o_b, kHidden, tmp.data());
+    linear(ctx.data(), R, kHidden, L.o_w, H.o_w, L.o_b, kHidden, tmp.data(), pair);
     kernels::add(tmp.data(), x.data(), rh);
     kernels::layer_norm(tmp.data(), R, kHidden, L.ln1_g, L.ln1_b, kLnEps);
     x.swap(tmp);
-    linear(x.data(), R, kHidden, L.i_w, H.i_w, L.i_b, kFfn, ffn.data());
+    linear(x.data(), R, kHidden, L.i_w, H.i_w, L.i_b, kFfn, ffn.data(), pair);
     kernels::gelu(ffn.data(), ffn.size());
-    linear(ffn.data(), R, kFfn, L.out_w, H.out_w, L.out_b, kHidden, tmp.data());
+    linear(ffn.data(), R, kFfn, L.out_w, H.out_w, L.out_b, kHidden, tmp.data(), pair);
     kernels::add(tmp.data(), x.data(), rh);
     kernels::layer_norm(tmp.data(), R, kHidden, L.ln2_g, L.ln2_b, kLnEps);
     x.swap(tmp);

@@ -258,9 +258,9 @@ __attribute__((target("avx2,fma,f16c"))) void tile_256(int rows, const float* x,
 // Panels outside, row tiles inside: a panel (in x kPanel halves, at most 96 KiB) is read from memory once and
 // from cache by the further tiles.
 __attribute__((target("avx512f"))) void linear_packed_512(const float* x, int rows, int in, const uint16_t* packed,
-                                                          const float* b, int out, float* y) {
+                                                          const float* b, int out, float* y, int first, int last) {
   constexpr int kTile = 12;
-  for (int o = 0; o < out; o += kPanel) {
+  for (int o = first; o < last; o += kPanel) {
     const uint16_t* p = packed + static_cast<size_t>(o) * in;
     for (int t = 0; t < rows; t += kTile) {
       tile_512(std::min(kTile, rows - t), x + static_cast<size_t>(t) * in, in, p, b + o, out,
@@ -271,9 +271,9 @@ __attribute__((target("avx512f"))) void linear_packed_512(const float* x, int ro
 
 __attribute__((target("avx2,fma,f16c"))) void linear_packed_256(const float* x, int rows, int in,
                                                                 const uint16_t* packed, const float* b, int out,
-                                                                float* y) {
+                                                                float* y, int first, int last) {
   constexpr int kTile = 6;
-  for (int o = 0; o < out; o += kPanel) {
+  for (int o = first; o < last; o += kPanel) {
     const uint16_t* p = packed + static_cast<size_t>(o) * in;
     for (int half = 0; half < 2; ++half) {
       for (int t = 0; t < rows; t += kTile) {
@@ -322,16 +322,24 @@ bool has_packed(Isa isa) {
 
 bool linear_few_rows_packed(const float* x, int rows, int in, const uint16_t* packed, const float* b, int out, float* y,
                             Isa isa) {
+  return linear_few_rows_packed_columns(x, rows, in, packed, b, out, y, 0, out, isa);
+}
+
+bool linear_few_rows_packed_columns(const float* x, int rows, int in, const uint16_t* packed, const float* b, int out,
+                                    float* y, int first, int last, Isa isa) {
 #if defined(__x86_64__)
-  if (out % kPanel != 0 || !has_packed(isa)) return false;
+  if (out % kPanel != 0 || first % kPanel != 0 || last % kPanel != 0 || first < 0 || last > out || first > last ||
+      !has_packed(isa)) {
+    return false;
+  }
   if (isa == Isa::kAvx512 || (isa == Isa::kBest && cpu_has_avx512f())) {
-    linear_packed_512(x, rows, in, packed, b, out, y);
+    linear_packed_512(x, rows, in, packed, b, out, y, first, last);
   } else {
-    linear_packed_256(x, rows, in, packed, b, out, y);
+    linear_packed_256(x, rows, in, packed, b, out, y, first, last);
   }
   return true;
 #else
-  (void)x, (void)rows, (void)in, (void)packed, (void)b, (void)out, (void)y, (void)isa;
+  (void)x, (void)rows, (void)in, (void)packed, (void)b, (void)out, (void)y, (void)first, (void)last, (void)isa;
   return false;
 #endif
 }

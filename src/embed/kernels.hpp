@@ -52,4 +52,10 @@ bool has_packed(Isa isa = Isa::kBest);
 bool linear_few_rows_packed(const float* x, int rows, int in, const uint16_t* packed, const float* b, int out, float* y,
                             Isa isa = Isa::kBest);
 
+// The same for the output columns [first, last) only (multiples of kPanel): the other columns of y are untouched,
+// and each column computed is exactly what linear_few_rows_packed computes, so disjoint ranges can run on
+// different threads. Returns false (y untouched) also for a range that is not whole panels within [0, out).
+bool linear_few_rows_packed_columns(const float* x, int rows, int in, const uint16_t* packed, const float* b, int out,
+                                    float* y, int first, int last, Isa isa = Isa::kBest);
+
 }  // namespace lorekeeper::embed::kernels

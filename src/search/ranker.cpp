@@ -40,10 +40,13 @@ const std::vector<float>& QueryEmbeddings::embed(const std::string& text) const 
   if (it != embedded_.end()) return it->second;
   auto p = pending_.find(text);
   if (p != pending_.end()) {
-    // The encoder usually has a millisecond or two left: wait for it awake (yielding to any other runnable
-    // thread), then asleep. Sleeping at once would let an idle virtual CPU halt, and waking it again costs
-    // more than the wait (seen as a bimodal latency).
-    const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(5);
+    // The encoder usually has a millisecond or two left. An encoder working alone is waited for awake (yielding to
+    // any other runnable thread), then asleep: sleeping at once would let the idle virtual CPU halt, and waking it
+    // again costs more than the wait (seen as a bimodal latency). One that splits its work with a helper thread
+    // has both cores computing: a spinning waiter would take one from it, so this thread blocks.
+    const bool spin =
+        semantic_ == nullptr || semantic_->encoder() == nullptr || !semantic_->encoder()->splits_queries();
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(spin ? 5 : 0);
     while (p->second.wait_for(std::chrono::seconds(0)) != std::future_status::ready &&
            std::chrono::steady_clock::now() < give_up) {
       std::this_thread::yield();

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "kernels.hpp"
@@ -67,6 +69,38 @@ TEST(Kernels, PackedHalfProductRefusesShapesItCannotTake) {
   std::vector<uint16_t> packed(48 * 8, 0);
   EXPECT_FALSE(linear_few_rows_packed(x.data(), 1, 8, packed.data(), b.data(), 48, y.data()));
   EXPECT_EQ(y[0], -1.0f);  // untouched
+}
+
+TEST(Kernels, ColumnRangesOfThePackedProductAreExactlyTheWholeProduct) {
+  if (!has_packed()) GTEST_SKIP() << "no packed kernel on this CPU";
+  constexpr int rows = 29, in = 384, out = 1536;
+  std::mt19937 rng(5);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<float> x(static_cast<size_t>(rows) * in), w(static_cast<size_t>(out) * in), b(out);
+  for (auto& v : x) v = normal(rng);
+  for (auto& v : w) v = 0.05f * normal(rng);
+  for (auto& v : b) v = normal(rng);
+  std::vector<uint16_t> packed(w.size());
+  pack_half(w.data(), out, in, packed.data());
+  std::vector<float> whole(static_cast<size_t>(rows) * out, NAN), split(whole.size(), NAN);
+  ASSERT_TRUE(linear_few_rows_packed(x.data(), rows, in, packed.data(), b.data(), out, whole.data()));
+  // Two threads' shares, as the query encoder splits a product: uneven, in either order.
+  const int mid = 23 * kPanel;
+  ASSERT_TRUE(linear_few_rows_packed_columns(x.data(), rows, in, packed.data(), b.data(), out, split.data(), mid, out));
+  for (int r = 0; r < rows; ++r) EXPECT_TRUE(std::isnan(split[static_cast<size_t>(r) * out])) << "column 0 written";
+  ASSERT_TRUE(linear_few_rows_packed_columns(x.data(), rows, in, packed.data(), b.data(), out, split.data(), 0, mid));
+  EXPECT_EQ(std::memcmp(whole.data(), split.data(), whole.size() * sizeof(float)), 0);
+  // Ranges that are not whole panels within the product are refused, y untouched.
+  std::vector<float> y(whole.size(), -1.0f);
+  for (auto [first, last] :
+       {std::pair{0, 16}, std::pair{16, 64}, std::pair{-32, 32}, std::pair{64, 32}, std::pair{0, out + kPanel}}) {
+    EXPECT_FALSE(
+        linear_few_rows_packed_columns(x.data(), rows, in, packed.data(), b.data(), out, y.data(), first, last))
+        << first << ".." << last;
+  }
+  EXPECT_EQ(y[0], -1.0f);
+  EXPECT_TRUE(linear_few_rows_packed_columns(x.data(), rows, in, packed.data(), b.data(), out, y.data(), 64, 64));
+  EXPECT_EQ(y[0], -1.0f);  // an empty range computes nothing
 }
 
 TEST(Kernels, PackHalfLaysPanelsOutByInputIndex) {

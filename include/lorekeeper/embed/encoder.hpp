@@ -22,8 +22,11 @@ namespace lorekeeper::embed {
 
 inline constexpr int kDimensions = 384;
 
+class WorkerPair;
+
 class Encoder {
  public:
+  ~Encoder();
   // Loads model.safetensors, vocab.txt and config.json from `model_dir`. NotFound when files are missing,
   // Corruption when the weights are malformed, InvalidArgument when they do not have MiniLM-L6's shapes.
   static Result<std::unique_ptr<Encoder>> load(const std::string& model_dir);
@@ -34,6 +37,9 @@ class Encoder {
     kFloat,  // the reference's arithmetic: parity with sentence-transformers to 1e-4 per component
     kQuery,  // half-precision layer weights for inputs of up to 48 tokens, when the CPU converts them (F16C);
              // float otherwise. For search queries: the ranking they give equals kFloat's but for near-ties.
+             // On a machine with two hardware threads or more, each matrix product is split by output columns
+             // between the caller and one helper thread (one encoding at a time; others compute alone), with
+             // results identical to one thread's.
   };
   // Whether kQuery really uses half-precision weights on this CPU. The first call maps them from the cache file
   // beside the model (half_cache.hpp: reading no float weight) when it was made from the model file this encoder
@@ -41,6 +47,9 @@ class Encoder {
   // (a directory that is not writable only costs the packing again; weights that are not finite are not kept).
   // Processes that only index never make them.
   bool has_half_weights() const;
+  // Whether kQuery encodings split their products with a helper thread (half-precision weights and two hardware
+  // threads): a thread waiting for one should then block, not spin, as both cores are computing it.
+  bool splits_queries() const;
   // Lets the float weights' pages leave the process's resident memory (after has_half_weights(), queries read
   // only the embedding rows of their tokens); whatever computes in float later reads them in again.
   void release_float_weights() const { weights_->release_pages(); }
@@ -89,6 +98,9 @@ class Encoder {
   // The layers' weight matrices in half precision (mapped from the cache file, or owned); null without F16C.
   mutable std::shared_ptr<const uint16_t> half_;
   mutable std::vector<HalfLayer> half_layers_;
+  // The helper thread of query encodings (worker_pair.hpp), started by the first one.
+  mutable std::once_flag pair_once_;
+  mutable std::unique_ptr<WorkerPair> pair_;
 };
 
 // Where the model lives: LOREKEEPER_MODEL_DIR, else $XDG_CACHE_HOME/lorekeeper/models/all-MiniLM-L6-v2
