@@ -206,7 +206,14 @@ void map_armor(const json& rec, Entity& e) {
   if (auto v = num(rec, "ac_cap_dexmod")) d["ac_dex_modifier_max"] = *v;
   d["stealth_disadvantage"] = json_util::boolean(rec, "grants_stealth_disadvantage").value_or(false);
   if (auto v = num(rec, "strength_score_required")) d["strength_required"] = *v;
-  e.text = str(rec, "category") + " armor. AC " + str(d, "armor_class");
+  // Body armor sets AC to 10 or more; a flat base under 10 without Dexterity is a bonus worn on top: a shield,
+  // whatever category the record names (SRD 5.2's Shield is recorded as heavy armor).
+  const auto base = num(rec, "ac_base");
+  if (base && *base > 0 && *base < 10 && !json_util::boolean(rec, "ac_add_dexmod").value_or(false)) {
+    f.type = "shield";
+    d["category"] = "shield";
+  }
+  e.text = str(d, "category") + " armor. AC " + str(d, "armor_class");
 }
 
 // An item that is armor with no armor record: see map_standalone_armor.
@@ -331,12 +338,17 @@ void map_v1_armor(const json& rec, Entity& e) {
     d["ac_base"] = *b;
     f.armor_class = static_cast<int>(*b);
   }
-  // A base of 0 with a flat bonus is a bonus item: SRD 5.1's Shield is recorded as base 0, "0 +2".
-  if (auto flat = num(rec, "plus_flat_mod"); flat && *flat > 0 && num(rec, "base_ac").value_or(0) == 0) {
-    set_ac_bonus(e, static_cast<int>(*flat));
-  }
   if (auto v = json_util::boolean(rec, "plus_dex_mod")) d["ac_add_dex_modifier"] = *v;
   if (auto m = num(rec, "plus_max"); m && *m > 0) d["ac_dex_modifier_max"] = *m;
+  // A flat bonus on a base of 0 is a bonus item (SRD 5.1's Shield is recorded as base 0, "0 +2"); so is a shield's,
+  // whatever base it is recorded with (Tome of Heroes writes its shields as "11 + Dex modifier +2", the AC of one
+  // who wears nothing else): a shield adds its bonus, never a base or Dexterity.
+  if (auto flat = num(rec, "plus_flat_mod");
+      flat && *flat > 0 && (num(rec, "base_ac").value_or(0) == 0 || category == "shield")) {
+    set_ac_bonus(e, static_cast<int>(*flat));
+    d.erase("ac_add_dex_modifier");
+    d.erase("ac_dex_modifier_max");
+  }
   d["stealth_disadvantage"] = json_util::boolean(rec, "stealth_disadvantage").value_or(false);
   if (auto v = num(rec, "strength_requirement"); v && *v > 0) d["strength_required"] = *v;
   v1_cost_and_weight(rec, e);

@@ -307,6 +307,73 @@ TEST(Mapper, ArmorKeepsAcRules) {
   EXPECT_EQ(e->data["strength_required"], rec["strength_score_required"]);
 }
 
+TEST(Mapper, AShieldIsAShieldAddingItsBonusWhateverTheRecordCallsIt) {
+  // SRD 5.2's Shield as the API records it: category "heavy", base 2, no Dexterity.
+  json shield = record("armor", "srd_plate");
+  shield["key"] = "srd-2024_shield";
+  shield["name"] = "Shield";
+  shield["category"] = "heavy";
+  shield["ac_base"] = 2;
+  shield["ac_display"] = "2";
+  shield["ac_add_dexmod"] = false;
+  shield["ac_cap_dexmod"] = nullptr;
+  auto e = map_v2_record(endpoint("armor"), shield, context());
+  ASSERT_TRUE(e.is_ok()) << e.status().to_string();
+  EXPECT_EQ(e->facets.type, "shield");
+  EXPECT_EQ(e->data["category"], "shield");
+  EXPECT_EQ(e->data["armor_class"], "+2");
+  EXPECT_EQ(e->facets.armor_class, 2);
+  EXPECT_EQ(e->raw["category"], "heavy");  // the record is kept as sent
+  // Body armor keeps its category: a base of 10 or more, or one that adds Dexterity.
+  auto plate = map_v2_record(endpoint("armor"), record("armor", "srd_plate"), context());
+  ASSERT_TRUE(plate.is_ok());
+  EXPECT_EQ(plate->facets.type, "heavy");
+
+  // Tome of Heroes (v1) writes its shields as the AC of one wearing nothing else: "11 + Dex modifier +2".
+  const Endpoint* v1_armor = nullptr;
+  for (const auto& ep : v1_endpoints()) {
+    if (ep.path == "armor") v1_armor = &ep;
+  }
+  ASSERT_NE(v1_armor, nullptr);
+  const json kite = {{"slug", "kite-shield"},
+                     {"name", "Kite shield"},
+                     {"category", "Shield"},
+                     {"base_ac", 11},
+                     {"plus_dex_mod", true},
+                     {"plus_flat_mod", 2},
+                     {"plus_max", 0},
+                     {"ac_string", "11 + Dex modifier +2"},
+                     {"cost", "15 gp"},
+                     {"weight", ""},
+                     {"stealth_disadvantage", false},
+                     {"strength_requirement", 0},
+                     {"document__slug", "toh"},
+                     {"document__title", "Tome of Heroes"}};
+  MappingContext ctx = context();
+  model::Document toh;
+  toh.key = "toh";
+  toh.name = "Tome of Heroes";
+  ctx.v1_documents["toh"] = toh;
+  auto k = map_v1_record(*v1_armor, kite, ctx);
+  ASSERT_TRUE(k.is_ok()) << k.status().to_string();
+  EXPECT_EQ(k->facets.type, "shield");
+  EXPECT_EQ(k->data["armor_class"], "+2");
+  EXPECT_EQ(k->facets.armor_class, 2);
+  EXPECT_FALSE(k->data.contains("ac_add_dex_modifier"));
+  // Light armor written the same way keeps its base and Dexterity.
+  json leather = kite;
+  leather["slug"] = "padded-leather";
+  leather["name"] = "Padded leather";
+  leather["category"] = "Light Armor";
+  leather["plus_flat_mod"] = 0;
+  leather["ac_string"] = "11 + Dex modifier";
+  auto l = map_v1_record(*v1_armor, leather, ctx);
+  ASSERT_TRUE(l.is_ok()) << l.status().to_string();
+  EXPECT_EQ(l->facets.type, "light");
+  EXPECT_EQ(l->facets.armor_class, 11);
+  EXPECT_EQ(l->data["ac_add_dex_modifier"], true);
+}
+
 TEST(Mapper, ItemCostAndWeightAreNumbers) {
   auto e = map_v2_record(endpoint("items"), record("items", "srd_torch"), context());
   ASSERT_TRUE(e.is_ok());
