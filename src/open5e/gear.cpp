@@ -342,11 +342,11 @@ void map_v1_armor(const json& rec, Entity& e) {
   if (auto m = num(rec, "plus_max"); m && *m > 0) d["ac_dex_modifier_max"] = *m;
   // A flat bonus on a base of 0 is a bonus item (SRD 5.1's Shield is recorded as base 0, "0 +2"); so is a shield's,
   // whatever base it is recorded with (Tome of Heroes writes its shields as "11 + Dex modifier +2", the AC of one
-  // who wears nothing else): a shield adds its bonus, never a base or Dexterity.
+  // who wears nothing else): a shield adds its bonus, never a base or Dexterity (ac_add_dex_modifier false).
   if (auto flat = num(rec, "plus_flat_mod");
       flat && *flat > 0 && (num(rec, "base_ac").value_or(0) == 0 || category == "shield")) {
     set_ac_bonus(e, static_cast<int>(*flat));
-    d.erase("ac_add_dex_modifier");
+    d["ac_add_dex_modifier"] = false;
     d.erase("ac_dex_modifier_max");
   }
   d["stealth_disadvantage"] = json_util::boolean(rec, "stealth_disadvantage").value_or(false);

@@ -359,7 +359,8 @@ TEST(Mapper, AShieldIsAShieldAddingItsBonusWhateverTheRecordCallsIt) {
   EXPECT_EQ(k->facets.type, "shield");
   EXPECT_EQ(k->data["armor_class"], "+2");
   EXPECT_EQ(k->facets.armor_class, 2);
-  EXPECT_FALSE(k->data.contains("ac_add_dex_modifier"));
+  EXPECT_EQ(k->data["ac_add_dex_modifier"], false);
+  EXPECT_FALSE(k->data.contains("ac_dex_modifier_max"));
   // Light armor written the same way keeps its base and Dexterity.
   json leather = kite;
   leather["slug"] = "padded-leather";
