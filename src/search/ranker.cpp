@@ -684,7 +684,6 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
     std::vector<size_t> others;
   };
   std::vector<Place> places;
-  const size_t open_places = static_cast<size_t>(std::max(0, limit - static_cast<int>(out.hits.size())));
   if (options.group_editions) {
     // Grouped from the name list alone (names and documents in memory), so only the entries shown are read.
     std::vector<RankedEdition> ranked;
@@ -711,8 +710,8 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
       }
       ranked.push_back(std::move(r));
     }
-    // (A few places more than shown: an entry deleted since it was ranked is skipped when read.)
-    for (auto& p : group_editions(ranked, open_places + 5, options.preferred_edition)) {
+    // (Every place: an entry deleted since it was ranked is skipped when read, and the next place shown.)
+    for (auto& p : group_editions(ranked, ranked.size(), options.preferred_edition)) {
       places.push_back({p.shown, p.best, std::move(p.others)});
     }
   } else {
@@ -721,12 +720,21 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
   for (const auto& place : places) {
     if (static_cast<int>(out.hits.size()) >= limit) break;
     const Candidate& c = scored[place.best];
-    auto e = load(scored[place.shown].id);
+    // The shown edition, or, when it was deleted since it was ranked, the next of its place that still exists.
+    size_t shown = place.shown;
+    auto e = load(scored[shown].id);
     if (!e) return e.status();
+    for (size_t o : place.others) {
+      if (*e != nullptr) break;
+      shown = o;
+      e = load(scored[shown].id);
+      if (!e) return e.status();
+    }
     if (*e == nullptr) continue;
     const Entity& entity = **e;
     Hit hit{entity, c.score, c.how, {}, {}};
     for (size_t o : place.others) {
+      if (o == shown) continue;
       auto entry = st.name_entry(static_cast<Kind>(scored[o].id.first), scored[o].id.second);
       if (!entry) return entry.status();
       if (*entry) hit.other_editions.push_back({(*entry)->key, (*entry)->document_key});

@@ -172,4 +172,6 @@ ALTER TABLE entity_vectors_rows RENAME TO entity_vectors;
 
 bool migration_frees_pages(int version) { return version == 7; }
 
+bool migration_is_layout_only(int version) { return version == 7; }
+
 }  // namespace lorekeeper::store

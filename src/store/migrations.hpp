@@ -11,4 +11,8 @@ const std::vector<const char*>& migrations();
 // once it is applied.
 bool migration_frees_pages(int version);
 
+// Whether migration `version` only changes how rows are laid out (the program reads and writes both layouts alike),
+// so an existing store whose disk has no room for the rewrite keeps its layout and is only marked upgraded.
+bool migration_is_layout_only(int version);
+
 }  // namespace lorekeeper::store

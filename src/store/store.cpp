@@ -634,7 +634,18 @@ Status Store::migrate() {
   const auto& all = migrations();
   // A migration that rewrote a large table of an existing store freed much of its file: give it back.
   const bool existing = schema_version_ > 0;
-  bool compact = false;
+  bool compact = false, migrated = false;
+  // Freed pages are not overwritten with zeros while migrating (SQLite's secure_delete, on in Debian's build, would
+  // write every page of a dropped table into the log: 44 MB for the vectors' old table); restored afterwards.
+  long long secure_delete = 0;
+  if (existing && schema_version_ < static_cast<int>(all.size())) {
+    auto st = Stmt::prepare(db_, "PRAGMA secure_delete");
+    if (st) {
+      auto row = st->step();
+      if (row && *row) secure_delete = st->int64(0);
+    }
+    sqlite3_exec(db_, "PRAGMA secure_delete = 0", nullptr, nullptr, nullptr);
+  }
   for (int v = schema_version_; v < static_cast<int>(all.size()); ++v) {
     Transaction tx(db_);
     LOREKEEPER_RETURN_IF_ERROR(tx.begin());
@@ -647,21 +658,55 @@ Status Store::migrate() {
       v = *now - 1;
       continue;
     }
-    LOREKEEPER_RETURN_IF_ERROR(sqlite::exec(db_, all[static_cast<size_t>(v)]));
+    // A rewrite needs room for the rewritten table and its log (about twice the table, at most the file): where
+    // the disk lacks it, a layout-only migration is not run, so the upgrade cannot leave the store unable to write.
+    bool rewrite = true;
+    if (existing && migration_is_layout_only(v + 1)) {
+      struct statvfs fs {};
+      std::error_code ec;
+      const auto size = std::filesystem::file_size(path_, ec);
+      if (ec || ::statvfs(path_.c_str(), &fs) != 0 ||
+          static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize < static_cast<unsigned long long>(size)) {
+        rewrite = false;
+        log::info("the store " + path_ + " keeps its layout of schema " + std::to_string(v) +
+                  " (too little free disk space to rewrite it); it reads and writes as before");
+      }
+    }
+    if (rewrite) LOREKEEPER_RETURN_IF_ERROR(sqlite::exec(db_, all[static_cast<size_t>(v)]));
     const std::string set_version = "PRAGMA user_version = " + std::to_string(v + 1);
     LOREKEEPER_RETURN_IF_ERROR(sqlite::exec(db_, set_version.c_str()));
     LOREKEEPER_RETURN_IF_ERROR(tx.commit());
     schema_version_ = v + 1;
-    compact = compact || (existing && migration_frees_pages(v + 1));
+    migrated = existing;
+    compact = compact || (existing && rewrite && migration_frees_pages(v + 1));
   }
   if (compact) {
-    // Best effort: the file is whole either way, and another process using the store, or too little disk for the
-    // copy VACUUM writes, only leaves the freed pages for later writes to reuse.
-    log::info("compacting " + path_ + " after its upgrade");
-    if (Status vacuumed = sqlite::exec(db_, "VACUUM"); !vacuumed.is_ok()) {
-      log::info("the store was not compacted (its free pages will be reused): " + vacuumed.to_string());
+    // Best effort: the file is whole either way. VACUUM writes a copy of the store (into the log, then the file):
+    // without room for twice the file it is not tried, and another process using the store or a disk filling up
+    // meanwhile only leaves the freed pages for later writes to reuse.
+    struct statvfs fs {};
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path_, ec);
+    const bool room =
+        !ec && ::statvfs(path_.c_str(), &fs) == 0 &&
+        static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize > 2 * static_cast<unsigned long long>(size);
+    if (!room) {
+      log::info("the store " + path_ +
+                " was not compacted after its upgrade (too little free disk space); its free "
+                "pages are reused by later writes");
+    } else {
+      log::info("compacting " + path_ + " after its upgrade");
+      if (Status vacuumed = sqlite::exec(db_, "VACUUM"); !vacuumed.is_ok()) {
+        log::info("the store was not compacted (its free pages are reused by later writes): " + vacuumed.to_string());
+      }
     }
   }
+  if (existing && secure_delete != 0) {
+    sqlite3_exec(db_, ("PRAGMA secure_delete = " + std::to_string(secure_delete)).c_str(), nullptr, nullptr, nullptr);
+  }
+  // The upgrade's log (as large as the tables it rewrote, and the whole store after VACUUM) is given back now, not
+  // when the last connection closes (skipped by SQLite while another connection reads from it).
+  if (migrated) sqlite3_exec(db_, "PRAGMA wal_checkpoint(TRUNCATE)", nullptr, nullptr, nullptr);
   return Status::ok();
 }
 

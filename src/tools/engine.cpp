@@ -369,9 +369,9 @@ ToolResult dispatch_call(Engine& engine, const std::string& name, const json& ar
       return error_result(docs.message.empty() ? "No source document selected." : docs.message);
     }
     const compare_tool::Suggest suggest = [&](const std::vector<Kind>& kinds, const std::string& given) {
+      // compare_editions finds a name in any document (`documents` only narrows the versions shown).
       store::Query filters;
       filters.kinds = kinds;
-      filters.document_keys = docs.keys;
       return closest_names(*st, filters, given, 5);
     };
     ToolResult r = compare_tool::compare_editions(*st, a, docs.keys, ctx.preferred_edition, suggest);

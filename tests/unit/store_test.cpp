@@ -398,8 +398,11 @@ TEST(Store, MigratesVectorsOutOfAWithoutRowidTableKeepingThem) {
   EXPECT_EQ(matrix->rows[1].passage, 0);
   EXPECT_EQ(matrix->rows[2].passage, 1);
   EXPECT_EQ(matrix->data, (std::vector<float>{1, 2, 5, 6, 3, 4}));
-  // The old table's pages were given back (the upgrade compacts the file once).
+  // The old table's pages were given back (the upgrade compacts the file once), and so was the upgrade's log,
+  // while the store is still open.
   EXPECT_EQ(query_raw(path, "PRAGMA freelist_count"), std::vector<std::string>{"0"});
+  std::error_code ec;
+  EXPECT_EQ(std::filesystem::file_size(path + "-wal", ec), 0u) << ec.message();
   auto hashes = st->vectors("m", false);
   ASSERT_TRUE(hashes.is_ok());
   ASSERT_EQ(hashes->size(), 3u);

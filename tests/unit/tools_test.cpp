@@ -511,6 +511,10 @@ TEST_F(ToolsTest, ClosestNamesHintsOnlyNamesTheFiltersAllow) {
       start = comma + 2;
     }
   }
+  // compare_editions finds a name in any document (documents only narrow the versions shown): its hint does too.
+  auto compared = call("compare_editions", {{"name", "Fireballzz"}, {"kind", "spell"}, {"documents", {"tob"}}});
+  ASSERT_TRUE(compared.is_error);
+  EXPECT_NE(compared.text.find("Closest names: Fireball"), std::string::npos) << compared.text;
   auto all = call("search_all", {{"query", "Fireballzz"}, {"content_types", {"creature"}}});
   ASSERT_FALSE(all.is_error);
   const std::string m = all.structured["message"];
