@@ -414,7 +414,7 @@ std::vector<EditionPlace> group_editions(const std::vector<RankedEdition>& ranke
       continue;
     }
     EditionPlace& p = out[at->second];
-    if (model::edition_preferred(ranked[i].document, ranked[p.shown].document, preferred)) {
+    if (model::edition_preferred(*ranked[i].document, *ranked[p.shown].document, preferred)) {
       p.others.push_back(p.shown);
       p.shown = i;
     } else {

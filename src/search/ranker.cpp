@@ -684,30 +684,34 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
     std::vector<size_t> others;
   };
   std::vector<Place> places;
+  // The grouped candidates' names and documents, by index in `scored`.
+  std::vector<std::optional<store::NameEntry>> entries;
   if (options.group_editions) {
     // Grouped from the name list alone (names and documents in memory), so only the entries shown are read.
+    std::vector<EntityId> ids;
+    ids.reserve(scored.size());
+    for (const auto& c : scored) ids.push_back(c.id);
+    auto listed = st.name_entries(ids);
+    if (!listed) return listed.status();
+    entries = std::move(*listed);
+    std::map<std::string, model::Document, std::less<>> documents;
     std::vector<RankedEdition> ranked;
     ranked.reserve(scored.size());
-    std::map<std::string, model::Document, std::less<>> documents;
-    for (const auto& c : scored) {
-      auto entry = st.name_entry(static_cast<Kind>(c.id.first), c.id.second);
-      if (!entry) return entry.status();
+    for (size_t i = 0; i < scored.size(); ++i) {
       RankedEdition r;
-      r.kind = static_cast<Kind>(c.id.first);
-      if (*entry) {
-        r.name_fold = (*entry)->name_fold;
-        auto at = documents.find((*entry)->document_key);
-        if (at == documents.end()) {
-          auto doc = st.document((*entry)->document_key);
-          if (!doc) return doc.status();
-          model::Document known;
-          known.key = (*entry)->document_key;
-          at = documents.emplace((*entry)->document_key, doc->value_or(std::move(known))).first;
-        }
-        r.document = at->second;
-      } else {
-        r.name_fold = "\x1f" + c.id.second;  // gone since it was ranked: a place of its own, skipped when read
+      r.kind = static_cast<Kind>(scored[i].id.first);
+      const std::string document_key = entries[i] ? entries[i]->document_key : std::string();
+      auto at = documents.find(document_key);
+      if (at == documents.end()) {
+        auto doc = st.document(document_key);
+        if (!doc) return doc.status();
+        model::Document known;
+        known.key = document_key;
+        at = documents.emplace(document_key, doc->value_or(std::move(known))).first;
       }
+      r.document = &at->second;
+      // An entry gone since it was ranked has a place of its own, skipped when read.
+      r.name_fold = entries[i] ? entries[i]->name_fold : "\x1f" + scored[i].id.second;
       ranked.push_back(std::move(r));
     }
     // (Every place: an entry deleted since it was ranked is skipped when read, and the next place shown.)
@@ -734,10 +738,7 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
     const Entity& entity = **e;
     Hit hit{entity, c.score, c.how, {}, {}};
     for (size_t o : place.others) {
-      if (o == shown) continue;
-      auto entry = st.name_entry(static_cast<Kind>(scored[o].id.first), scored[o].id.second);
-      if (!entry) return entry.status();
-      if (*entry) hit.other_editions.push_back({(*entry)->key, (*entry)->document_key});
+      if (o != shown && entries[o]) hit.other_editions.push_back({entries[o]->key, entries[o]->document_key});
     }
     auto matched = [&](const char* how) { return std::find(c.how.begin(), c.how.end(), how) != c.how.end(); };
     if (matched("hint") && !matched("text")) {

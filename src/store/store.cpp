@@ -82,6 +82,21 @@ std::string uri_path(const std::string& path) {
 
 // Why `path` (or, for a file not yet made, its directory) cannot be written, for error messages: a read-only
 // filesystem, no permission, or a full disk; "" when none of these.
+// The bytes free for an unprivileged writer on the filesystem holding `path`; none when it cannot be told.
+std::optional<unsigned long long> free_bytes(const std::string& path) {
+  struct statvfs fs {};
+  if (::statvfs(path.c_str(), &fs) != 0) return std::nullopt;
+  return static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize;
+}
+
+// Whether the filesystem holding the file `path` has at least `times` its size free (false when either is unknown).
+bool room_for(const std::string& path, unsigned long long times) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  const auto free = free_bytes(path);
+  return !ec && free && *free >= times * static_cast<unsigned long long>(size);
+}
+
 std::string writable(const std::string& path) {
   std::error_code ec;
   std::string target = std::filesystem::exists(path, ec) ? path : std::filesystem::path(path).parent_path().string();
@@ -90,8 +105,7 @@ std::string writable(const std::string& path) {
     if (errno == EROFS) return " (" + target + " is on a read-only filesystem)";
     if (errno == EACCES) return " (no permission to write " + target + ")";
   }
-  struct statvfs fs {};
-  if (::statvfs(target.c_str(), &fs) == 0 && static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize < (1u << 20)) {
+  if (const auto free = free_bytes(target); free && *free < (1u << 20)) {
     return " (the disk holding " + target + " is full: free some space and try again)";
   }
   return "";
@@ -661,16 +675,10 @@ Status Store::migrate() {
     // A rewrite needs room for the rewritten table and its log (about twice the table, at most the file): where
     // the disk lacks it, a layout-only migration is not run, so the upgrade cannot leave the store unable to write.
     bool rewrite = true;
-    if (existing && migration_is_layout_only(v + 1)) {
-      struct statvfs fs {};
-      std::error_code ec;
-      const auto size = std::filesystem::file_size(path_, ec);
-      if (ec || ::statvfs(path_.c_str(), &fs) != 0 ||
-          static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize < static_cast<unsigned long long>(size)) {
-        rewrite = false;
-        log::info("the store " + path_ + " keeps its layout of schema " + std::to_string(v) +
-                  " (too little free disk space to rewrite it); it reads and writes as before");
-      }
+    if (existing && migration_is_layout_only(v + 1) && !room_for(path_, 1)) {
+      rewrite = false;
+      log::info("the store " + path_ + " keeps its layout of schema " + std::to_string(v) +
+                " (too little free disk space to rewrite it); it reads and writes as before");
     }
     if (rewrite) LOREKEEPER_RETURN_IF_ERROR(sqlite::exec(db_, all[static_cast<size_t>(v)]));
     const std::string set_version = "PRAGMA user_version = " + std::to_string(v + 1);
@@ -684,13 +692,7 @@ Status Store::migrate() {
     // Best effort: the file is whole either way. VACUUM writes a copy of the store (into the log, then the file):
     // without room for twice the file it is not tried, and another process using the store or a disk filling up
     // meanwhile only leaves the freed pages for later writes to reuse.
-    struct statvfs fs {};
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(path_, ec);
-    const bool room =
-        !ec && ::statvfs(path_.c_str(), &fs) == 0 &&
-        static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize > 2 * static_cast<unsigned long long>(size);
-    if (!room) {
+    if (!room_for(path_, 2)) {
       log::info("the store " + path_ +
                 " was not compacted after its upgrade (too little free disk space); its free "
                 "pages are reused by later writes");
@@ -1459,14 +1461,18 @@ Status Store::for_each_name(const std::vector<Kind>& kinds, const std::function<
   return Status::ok();
 }
 
-Result<std::optional<NameEntry>> Store::name_entry(Kind kind, const std::string& key) {
+Result<std::vector<std::optional<NameEntry>>> Store::name_entries(const std::vector<std::pair<int, std::string>>& ids) {
   LOREKEEPER_RETURN_IF_ERROR(refresh_names());
-  const std::pair<int, std::string> id{static_cast<int>(kind), key};
-  const auto& ids = names_->ids;
-  const auto at =
-      std::lower_bound(ids.begin(), ids.end(), id, [](const auto& e, const auto& v) { return e.first < v; });
-  if (at == ids.end() || at->first != id) return std::optional<NameEntry>();
-  return std::optional<NameEntry>(names_->all[at->second]);
+  const auto& index = names_->ids;
+  std::vector<std::optional<NameEntry>> out;
+  out.reserve(ids.size());
+  for (const auto& id : ids) {
+    const auto at =
+        std::lower_bound(index.begin(), index.end(), id, [](const auto& e, const auto& v) { return e.first < v; });
+    out.push_back(at != index.end() && at->first == id ? std::optional<NameEntry>(names_->all[at->second])
+                                                       : std::nullopt);
+  }
+  return out;
 }
 
 Result<std::optional<model::Document>> Store::document(std::string_view key) {

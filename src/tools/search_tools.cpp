@@ -145,7 +145,7 @@ void add_children(store::Store& st, std::vector<json>& results) {
 
 namespace {
 
-// The most results ranked for one grouped answer (a name has a handful of editions).
+// The most neighbours find_similar scores for one grouped answer (a name has a handful of editions).
 constexpr int kMaxGroupPool = 400;
 
 model::Document document_of(const json& r) {
@@ -160,11 +160,14 @@ model::Document document_of(const json& r) {
 // Results grouped as search::group_editions does: the shown edition of each place keeps the best-ranked edition's
 // score and reasons, and names the others in `_other_editions`.
 std::vector<json> group_editions(std::vector<json> ranked, size_t limit, std::string_view preferred) {
+  std::vector<model::Document> documents;
+  documents.reserve(ranked.size());
+  for (const auto& r : ranked) documents.push_back(document_of(r));
   std::vector<search::RankedEdition> editions;
   editions.reserve(ranked.size());
-  for (const auto& r : ranked) {
-    editions.push_back({model::parse_kind(r.value("kind", "")).value_or(Kind::kSpell), text::fold(r.value("name", "")),
-                        document_of(r)});
+  for (size_t i = 0; i < ranked.size(); ++i) {
+    editions.push_back({model::parse_kind(ranked[i].value("kind", "")).value_or(Kind::kSpell),
+                        text::fold(ranked[i].value("name", "")), &documents[i]});
   }
   std::vector<json> out;
   for (const auto& place : search::group_editions(editions, limit, preferred)) {
@@ -256,8 +259,8 @@ ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilde
     return list_answer({}, "No " + plural_of(label) + ": no source document selected.", docs.message, 0, args,
                        detail_of(args));
   }
-  // Editions of one name take one place in a ranked answer, unless the caller chose documents or a game system:
-  // a wider pool is ranked so that `limit` different things can be shown.
+  // Editions of one name take one place in a ranked answer (the ranker groups them: `limit` counts places), unless
+  // the caller chose documents or a game system.
   const bool group = match == Match::kNamesAndText && !text::trim(search).empty() && !args.contains("documents") &&
                      !args.contains("game_system");
   auto found = find(st, q, search, limit, match, ctx, OnExactName::kOnlyIt, group);

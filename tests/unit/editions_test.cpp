@@ -142,15 +142,15 @@ TEST(GroupEditions, OneNameOnePlaceAtItsBestRankShowingThePreferredEdition) {
                   tob = doc("tob", "5e-2014"), ccdx = doc("ccdx", "5e-2014");
   srd14.publisher = srd24.publisher = "Wizards of the Coast";
   const std::vector<RankedEdition> ranked = {
-      {Kind::kCreature, "wraith", a5e},     // 0: ranks the Wraith's place
-      {Kind::kCreature, "wight", srd24},    // 1
-      {Kind::kCreature, "wraith", srd14},   // 2: the preferred edition, shown in place 0
-      {Kind::kSpell, "wraith", srd14},      // 3: another kind, another place
-      {Kind::kCreature, "wight", srd14},    // 4: preferred over 1
-      {Kind::kCreature, "riptide", tob},    // 5: two third-party books of one system: neither is preferred
-      {Kind::kCreature, "riptide", ccdx},   // 6
-      {Kind::kCreature, "specter", srd14},  // 7: past the limit of 4 places
-      {Kind::kCreature, "wraith", srd24},   // 8: ranked below the cut, still joins its place
+      {Kind::kCreature, "wraith", &a5e},     // 0: ranks the Wraith's place
+      {Kind::kCreature, "wight", &srd24},    // 1
+      {Kind::kCreature, "wraith", &srd14},   // 2: the preferred edition, shown in place 0
+      {Kind::kSpell, "wraith", &srd14},      // 3: another kind, another place
+      {Kind::kCreature, "wight", &srd14},    // 4: preferred over 1
+      {Kind::kCreature, "riptide", &tob},    // 5: two third-party books of one system: neither is preferred
+      {Kind::kCreature, "riptide", &ccdx},   // 6
+      {Kind::kCreature, "specter", &srd14},  // 7: past the limit of 4 places
+      {Kind::kCreature, "wraith", &srd24},   // 8: ranked below the cut, still joins its place
   };
   const auto places = group_editions(ranked, 4, "5e-2014");
   ASSERT_EQ(places.size(), 4u);

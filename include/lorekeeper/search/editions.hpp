@@ -61,11 +61,12 @@ double name_similarity(std::string_view a, std::string_view b);
 // 0.25 of the agreement of their facets (level, school, type, size, rarity, damage dice, CR closeness, ...).
 double counterpart_score(const model::Entity& a, const model::Entity& b);
 
-// One entry of a ranked list, as edition grouping sees it: its kind, its folded name and its document.
+// One entry of a ranked list, as edition grouping sees it: its kind, its folded name and its document (held by the
+// caller for the call).
 struct RankedEdition {
   model::Kind kind = model::Kind::kSpell;
   std::string name_fold;
-  model::Document document;
+  const model::Document* document = nullptr;
 };
 
 // One place of a grouped answer: indexes into the ranked list.

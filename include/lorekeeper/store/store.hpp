@@ -262,9 +262,10 @@ class Store {
   // The same list without copying it: `visit` sees each entry of the given kinds (all when empty) in that order;
   // returning false stops.
   Status for_each_name(const std::vector<Kind>& kinds, const std::function<bool(const NameEntry&)>& visit);
-  // The name list's entry of the entity `kind`/`key` (none when the store has no such entity), and a document by
-  // key, both from memory (refreshed with the name list): for ranking without reading entities.
-  Result<std::optional<NameEntry>> name_entry(Kind kind, const std::string& key);
+  // The name list's entries of the entities `ids` (kind, key), in order (none for an entity the store does not
+  // hold), and a document by key, both from memory (refreshed with the name list): for ranking without reading
+  // entities.
+  Result<std::vector<std::optional<NameEntry>>> name_entries(const std::vector<std::pair<int, std::string>>& ids);
   Result<std::optional<model::Document>> document(std::string_view key);
   Result<std::vector<DocumentInfo>> documents();
 
