@@ -403,17 +403,25 @@ Result<std::vector<Version>> versions_of(store::Store& st, const Entity& referen
 std::vector<EditionPlace> group_editions(const std::vector<RankedEdition>& ranked, size_t limit,
                                          std::string_view preferred) {
   std::vector<EditionPlace> out;
-  std::map<std::pair<model::Kind, std::string_view>, size_t> place;  // (kind, folded name) -> index in out
+  // (kind, folded name) -> the places of that name, in ranked order: one name in one document names different
+  // entries (the 2014 SRD's "Speed" of movement, of races and of monsters), each a place of its own.
+  std::map<std::pair<model::Kind, std::string_view>, std::vector<size_t>> places;
+  auto holds_document = [&](const EditionPlace& p, const std::string& document) {
+    if (ranked[p.shown].document->key == document) return true;
+    return std::any_of(p.others.begin(), p.others.end(), [&](size_t o) { return ranked[o].document->key == document; });
+  };
   for (size_t i = 0; i < ranked.size(); ++i) {
-    const auto id = std::make_pair(ranked[i].kind, std::string_view(ranked[i].name_fold));
-    const auto at = place.find(id);
-    if (at == place.end()) {
+    std::vector<size_t>& named = places[{ranked[i].kind, std::string_view(ranked[i].name_fold)}];
+    const std::string& document = ranked[i].document->key;
+    const auto at =
+        std::find_if(named.begin(), named.end(), [&](size_t n) { return !holds_document(out[n], document); });
+    if (at == named.end()) {
       if (out.size() >= limit) continue;
-      place.emplace(id, out.size());
+      named.push_back(out.size());
       out.push_back({i, i, {}});
       continue;
     }
-    EditionPlace& p = out[at->second];
+    EditionPlace& p = out[*at];
     if (model::edition_preferred(*ranked[i].document, *ranked[p.shown].document, preferred)) {
       p.others.push_back(p.shown);
       p.shown = i;

@@ -396,7 +396,10 @@ ToolResult search_all(store::Store& st, const json& args, const SearchContext& c
     // `limit` is per kind: one ranking deep enough to fill several kinds, then at most `limit` of each kind and
     // kMaxAllResults in all, in ranking order.
     const int pool = kMaxAllResults * 4;
-    auto f = find(st, q, query, pool, Match::kNamesAndText, ctx, OnExactName::kItFirst);
+    // Editions of one name take one place, as in the other search tools, unless the caller chose documents or a
+    // game system.
+    const bool group = !args.contains("documents") && !args.contains("game_system");
+    auto f = find(st, q, query, pool, Match::kNamesAndText, ctx, OnExactName::kItFirst, group);
     if (!f) return error_result("Search failed: " + f.status().to_string());
     understood = understood_labels(f->understood);
     {

@@ -170,6 +170,28 @@ TEST(GroupEditions, OneNameOnePlaceAtItsBestRankShowingThePreferredEdition) {
   EXPECT_TRUE(group_editions({}, 4, "5e-2014").empty());
 }
 
+TEST(GroupEditions, EntriesOfOneNameInOneDocumentAreDifferentThings) {
+  // The 2014 SRD has three rules named "Speed" (movement, races, monsters) and the 2024 SRD one.
+  model::Document srd14 = doc("srd-2014", "5e-2014"), srd24 = doc("srd-2024", "5e-2024");
+  model::Document srd14_again = srd14;  // one document, held twice by the caller
+  const std::vector<RankedEdition> ranked = {
+      {Kind::kRule, "speed", &srd14},        // 0: its own place
+      {Kind::kRule, "speed", &srd14_again},  // 1: the same document: another place
+      {Kind::kRule, "speed", &srd24},        // 2: another document: joins the first place
+      {Kind::kRule, "speed", &srd14},        // 3: a third place
+  };
+  const auto places = group_editions(ranked, 10, "5e-2014");
+  ASSERT_EQ(places.size(), 3u);
+  EXPECT_EQ(places[0].shown, 0u);
+  EXPECT_EQ(places[0].others, (std::vector<size_t>{2}));
+  EXPECT_EQ(places[1].shown, 1u);
+  EXPECT_TRUE(places[1].others.empty());
+  EXPECT_EQ(places[2].shown, 3u);
+  EXPECT_TRUE(places[2].others.empty());
+  // Past the limit, a same-document entry opens no place.
+  EXPECT_EQ(group_editions(ranked, 1, "5e-2014").size(), 1u);
+}
+
 TEST(CompareEditions, AnswerStaysSmallWhateverTheRecordsHold) {
   auto st = store::Store::open(testing::temp_dir() + "/hostile.db", store::Store::Mode::kReadWrite);
   ASSERT_TRUE(st.is_ok());

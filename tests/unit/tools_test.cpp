@@ -299,6 +299,28 @@ TEST_F(ToolsTest, EditionsOfOneNameTakeOnePlaceInARankedAnswer) {
   }
 }
 
+TEST_F(ToolsTest, SearchAllGroupsEditionsAsTheOtherSearchToolsDo) {
+  auto r = call("search_all", {{"query", "fire"}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  std::map<std::string, json> by_name;
+  for (const auto& x : r.structured["result"]["spell"]) {
+    EXPECT_TRUE(by_name.emplace(x["name"].get<std::string>(), x).second) << "twice: " << x["name"];
+  }
+  ASSERT_TRUE(by_name.count("Fireball")) << r.structured.dump();
+  EXPECT_EQ(by_name["Fireball"]["key"], "srd_fireball");
+  EXPECT_EQ(by_name["Fireball"]["_other_editions"].size(), 2u) << by_name["Fireball"].dump();
+  EXPECT_NE(r.text.find("`srd-2024_fireball` (srd-2024)"), std::string::npos) << r.text;
+  // Narrowed by documents: every edition asked for is its own result.
+  auto n = call("search_all", {{"query", "fire"}, {"documents", {"srd-2014", "srd-2024"}}});
+  ASSERT_FALSE(n.is_error) << n.text;
+  int fireballs = 0;
+  for (const auto& x : n.structured["result"]["spell"]) {
+    fireballs += x["name"] == "Fireball";
+    EXPECT_FALSE(x.contains("_other_editions")) << x.dump();
+  }
+  EXPECT_EQ(fireballs, 2);
+}
+
 TEST_F(ToolsTest, EditionsAreOrderedBeforeAnyCutAndCountedTruly) {
   // The preferred rules first (2014 by default), then the other 5e rules, then other systems; never the cut of a
   // name-sorted list.

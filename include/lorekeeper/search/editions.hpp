@@ -77,7 +77,9 @@ struct EditionPlace {
 };
 
 // The editions of one name (same kind) take one place, at the best rank any of them reached, in ranked order; at
-// most `limit` places. Editions ranked below the cut still join their name's place.
+// most `limit` places. Editions ranked below the cut still join their name's place. A place holds one entry per
+// document: entries of one name in one document are different things (the 2014 SRD has three rules named
+// "Speed"), each with a place of its own.
 std::vector<EditionPlace> group_editions(const std::vector<RankedEdition>& ranked, size_t limit,
                                          std::string_view preferred);
 
