@@ -39,6 +39,16 @@ void put_str(json& data, const char* field, const std::string& value) {
   if (!value.empty()) data[field] = value;
 }
 
+json named_list(const json& arr, const char* name_field) {
+  json out = json::array();
+  if (!arr.is_array()) return out;
+  for (const auto& x : arr) {
+    const std::string n = x.is_string() ? x.get<std::string>() : str(x, name_field);
+    if (!n.empty()) out.push_back(n);
+  }
+  return out;
+}
+
 }  // namespace detail
 
 using namespace detail;  // the shared helpers and the gear mappers (gear.cpp)
@@ -227,16 +237,6 @@ void map_spell(const json& rec, Entity& e) {
   }
   std::vector<std::string> parts = {str(rec, "desc"), str(rec, "higher_level")};
   e.text = text::join(parts, "\n\n");
-}
-
-json named_list(const json& arr, const char* name_field = "name") {
-  json out = json::array();
-  if (!arr.is_array()) return out;
-  for (const auto& x : arr) {
-    const std::string n = x.is_string() ? x.get<std::string>() : str(x, name_field);
-    if (!n.empty()) out.push_back(n);
-  }
-  return out;
 }
 
 void map_creature(const json& rec, Entity& e) {
@@ -550,100 +550,6 @@ void map_feat(const json& rec, Entity& e) {
   }
   put_str(e.data, "type", type);
   e.facets.type = text::lower(str(rec, "type"));
-}
-
-// The SRD chapter each rule section belongs to, so `section: "combat"` finds the rules of every combat section.
-// SRD 5.1 splits chapters into many sections (v1's /sections/ `parent` names them); SRD 5.2's are chapters.
-const std::map<std::string, std::string>& rule_chapters() {
-  static const std::map<std::string, std::string> kChapters = {
-      {"srd_abilities", "using-ability-scores"},
-      {"srd_saving-throws", "using-ability-scores"},
-      {"srd_time", "adventuring"},
-      {"srd_movement", "adventuring"},
-      {"srd_environment", "adventuring"},
-      {"srd_rest", "adventuring"},
-      {"srd_between-adventures", "adventuring"},
-      {"srd_actions-in-combat", "combat"},
-      {"srd_attacking", "combat"},
-      {"srd_combat-sequence", "combat"},
-      {"srd_cover", "combat"},
-      {"srd_damage-and-healing", "combat"},
-      {"srd_mounted-combat", "combat"},
-      {"srd_underwater-combat", "combat"},
-      {"srd_spellcasting", "spellcasting"},
-      {"srd_adventuring-gear", "equipment"},
-      {"srd_armor", "equipment"},
-      {"srd_coins", "equipment"},
-      {"srd_equipment-packs", "equipment"},
-      {"srd_expenses", "equipment"},
-      {"srd_mounts-and-vehicles", "equipment"},
-      {"srd_selling-treasure", "equipment"},
-      {"srd_tools", "equipment"},
-      {"srd_trade-goods", "equipment"},
-      {"srd_weapons", "equipment"},
-      {"srd_alignment", "characters"},
-      {"srd_backgrounds", "characters"},
-      {"srd_feats", "characters"},
-      {"srd_inspiration", "characters"},
-      {"srd_languages", "characters"},
-      {"srd_races", "characters"},
-      {"srd_leveling-up", "characters"},
-      {"srd_multiclassing", "characters"},
-      {"srd_conditions", "appendix"},
-      {"srd_diseases", "appendix"},
-      {"srd_madness", "appendix"},
-      {"srd_magic-items", "appendix"},
-      {"srd_monsters", "appendix"},
-      {"srd_nonplayer-characters", "appendix"},
-      {"srd_objects", "appendix"},
-      {"srd_pantheons", "appendix"},
-      {"srd_planes", "appendix"},
-      {"srd_poisons", "appendix"},
-      {"srd_traps", "appendix"},
-      {"srd-2024_combat", "combat"},
-      {"srd-2024_damage-and-healing", "combat"},
-      {"srd-2024_d20-tests", "using-ability-scores"},
-      {"srd-2024_the-six-abilities", "using-ability-scores"},
-      {"srd-2024_proficiency", "using-ability-scores"},
-      {"srd-2024_exploration", "adventuring"},
-      {"srd-2024_rhythm-of-play", "adventuring"},
-      {"srd-2024_social-interaction", "adventuring"},
-      {"srd-2024_create-your-character", "characters"},
-      {"srd-2024_multiclassing", "characters"},
-      {"srd-2024_trinkets", "equipment"},
-  };
-  return kChapters;
-}
-
-// "combat attacking": the chapter, then the section's own slug, so a filter can name either.
-std::string section_facet(const std::string& ruleset_key, const std::string& section_name) {
-  auto it = rule_chapters().find(ruleset_key);
-  const std::string own = model::slug(section_name);
-  return it == rule_chapters().end() || it->second == own ? own : it->second + " " + own;
-}
-
-void map_rule(const json& rec, Entity& e, const MappingContext& ctx) {
-  auto& d = e.data;
-  put_str(d, "desc", str(rec, "desc"));
-  const std::string ruleset = str(rec, "ruleset");
-  if (!ruleset.empty()) {
-    e.facets.parent_key = ruleset;
-    auto it = ctx.rule_section_names.find(ruleset);
-    const std::string section_name = it != ctx.rule_section_names.end() ? it->second : ruleset;
-    e.facets.section = section_facet(ruleset, section_name);
-    d["section"] = section_name;
-    if (auto ch = rule_chapters().find(ruleset); ch != rule_chapters().end()) d["chapter"] = ch->second;
-  }
-  e.text = str(rec, "desc");
-}
-
-void map_rule_section(const json& rec, Entity& e) {
-  auto& d = e.data;
-  put_str(d, "desc", str(rec, "desc"));
-  e.facets.section = section_facet(e.key, str(rec, "name"));
-  if (auto ch = rule_chapters().find(e.key); ch != rule_chapters().end()) d["chapter"] = ch->second;
-  put_if(d, "rules", named_list(child(rec, "rules")));
-  e.text = str(rec, "desc");
 }
 
 void map_reference(const json& rec, Entity& e) {

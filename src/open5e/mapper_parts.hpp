@@ -1,5 +1,5 @@
-// Shared by the mapper's sources (mapper.cpp: documents, dispatch and the rules and creature kinds; gear.cpp:
-// weapons, armor, items and magic items, v2 and v1). Private to lk_open5e.
+// Shared by the mapper's sources (mapper.cpp: documents, dispatch and the creature and character kinds; gear.cpp:
+// weapons, armor, items and magic items, v2 and v1; rules.cpp: rules and rule sections). Private to lk_open5e.
 #pragma once
 
 #include <optional>
@@ -15,6 +15,8 @@ std::string key_of(const json& v);
 // Sets data[field] unless the value is null, an empty string, or an empty array or object.
 void put_if(json& data, const char* field, const json& value);
 void put_str(json& data, const char* field, const std::string& value);
+// The names of a list of {name, ...} objects or strings.
+json named_list(const json& arr, const char* name_field = "name");
 
 // v2 gear records (gear.cpp). The weapon and armor mappers read e.document, so it is set first.
 void map_weapon(const json& rec, Entity& e);
@@ -25,6 +27,10 @@ void map_item_common(const json& rec, Entity& e);
 void map_magic_item(const json& rec, Entity& e);
 // An item noted in ctx.standalone_armor, as armor (map_standalone_armor).
 void map_item_armor(const json& rec, Entity& e);
+
+// Rules and rule sections (rules.cpp): a rule's section and chapter, and its name repaired (note_ruleset).
+void map_rule(const json& rec, Entity& e, const MappingContext& ctx);
+void map_rule_section(const json& rec, Entity& e);
 
 // v1 gear records (gear.cpp).
 void map_v1_magic_item(const json& rec, Entity& e);

@@ -393,7 +393,10 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
             report.skipped.push_back({endpoint, json_util::str(rec, "key"), e.status().message()});
             return {};
           }
-          if (ep.kind == Kind::kRuleSection) ctx.rule_section_names[e->key] = e->name;
+          if (ep.kind == Kind::kRuleSection) {
+            ctx.rule_section_names[e->key] = e->name;
+            note_ruleset(rec, ctx);
+          }
           std::vector<model::Entity> out = split_by_document(std::move(*e), ctx);
           for (const auto& x : out) kind_documents.push_back({static_cast<int>(x.kind), x.document.key});
           return out;

@@ -412,6 +412,55 @@ TEST(Mapper, RulesResolveTheirDocumentAndSection) {
   EXPECT_EQ(e->facets.parent_key, "srd_attacking");
 }
 
+TEST(Mapper, AMisnamedRuleTakesItsNameFromItsKey) {
+  // As the API has them: the 2014 SRD's rule of spells cast as reactions is named "Bonus Action", beside the rule
+  // that is; the coins' exchange rates are named "Training", beside the rule of training in another ruleset.
+  auto rule = [](const std::string& key, const std::string& name, const std::string& ruleset) {
+    return json{{"key", key},           {"name", name},
+                {"desc", "Some text."}, {"document", "srd-2014"},
+                {"ruleset", ruleset},   {"crossreferences", {{"to", json::array()}}}};
+  };
+  auto ruleset = [](const std::string& key, const std::vector<json>& rules) {
+    return json{{"key", key}, {"name", key}, {"desc", ""}, {"document", {{"key", "srd-2014"}}}, {"rules", rules}};
+  };
+  const json bonus = rule("srd_spellcasting_bonus-action", "Bonus Action", "srd_spellcasting");
+  const json reactions = rule("srd_spellcasting_reactions", "Bonus Action", "srd_spellcasting");
+  const json training = rule("srd_between-adventures_training", "Training", "srd_between-adventures");
+  const json rates = rule("srd_coins_exchange-rates", "Training", "srd_coins");
+  const json objects = rule("srd_actions-in-combat_use-an-object", "Search", "srd_actions-in-combat");
+  const json search = rule("srd_actions-in-combat_search", "Search", "srd_actions-in-combat");
+  // Three rules rightly named "Speed", and one whose name spells another key but that no other rule has.
+  const json speed1 = rule("srd_movement_speed", "Speed", "srd_movement");
+  const json speed2 = rule("srd_race_speed", "Speed", "srd_race");
+  const json doffing = rule("srd_armor_donning-and-doffing", "Getting Into and Out of Armor", "srd_armor");
+  MappingContext ctx = context();
+  note_ruleset(ruleset("srd_spellcasting", {bonus, reactions}), ctx);
+  note_ruleset(ruleset("srd_between-adventures", {training}), ctx);
+  note_ruleset(ruleset("srd_coins", {rates}), ctx);
+  note_ruleset(ruleset("srd_actions-in-combat", {search, objects}), ctx);
+  note_ruleset(ruleset("srd_movement", {speed1}), ctx);
+  note_ruleset(ruleset("srd_race", {speed2}), ctx);
+  note_ruleset(ruleset("srd_armor", {doffing}), ctx);
+  auto name_of = [&](const json& rec) {
+    auto e = map_v2_record(endpoint("rules"), rec, ctx);
+    EXPECT_TRUE(e.is_ok()) << e.status().to_string();
+    return e.is_ok() ? e->name : std::string();
+  };
+  EXPECT_EQ(name_of(reactions), "Reactions");
+  EXPECT_EQ(name_of(bonus), "Bonus Action");
+  EXPECT_EQ(name_of(rates), "Exchange Rates");
+  EXPECT_EQ(name_of(training), "Training");
+  EXPECT_EQ(name_of(objects), "Use an Object");
+  EXPECT_EQ(name_of(search), "Search");
+  EXPECT_EQ(name_of(speed1), "Speed");
+  EXPECT_EQ(name_of(speed2), "Speed");
+  EXPECT_EQ(name_of(doffing), "Getting Into and Out of Armor");
+  // Without the rulesets read (nothing to compare with), names are kept.
+  auto bare = map_v2_record(endpoint("rules"), reactions, context());
+  ASSERT_TRUE(bare.is_ok());
+  EXPECT_EQ(bare->name, "Bonus Action");
+}
+
 TEST(Mapper, ReferenceKindsWithoutNamesOrDocuments) {
   auto al = map_v2_record(endpoint("alignments"), record("alignments", "chaotic-evil"), context());
   ASSERT_TRUE(al.is_ok()) << al.status().to_string();

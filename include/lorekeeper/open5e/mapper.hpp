@@ -34,12 +34,18 @@ const std::vector<Endpoint>& v1_endpoints();
 struct MappingContext {
   std::string base_url = "https://api.open5e.com";
   std::map<std::string, Document> documents;
-  std::map<std::string, std::string> rule_section_names;   // ruleset key -> name
+  std::map<std::string, std::string> rule_section_names;  // ruleset key -> name
+  // document key -> folded rule name -> the keys of that document's rules of that name (note_ruleset)
+  std::map<std::string, std::map<std::string, std::vector<std::string>>> rule_names;
   std::map<std::string, Document> v1_documents;            // v1 document slug -> the document to attribute to
   std::map<std::string, json> gear;                        // weapon/armor key -> the /v2/items/ record for it
   std::vector<json> standalone_armor;                      // /v2/items/ records that are armor without an armor record
   std::map<std::string, std::string> legendary_preambles;  // v2 creature key -> its v1 `legendary_desc`
 };
+
+// Notes the names and keys of the rules a /v2/rulesets/ record lists, per document, for map_rule's repair of a
+// misnamed rule (the rulesets are read before the rules).
+void note_ruleset(const json& record, MappingContext& ctx);
 
 // The v1 list read only for what v2's records lack: /v1/monsters/, for the legendary-action preamble ("The
 // aboleth can take 3 legendary actions, ...") v2's creatures do not carry.

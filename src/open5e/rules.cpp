@@ -1,0 +1,197 @@
+// Rules and rule sections from Open5e v2: their sections and chapters, and the repair of misnamed rules
+// (mapper_parts.hpp).
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "lorekeeper/core/json_util.hpp"
+#include "lorekeeper/core/text.hpp"
+#include "mapper_parts.hpp"
+
+namespace lorekeeper::open5e {
+
+using json_util::child;
+using json_util::str;
+
+namespace detail {
+
+namespace {
+
+// The SRD chapter each rule section belongs to, so `section: "combat"` finds the rules of every combat section.
+// SRD 5.1 splits chapters into many sections (v1's /sections/ `parent` names them); SRD 5.2's are chapters.
+const std::map<std::string, std::string>& rule_chapters() {
+  static const std::map<std::string, std::string> kChapters = {
+      {"srd_abilities", "using-ability-scores"},
+      {"srd_saving-throws", "using-ability-scores"},
+      {"srd_time", "adventuring"},
+      {"srd_movement", "adventuring"},
+      {"srd_environment", "adventuring"},
+      {"srd_rest", "adventuring"},
+      {"srd_between-adventures", "adventuring"},
+      {"srd_actions-in-combat", "combat"},
+      {"srd_attacking", "combat"},
+      {"srd_combat-sequence", "combat"},
+      {"srd_cover", "combat"},
+      {"srd_damage-and-healing", "combat"},
+      {"srd_mounted-combat", "combat"},
+      {"srd_underwater-combat", "combat"},
+      {"srd_spellcasting", "spellcasting"},
+      {"srd_adventuring-gear", "equipment"},
+      {"srd_armor", "equipment"},
+      {"srd_coins", "equipment"},
+      {"srd_equipment-packs", "equipment"},
+      {"srd_expenses", "equipment"},
+      {"srd_mounts-and-vehicles", "equipment"},
+      {"srd_selling-treasure", "equipment"},
+      {"srd_tools", "equipment"},
+      {"srd_trade-goods", "equipment"},
+      {"srd_weapons", "equipment"},
+      {"srd_alignment", "characters"},
+      {"srd_backgrounds", "characters"},
+      {"srd_feats", "characters"},
+      {"srd_inspiration", "characters"},
+      {"srd_languages", "characters"},
+      {"srd_races", "characters"},
+      {"srd_leveling-up", "characters"},
+      {"srd_multiclassing", "characters"},
+      {"srd_conditions", "appendix"},
+      {"srd_diseases", "appendix"},
+      {"srd_madness", "appendix"},
+      {"srd_magic-items", "appendix"},
+      {"srd_monsters", "appendix"},
+      {"srd_nonplayer-characters", "appendix"},
+      {"srd_objects", "appendix"},
+      {"srd_pantheons", "appendix"},
+      {"srd_planes", "appendix"},
+      {"srd_poisons", "appendix"},
+      {"srd_traps", "appendix"},
+      {"srd-2024_combat", "combat"},
+      {"srd-2024_damage-and-healing", "combat"},
+      {"srd-2024_d20-tests", "using-ability-scores"},
+      {"srd-2024_the-six-abilities", "using-ability-scores"},
+      {"srd-2024_proficiency", "using-ability-scores"},
+      {"srd-2024_exploration", "adventuring"},
+      {"srd-2024_rhythm-of-play", "adventuring"},
+      {"srd-2024_social-interaction", "adventuring"},
+      {"srd-2024_create-your-character", "characters"},
+      {"srd-2024_multiclassing", "characters"},
+      {"srd-2024_trinkets", "equipment"},
+  };
+  return kChapters;
+}
+
+// "combat attacking": the chapter, then the section's own slug, so a filter can name either.
+std::string section_facet(const std::string& ruleset_key, const std::string& section_name) {
+  auto it = rule_chapters().find(ruleset_key);
+  const std::string own = model::slug(section_name);
+  return it == rule_chapters().end() || it->second == own ? own : it->second + " " + own;
+}
+
+// A key's last part ("srd_spellcasting_reactions" -> "reactions").
+std::string key_slug(const std::string& key) {
+  const auto at = key.rfind('_');
+  return at == std::string::npos ? key : key.substr(at + 1);
+}
+
+// A name as a key spells it: lower case, words joined by '-' ("Use an Object" -> "use-an-object").
+std::string name_slug(std::string_view name) {
+  std::string out;
+  bool gap = false;
+  for (char c : name) {
+    if (std::isalnum(static_cast<unsigned char>(c))) {
+      if (gap && !out.empty()) out += '-';
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      gap = false;
+    } else if (c != '\'') {
+      gap = true;
+    }
+  }
+  return out;
+}
+
+// A key's last part as a title ("use-an-object" -> "Use an Object").
+std::string slug_title(const std::string& slug) {
+  static const std::set<std::string, std::less<>> kSmall = {"a",  "an", "and", "as", "at",  "by", "for", "from",
+                                                            "in", "of", "on",  "or", "the", "to", "with"};
+  std::string out, word;
+  auto flush = [&] {
+    if (word.empty()) return;
+    if (!out.empty()) out += ' ';
+    if (out.empty() || !kSmall.count(word))
+      word[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(word[0])));
+    out += word;
+    word.clear();
+  };
+  for (char c : slug) {
+    if (c == '-') {
+      flush();
+    } else {
+      word += c;
+    }
+  }
+  flush();
+  return out;
+}
+
+// A rule is misnamed when another rule of its document has its name and the key that name spells, while its own
+// key spells something else: the API's 2014 SRD names the reactions of spellcasting "Bonus Action", darkvision
+// "Blindsight" and the coins' exchange rates "Training", each beside the rule that rightly has that name. Such a
+// rule takes its name from its key. Two rules of one name whose keys both spell it ("Speed" of movement, of races
+// and of monsters), or a name no other rule has, are kept as they are.
+std::optional<std::string> repaired_rule_name(const Entity& e, const MappingContext& ctx) {
+  const auto doc = ctx.rule_names.find(e.document.key);
+  if (doc == ctx.rule_names.end()) return std::nullopt;
+  const auto named = doc->second.find(text::fold(e.name));
+  if (named == doc->second.end()) return std::nullopt;
+  const std::string own = key_slug(e.key), spelt = name_slug(e.name);
+  if (own.empty() || own == spelt) return std::nullopt;
+  const bool rightly_named = std::any_of(named->second.begin(), named->second.end(),
+                                         [&](const std::string& k) { return k != e.key && key_slug(k) == spelt; });
+  if (!rightly_named) return std::nullopt;
+  return slug_title(own);
+}
+
+}  // namespace
+
+void map_rule(const json& rec, Entity& e, const MappingContext& ctx) {
+  if (auto name = repaired_rule_name(e, ctx)) e.name = *name;
+  auto& d = e.data;
+  put_str(d, "desc", str(rec, "desc"));
+  const std::string ruleset = str(rec, "ruleset");
+  if (!ruleset.empty()) {
+    e.facets.parent_key = ruleset;
+    auto it = ctx.rule_section_names.find(ruleset);
+    const std::string section_name = it != ctx.rule_section_names.end() ? it->second : ruleset;
+    e.facets.section = section_facet(ruleset, section_name);
+    d["section"] = section_name;
+    if (auto ch = rule_chapters().find(ruleset); ch != rule_chapters().end()) d["chapter"] = ch->second;
+  }
+  e.text = str(rec, "desc");
+}
+
+void map_rule_section(const json& rec, Entity& e) {
+  auto& d = e.data;
+  put_str(d, "desc", str(rec, "desc"));
+  e.facets.section = section_facet(e.key, str(rec, "name"));
+  if (auto ch = rule_chapters().find(e.key); ch != rule_chapters().end()) d["chapter"] = ch->second;
+  put_if(d, "rules", named_list(child(rec, "rules")));
+  e.text = str(rec, "desc");
+}
+
+}  // namespace detail
+
+void note_ruleset(const json& rec, MappingContext& ctx) {
+  const json& doc = child(rec, "document");
+  const std::string document = doc.is_object() ? str(doc, "key") : str(rec, "document");
+  const json& rules = child(rec, "rules");
+  if (document.empty() || !rules.is_array()) return;
+  for (const json& r : rules) {
+    if (!r.is_object() || str(r, "key").empty() || str(r, "name").empty()) continue;
+    std::vector<std::string>& keys = ctx.rule_names[document][text::fold(str(r, "name"))];
+    if (std::find(keys.begin(), keys.end(), str(r, "key")) == keys.end()) keys.push_back(str(r, "key"));
+  }
+}
+
+}  // namespace lorekeeper::open5e
