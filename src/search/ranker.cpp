@@ -143,6 +143,14 @@ bool only_kind_and_document_filters(const Query& q) {
 
 }  // namespace
 
+std::vector<std::string> meaningful_words(std::string_view query) {
+  std::vector<std::string> out;
+  for (auto& w : text::folded_words(query)) {
+    if (w.size() >= 3 && !is_stopword(w)) out.push_back(std::move(w));
+  }
+  return out;
+}
+
 // Kinds and documents are checked in memory; any other filter asks the store for the matching keys.
 Result<std::vector<uint8_t>> allowed_mask(store::Store& st, const VectorIndex& ix, const Query& q) {
   std::vector<uint8_t> mask(ix.size(), 0);
@@ -333,10 +341,7 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
   // Text search over the words that carry meaning (they also place the snippets); a hit must contain at
   // least half of them, so a query of gibberish plus common words finds nothing rather than whatever mentions
   // "spell".
-  std::vector<std::string> meaningful;
-  for (const auto& w : words) {
-    if (w.size() >= 3 && !is_stopword(w)) meaningful.push_back(w);
-  }
+  const std::vector<std::string> meaningful = meaningful_words(s);
   const std::vector<std::string> terms =
       match == Match::kNamesOnly || !lexical ? std::vector<std::string>{} : meaningful;
   auto text_hits = st.text_search(q, terms, 100);

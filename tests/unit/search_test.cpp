@@ -8,6 +8,7 @@
 
 #include "lorekeeper/core/half.hpp"
 #include "lorekeeper/search/passages.hpp"
+#include "lorekeeper/search/ranker.hpp"
 #include "lorekeeper/search/vector_index.hpp"
 #include "lorekeeper/store/store.hpp"
 #include "test_support.hpp"
@@ -490,3 +491,13 @@ TEST(StoreVectors, ScanVisitsEveryEntityWithItsText) {
 
 }  // namespace
 }  // namespace lorekeeper::search
+
+TEST(MeaningfulWords, DropFunctionWordsRequestWordsAndShortWords) {
+  using lorekeeper::search::meaningful_words;
+  EXPECT_EQ(meaningful_words("monster whose gaze paralyzes, then clamps on with its bite to drain blood"),
+            (std::vector<std::string>{"gaze", "paralyzes", "clamps", "bite", "drain", "blood"}));
+  EXPECT_EQ(meaningful_words("Find me SPELLS that would stop a creature"), (std::vector<std::string>{"stop"}));
+  EXPECT_EQ(meaningful_words("Dragón OWLBEAR"), (std::vector<std::string>{"dragon", "owlbear"}));
+  EXPECT_TRUE(meaningful_words("the and of a to it").empty());
+  EXPECT_TRUE(meaningful_words("").empty());
+}

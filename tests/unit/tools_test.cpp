@@ -321,6 +321,15 @@ TEST_F(ToolsTest, SearchAllGroupsEditionsAsTheOtherSearchToolsDo) {
   EXPECT_EQ(fireballs, 2);
 }
 
+TEST_F(ToolsTest, FunctionWordsDoNotCountTowardTheWordsATextHitMustHold) {
+  // Of "whose would might bright streak" only "bright" and "streak" carry meaning; Fireball's text holds both (and
+  // none of the others: counted, they would ask for three of five words).
+  auto r = call("search_spell", {{"search", "whose would might bright streak"}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  ASSERT_FALSE(r.structured["result"].empty()) << r.text;
+  EXPECT_EQ(r.structured["result"][0]["name"], "Fireball") << r.text;
+}
+
 TEST_F(ToolsTest, EditionsAreOrderedBeforeAnyCutAndCountedTruly) {
   // The preferred rules first (2014 by default), then the other 5e rules, then other systems; never the cut of a
   // name-sorted list.

@@ -97,6 +97,11 @@ struct Ranked {
   std::vector<NearMiss> near_misses;
 };
 
+// The words of a query that carry meaning for text matching (a text hit must hold at least half of them): its
+// folded words of three letters or more that are neither English function words ("whose", "then", "would") nor
+// words of requests and of the content's categories ("find", "spells", "creature").
+std::vector<std::string> meaningful_words(std::string_view query);
+
 // Ranks the entities `filters` allow against `text` (empty: the filters' own order, `limit` of them). Every hit
 // satisfies every filter.
 Result<Ranked> rank(store::Store& st, store::Query filters, const std::string& text, int limit,
