@@ -90,7 +90,14 @@ int run_eval(const std::string& file, const std::vector<std::pair<std::string, t
       const auto t0 = std::chrono::steady_clock::now();
       const tools::ToolResult res = engine->call(r.tool, r.args);
       millis.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-      const auto results = res.is_error ? std::vector<json>{} : ranked_results(res.structured);
+      // A row the tools refuse (an unknown tool, a misspelt parameter) measures nothing: counted as a miss, or as
+      // the empty answer a `none` row expects, it would pass for a ranking result.
+      if (res.is_error) {
+        std::fprintf(stderr, "lorekeeper eval: %s: row %s: %s refused the call: %s\n", file.c_str(), r.id.c_str(),
+                     r.tool.c_str(), res.text.c_str());
+        return 2;
+      }
+      const auto results = ranked_results(res.structured);
       int rank = 0;
       for (size_t i = 0; i < results.size() && i < 10; ++i) {
         const std::string name = results[i].value("name", "");

@@ -41,6 +41,25 @@ class Usage(unittest.TestCase):
                 self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
                 self.assertTrue(r.stderr.strip(), "a usage error says what is wrong")
 
+    def test_eval_refuses_a_row_the_tools_refuse(self):
+        # A misnamed tool or parameter measures nothing; counted as a miss, or as the empty answer a `none` row
+        # expects, it would pass for a ranking result.
+        rows = [
+            '{"id": "t1", "category": "natural", "tool": "search_rules", "args": {"search": "deafened"}, '
+            '"expect": ["Deafened"]}',
+            '{"id": "t2", "category": "none", "tool": "search_spell", "args": {"search": "Fireball", "levle": 1}, '
+            '"expect": []}',
+        ]
+        for row in rows:
+            with self.subTest(row=row), tempfile.TemporaryDirectory() as tmp:
+                path = os.path.join(tmp, "rows.jsonl")
+                with open(path, "w") as f:
+                    f.write(row + "\n")
+                r = run("eval", path, "--ranking", "lexical")
+                self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+                self.assertIn("refused the call", r.stderr)
+                self.assertNotIn("MRR@10", r.stdout)
+
     def test_help_exits_0(self):
         for args in (["--help"], ["sync", "--help"], ["serve", "--help"]):
             with self.subTest(args=args):
