@@ -632,9 +632,10 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
                                                       : Evidence::kText});
     }
     in.semantic = semantic_order;
-    // The text winner: the best full-text hit and its other editions up to the best hit of another name.
+    // The text winner: the best full-text hit, with its other editions and the variants that share its text (the
+    // seven Muffled armors of one description), up to the best hit of another name and text.
     if (in.hybrid) {
-      std::string winner_name;
+      std::string winner_name, winner_text;
       double winner_rank = 0, other_rank = 0;
       for (const auto& h : *text_hits) {
         if (h.matched_terms < needed) continue;
@@ -644,9 +645,10 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
         const std::string name = text::fold((*e)->name);
         if (winner_name.empty()) {
           winner_name = name;
+          winner_text = (*e)->text;
           winner_rank = h.rank;
         }
-        if (name != winner_name) {
+        if (name != winner_name && ((*e)->text.empty() || (*e)->text != winner_text)) {
           other_rank = h.rank;
           break;
         }
