@@ -41,7 +41,8 @@ std::map<EntityId, double> fuse(const FusionInput& in) {
   for (size_t i = 0; i < in.lexical.size(); ++i) {
     const LexicalCandidate& c = in.lexical[i];
     const double weight = c.evidence == Evidence::kName   ? kNameMatchWeight
-                          : c.evidence == Evidence::kHint ? kHintMatchWeight
+                          : c.evidence == Evidence::kHint ? kTextMatchWeight + (kHintMatchWeight - kTextMatchWeight) *
+                                                                                   std::clamp(c.hint_share, 0.0, 1.0)
                                                           : kTextMatchWeight;
     double& s = fused[c.id];
     s += weight / (kRrfK + static_cast<double>(i) + 1);

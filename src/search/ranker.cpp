@@ -283,6 +283,7 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
     double score = 0;
     std::set<std::string> how;  // "name", "close name", "text", "hint"
     int words = 0;              // how many of the query's meaningful words its text and hint hold
+    double hint_share = 0;      // the share of the words a text hit needs that its search hint holds, 0..1
     // Matched on words of the text or the search hint alone, not the name: weaker evidence, and only kept when
     // near in meaning.
     bool description_only() const { return how.count("name") == 0 && how.count("close name") == 0; }
@@ -367,6 +368,8 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
     // (An exact name is never a candidate: only the entries offered count their words.)
     if (const auto at = merged.find({static_cast<int>(h.kind), h.key}); at != merged.end()) {
       at->second.words = std::max(at->second.words, h.matched_terms);
+      at->second.hint_share =
+          std::max(at->second.hint_share, std::min(1.0, static_cast<double>(h.hint_terms) / std::max(1, needed)));
     }
   }
   bool typo = false;
@@ -627,9 +630,11 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
     in.hybrid = options.ranking == Ranking::kHybrid;
     for (const auto& [score, id] : lex) {
       const Lexical& m = merged[id];
-      in.lexical.push_back({id, !m.description_only() ? Evidence::kName
-                                : m.by_hint()         ? Evidence::kHint
-                                                      : Evidence::kText});
+      in.lexical.push_back({id,
+                            !m.description_only() ? Evidence::kName
+                            : m.by_hint()         ? Evidence::kHint
+                                                  : Evidence::kText,
+                            m.hint_share});
     }
     in.semantic = semantic_order;
     // The text winner: the best full-text hit, with its other editions and the variants that share its text (the

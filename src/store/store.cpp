@@ -1295,7 +1295,7 @@ Result<std::vector<Store::TextHit>> Store::text_search(const Query& q, const std
                                          limit, rows ? &*rows : nullptr);
       for (const auto& h : hits) {
         const auto& row = (*index)->row(h.row);
-        out.push_back({row.kind, row.key, h.rank, h.matched_terms, h.in_hint, h.in_body});
+        out.push_back({row.kind, row.key, h.rank, h.matched_terms, h.in_hint, h.in_body, h.hint_terms});
       }
       return out;
     }
@@ -1345,6 +1345,7 @@ Result<std::vector<Store::TextHit>> Store::text_search(const Query& q, const std
         for (auto it = at; it != by_id.end() && it->first == rowid; ++it) {
           TextHit& h = out[it->second];
           (hint ? h.in_hint : h.in_body) = true;
+          if (hint) ++h.hint_terms;
           if (has_term[it->second]++ == 0) ++h.matched_terms;
         }
       }

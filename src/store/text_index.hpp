@@ -39,6 +39,7 @@ class TextIndex {
     int matched_terms = 0;
     bool in_hint = false;  // some term is in the hint column
     bool in_body = false;  // some term is in the name or text column
+    int hint_terms = 0;    // how many of the terms are in the hint column
   };
   // bm25's column weights. A term's frequency in a row is the weighted sum of its occurrences, which FTS5 adds
   // one occurrence at a time: weights that are small multiples of a power of two (the store's 10, 1 and 2) make every

@@ -96,6 +96,33 @@ TEST(Fusion, HintEvidenceCountsAsMuchAsMeaningAndMoreThanText) {
   EXPECT_GT(s.at(id("hinted")), s.at(id("texted")));
 }
 
+// A hint holding one word of a long description is a text match; one holding the words a hit needs, a hint match.
+TEST(Fusion, AHintCountsByTheShareOfTheQueryItHolds) {
+  auto score_at_first = [](Evidence evidence, double share) {
+    FusionInput in;
+    in.lexical = {{id("x"), evidence, share}};
+    in.semantic = {id("other")};
+    return fuse(in).at(id("x"));
+  };
+  const double text = score_at_first(Evidence::kText, 1);
+  EXPECT_DOUBLE_EQ(score_at_first(Evidence::kHint, 0), text);
+  EXPECT_GT(score_at_first(Evidence::kHint, 0.1), text);
+  EXPECT_LT(score_at_first(Evidence::kHint, 0.1), score_at_first(Evidence::kHint, 0.5));
+  EXPECT_LT(score_at_first(Evidence::kHint, 0.5), score_at_first(Evidence::kHint, 1));
+  EXPECT_DOUBLE_EQ(score_at_first(Evidence::kHint, 1), score_at_first(Evidence::kHint, 7));  // capped
+  // A hint holding one word of ten, first by its words, no longer outweighs a text match that meaning also found
+  // (8th); as a full hint match it would.
+  FusionInput in;
+  in.lexical = {{id("one-word-hint"), Evidence::kHint, 0.1}, {id("described"), Evidence::kText}};
+  for (int i = 0; i < 7; ++i) in.semantic.push_back(id("meant-" + std::to_string(i)));
+  in.semantic.push_back(id("described"));
+  const auto fused = fuse(in);
+  EXPECT_GT(fused.at(id("described")), fused.at(id("one-word-hint")));
+  in.lexical[0].hint_share = 1;
+  const auto full = fuse(in);
+  EXPECT_LT(full.at(id("described")), full.at(id("one-word-hint")));
+}
+
 // A facet the query names lifts the entries that have it over those that only resemble the query; with a
 // confident text winner it yields to the winner.
 TEST(Fusion, FacetRankingLiftsEntriesWithTheFacet) {

@@ -248,6 +248,7 @@ TEST(Store, InMemoryTextIndexRanksAsFts5) {
       EXPECT_EQ(e[i].rank, g[i].rank) << e[i].key;
       EXPECT_EQ(e[i].matched_terms, g[i].matched_terms) << e[i].key;
       EXPECT_EQ(e[i].in_hint, g[i].in_hint) << e[i].key;
+      EXPECT_EQ(e[i].hint_terms, g[i].hint_terms) << e[i].key;
       EXPECT_EQ(e[i].in_body, g[i].in_body) << e[i].key;
       hint_only += e[i].in_hint && !e[i].in_body ? 1 : 0;
     }

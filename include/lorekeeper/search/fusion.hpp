@@ -20,6 +20,10 @@ enum class Evidence { kName, kHint, kText };
 struct LexicalCandidate {
   EntityId id;
   Evidence evidence;
+  // For a hint match: the share of the words a text hit needs that the hint itself holds, 0..1. The hint's
+  // weight rises from a text match's (one word of a long description, "casts", in "... NPC who casts spells") to
+  // its own at a hint that alone holds them ("drains life" for "risen dead that drain life force").
+  double hint_share = 1;
 };
 
 struct FusionInput {
