@@ -638,10 +638,14 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
     }
     in.semantic = semantic_order;
     // The text winner: the best full-text hit, with its other editions and the variants that share its text (the
-    // seven Muffled armors of one description), up to the best hit of another name and text.
+    // seven Muffled armors of one description), up to the best hit of another name and text. Its lead is the larger
+    // of two: in relevance (BM25) over the best other hit, and in the query's words it holds, beyond one, over any
+    // other hit (thirteen of a description's nineteen words against the next entry's ten: a lead BM25 can hide when
+    // the other's text is shorter).
     if (in.hybrid) {
       std::string winner_name, winner_text;
       double winner_rank = 0, other_rank = 0;
+      int winner_words = 0;
       for (const auto& h : *text_hits) {
         if (h.matched_terms < needed) continue;
         auto e = load({static_cast<int>(h.kind), h.key});
@@ -658,8 +662,19 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
           break;
         }
         in.text_winner.insert({static_cast<int>(h.kind), h.key});
+        winner_words = std::max(winner_words, h.matched_terms);
+      }
+      int other_words = 0;
+      for (const auto& h : *text_hits) {
+        if (h.matched_terms >= needed && !in.text_winner.count({static_cast<int>(h.kind), h.key})) {
+          other_words = std::max(other_words, h.matched_terms);
+        }
       }
       in.text_confidence = text_lead_confidence(winner_rank, other_rank);
+      // (One word more says little: it may be the most common of them.)
+      if (winner_words > other_words + 1) {
+        in.text_confidence = std::max(in.text_confidence, text_lead_confidence(winner_words - 1, other_words));
+      }
     }
     if (in.text_confidence < 1) {
       LOREKEEPER_RETURN_IF_ERROR(rank_facets());
