@@ -532,7 +532,23 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& path, Mode mode, c
                                       "LoreKeeper does not modify");
     }
   }
-  if (store->schema_version_ < kSchemaVersion) {
+  // A store that cannot be written (read-only media, a write-protected file) is read as it is when every upgrade it
+  // lacks changes only its layout (both layouts read alike); one that lacks an upgrade of its contents cannot be.
+  if (store->schema_version_ < kSchemaVersion &&
+      (sqlite3_db_readonly(store->db_, "main") == 1 || on_read_only_filesystem(path))) {
+    bool layout_only = true;
+    for (int v = store->schema_version_ + 1; v <= kSchemaVersion; ++v)
+      layout_only = layout_only && migration_is_layout_only(v);
+    if (!layout_only) {
+      return Status::io_error(path + " has schema version " + std::to_string(store->schema_version_) +
+                              ", older than this lorekeeper's (" + std::to_string(kSchemaVersion) +
+                              "), and cannot be written to upgrade it: open it once where it can be written" +
+                              writable(path));
+    }
+    log::info("the store " + path + " cannot be written: it is read at schema " +
+              std::to_string(store->schema_version_) + " (its upgrade to " + std::to_string(kSchemaVersion) +
+              " changes only its layout and runs once it can be written)");
+  } else if (store->schema_version_ < kSchemaVersion) {
     LOREKEEPER_RETURN_IF_ERROR(sqlite::exec(store->db_, "PRAGMA journal_mode = WAL"));
     if (store->schema_version_ == 0) {
       LOREKEEPER_RETURN_IF_ERROR(

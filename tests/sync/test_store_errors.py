@@ -201,6 +201,41 @@ class BrokenDisk(unittest.TestCase):
         self.assertEqual(per_kind(self.db), self.before)
         self.assertEqual(run(self.db, "search", "fireball", "--kind", "spell").returncode, 0)
 
+    def downgrade(self, version, old_vector_layout):
+        """The store as an older lorekeeper left it: its schema version, and (schema 6) its vectors' old layout."""
+        c = sqlite3.connect(self.db)
+        try:
+            if old_vector_layout:
+                c.executescript("""
+                    CREATE TABLE old_vectors (kind TEXT NOT NULL, key TEXT NOT NULL, passage INTEGER NOT NULL,
+                      model TEXT NOT NULL, text_hash TEXT NOT NULL, vector BLOB NOT NULL,
+                      PRIMARY KEY (kind, key, passage)) WITHOUT ROWID;
+                    INSERT INTO old_vectors SELECT kind, key, passage, model, text_hash, vector FROM entity_vectors;
+                    DROP TABLE entity_vectors;
+                    ALTER TABLE old_vectors RENAME TO entity_vectors;""")
+            c.execute("PRAGMA user_version = %d" % version)
+            c.commit()
+            c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        finally:
+            c.close()
+        self.assertEqual(subprocess.run(["mount", "-o", "remount,ro", self.mnt]).returncode, 0)
+
+    def test_an_older_store_on_read_only_media_is_read_when_its_upgrade_changes_only_the_layout(self):
+        self.downgrade(6, old_vector_layout=True)
+        r = run(self.db, "search", "fireball", "--kind", "spell", "--table")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("Fireball", r.stdout)
+        self.assertIn("read at schema 6", r.stderr)
+        self.assertNotIn("cannot be used", r.stdout + r.stderr)
+        self.assertEqual(per_kind(self.db), self.before)
+
+    def test_an_older_store_on_read_only_media_that_needs_its_contents_upgraded_says_so(self):
+        self.downgrade(5, old_vector_layout=True)
+        r = run(self.db, "search", "fireball", "--kind", "spell", "--table")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("older than this lorekeeper", r.stdout + r.stderr)
+        self.assertIn("open it once where it can be written", r.stdout + r.stderr)
+
 
 if __name__ == "__main__":
     unittest.main(argv=[sys.argv[0], "-v"])
