@@ -62,6 +62,7 @@ const std::vector<float>& QueryEmbeddings::embed(const std::string& text) const 
 
 Result<std::vector<Entity>> editions_named(store::Store& st, Query filters, const std::string& name,
                                            std::string_view preferred) {
+  if (text::trim(name).empty()) return std::vector<Entity>{};  // no name: no editions (not every entry)
   filters.name_exact = name;
   filters.offset = 0;
   filters.limit = 10000;  // every edition: a name has a handful, never thousands
@@ -482,9 +483,12 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
   if (ix) {
     const std::vector<float>& qv = embeddings.embed(s);
     // Lexical hits on words of the text or hint alone that are far from the query's meaning are dropped, unless
-    // they are the few entries that hold all of the query's words.
+    // they are the few entries that hold all of the query's words, or the query is one word that names nothing
+    // (no name holds it, nor is near it, nor is it the name of an excluded entry) and the texts hold: the model
+    // makes little of a bare word ("surprise" is under the floor for the rules of surprise).
+    const bool one_word = terms.size() == 1 && !names_matched && !typo && !excluded_name;
     for (auto it = merged.begin(); it != merged.end();) {
-      const auto at = it->second.description_only() && !specific.count(it->first)
+      const auto at = it->second.description_only() && !specific.count(it->first) && !one_word
                           ? ix->find(static_cast<Kind>(it->first.first), it->first.second)
                           : std::nullopt;
       if (at && ix->similarity(*at, qv.data()) < kTextHitMeaningFloor) {

@@ -107,6 +107,11 @@ ToolResult get_entity(store::Store& st, const json& args, std::string_view prefe
                           "'. Valid values: " + text::join(valid, ", ") + ".");
     }
   }
+  if (key.empty()) {
+    return error_result(
+        "Parameter 'key' must not be empty: give an entry's key as search results show it "
+        "(\"srd_fireball\"), or its name.");
+  }
   const bool with_raw = bool_arg(args, "include_source").value_or(false);
   auto found = st.get(key, kind, with_raw);
   if (!found) return error_result("Lookup failed: " + found.status().to_string());
@@ -118,8 +123,13 @@ ToolResult get_entity(store::Store& st, const json& args, std::string_view prefe
     std::string msg = "No entry has the key '" + key + "'" +
                       (kind ? " among " + plural_of(std::string(model::kind_name(*kind))) : "") + ".";
     if (by_name && !by_name->empty()) {
+      // A name has a handful of editions; the list is cut all the same, so no answer grows with the store.
+      constexpr size_t kMaxKeys = 20;
       std::vector<std::string> keys;
-      for (const auto& e : *by_name) keys.push_back(e.key + " (" + e.document.key + ")");
+      for (size_t i = 0; i < by_name->size() && i < kMaxKeys; ++i) {
+        keys.push_back((*by_name)[i].key + " (" + (*by_name)[i].document.key + ")");
+      }
+      if (by_name->size() > kMaxKeys) keys.push_back("and " + std::to_string(by_name->size() - kMaxKeys) + " more");
       msg += " Entries named '" + key + "' have the keys: " + text::join(keys, ", ") + ".";
     } else {
       store::Query filters;
@@ -324,7 +334,8 @@ ToolResult dispatch_call(Engine& engine, const std::string& name, const json& ar
       } else {
         q.game_system = str_arg(*valid, "game_system");
       }
-      if (build && tool != std::string("search_creature") && valid->contains("type")) {
+      // (The caller's filters: validation adds the parameters' defaults, search_equipment's `type` among them.)
+      if (build && tool != std::string("search_creature") && filters.contains("type")) {
         return Status::invalid_argument("Parameter 'filters': 'type' chooses a kind in " + std::string(tool) +
                                         "; count_entities takes the kind from 'kind'.");
       }

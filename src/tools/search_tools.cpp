@@ -320,6 +320,23 @@ ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilde
                         "; get_entity(key) shows one, other words may find it.");
       }
     }
+    // A class no spell lists (a misspelling, or a class without spells in these documents) is named as such, with
+    // the classes that do.
+    if (q.kinds == std::vector<Kind>{Kind::kSpell} && !q.class_key.empty()) {
+      Query spells;
+      spells.kinds = {Kind::kSpell};
+      auto classes = st.count_by(spells, "class");
+      if (classes && std::none_of(classes->begin(), classes->end(),
+                                  [&](const auto& c) { return text::fold(c.first) == text::fold(q.class_key); })) {
+        std::vector<std::string> names;
+        for (const auto& c : *classes) {
+          if (c.first.find('_') == std::string::npos) names.push_back(c.first);  // names, not keys
+        }
+        std::sort(names.begin(), names.end());
+        hints.push_back("No spell lists the class '" + str_arg(args, "class_key") +
+                        "'; the classes spells list: " + text::join(names, ", ") + ".");
+      }
+    }
     // Which filter emptied the answer: drop each one and see whether anything would match.
     for (auto it = args.begin(); it != args.end(); ++it) {
       const std::string& name = it.key();

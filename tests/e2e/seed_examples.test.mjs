@@ -440,3 +440,32 @@ test('words naming another value of a filtered field never widen the filter', as
   for (const r of list) assert.ok((r.speed?.swim ?? 0) > 0, `${r.name} does not swim: ${JSON.stringify(r.speed)}`);
   assert.ok((list[0].speed?.fly ?? 0) > 0, `${list[0].name} is first and does not fly: ${JSON.stringify(list[0].speed)}`);
 });
+
+// One word that names nothing is answered by the entries whose text holds it, though the model makes little of a
+// bare word ("surprise" is under the meaning floor of text hits for every rule that explains surprise).
+test('one word found only in texts is answered by them', async () => {
+  await ready;
+  const res = await call('search_rule', { search: 'surprise', limit: 10 });
+  const list = okList(res, 'search_rule surprise');
+  assert.ok(!meaningProblem(res), `meaning-based search is not on: ${meaningProblem(res)} -- ${MODEL_HINT}`);
+  const names = list.map((r) => r.name);
+  assert.ok(names.some((n) => n === 'Initiative' || n === 'Combat Sequence' || n === 'The Order of Combat'), names.join(', '));
+});
+
+// search_all's editions of one name take one place, as in the other search tools.
+test('search_all groups the editions of one name', async () => {
+  await ready;
+  const res = await call('search_all', { query: 'how far can I leap', limit: 5 });
+  assert.ok(!res.isError, JSON.stringify(res.content));
+  const groups = res.structuredContent?.result ?? {};
+  // (Two entries of one name in one document are different things, the 2014 SRD's rules named "Speed".)
+  for (const [kind, list] of Object.entries(groups)) {
+    const documentOf = new Map();
+    for (const r of list) {
+      const doc = r.document?.key ?? r.document;
+      assert.ok(!documentOf.has(r.name) || documentOf.get(r.name) === doc, `${kind}: ${list.map((x) => x.name).join(', ')}`);
+      documentOf.set(r.name, doc);
+    }
+  }
+  assert.ok((groups.spell ?? []).some((r) => r.name === 'Jump' && (r._other_editions ?? []).length >= 1), JSON.stringify(groups.spell));
+});

@@ -330,6 +330,39 @@ TEST_F(ToolsTest, FunctionWordsDoNotCountTowardTheWordsATextHitMustHold) {
   EXPECT_EQ(r.structured["result"][0]["name"], "Fireball") << r.text;
 }
 
+TEST_F(ToolsTest, AClassNoSpellListsIsNamedAsSuchWithTheClassesThatDo) {
+  auto r = call("search_spell", {{"class_key", "wizzard"}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  EXPECT_TRUE(r.structured["result"].empty());
+  EXPECT_NE(r.text.find("No spell lists the class 'wizzard'"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("wizard"), std::string::npos) << r.text;
+  EXPECT_EQ(r.text.find("srd_wizard"), std::string::npos) << r.text;  // names, not keys
+  // A class that spells list, under a filter that empties the answer, is not called unknown.
+  auto known = call("search_spell", {{"class_key", "wizard"}, {"level", 9}, {"school", "abjuration"}});
+  ASSERT_FALSE(known.is_error) << known.text;
+  EXPECT_EQ(known.text.find("No spell lists the class"), std::string::npos) << known.text;
+}
+
+TEST_F(ToolsTest, GetEntityWithoutAKeyIsAShortError) {
+  for (const char* key : {"", "   "}) {
+    auto r = call("get_entity", {{"key", key}});
+    EXPECT_TRUE(r.is_error);
+    EXPECT_NE(r.text.find("must not be empty"), std::string::npos) << r.text;
+    EXPECT_LT(r.text.size(), 300u) << r.text;
+  }
+}
+
+TEST_F(ToolsTest, CountEntitiesCountsEquipmentKinds) {
+  for (const char* kind : {"weapon", "armor", "item", "magic-item"}) {
+    auto r = call("count_entities", {{"kind", kind}});
+    EXPECT_FALSE(r.is_error) << kind << ": " << r.text;
+    EXPECT_GT(r.structured.value("total", 0), 0) << kind << ": " << r.text;
+  }
+  // `type` in the filters still says the kind comes from `kind`.
+  auto typed = call("count_entities", {{"kind", "weapon"}, {"filters", {{"type", "armor"}}}});
+  EXPECT_TRUE(typed.is_error) << typed.text;
+}
+
 TEST_F(ToolsTest, EditionsAreOrderedBeforeAnyCutAndCountedTruly) {
   // The preferred rules first (2014 by default), then the other 5e rules, then other systems; never the cut of a
   // name-sorted list.
