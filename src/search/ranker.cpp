@@ -421,8 +421,12 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
       if (!hits) return hits.status();
       if (!hits->empty()) offered.push_back({std::get<0>(nearest[i]), std::move(*hits)});
     }
-    // A name nearer than every other is the one misspelt.
-    const bool unique_nearest = !offered.empty() && (offered.size() == 1 || offered[1].distance > offered[0].distance);
+    // A name nearer than every other, within two edits, is the one misspelt ("firbal", "cury wounds", "rouge"). A
+    // name further off is a close name among others, not a correction: "red dragn" is not the Red Hag, nor
+    // "concentration" Conjuration, nor "eldritch knight" the Eldritch Trickster.
+    constexpr double kMaxCorrection = 2;
+    const bool unique_nearest = !offered.empty() && offered[0].distance <= kMaxCorrection &&
+                                (offered.size() == 1 || offered[1].distance > offered[0].distance);
     for (size_t i = 0; i < offered.size(); ++i) {
       for (const auto& e : offered[i].entries) {
         // 0.6-0.85, the nearest highest (a first letter changed counts half an edit more).

@@ -469,3 +469,15 @@ test('search_all groups the editions of one name', async () => {
   }
   assert.ok((groups.spell ?? []).some((r) => r.name === 'Jump' && (r._other_editions ?? []).length >= 1), JSON.stringify(groups.spell));
 });
+
+// A name within two edits of the query, nearer than any other, is taken for the misspelt one and put first; one
+// further off is only a close name: "concentration" is a word of the rules, not a misspelt Conjuration.
+test('a close name beyond two edits is not taken for the word meant', async () => {
+  await ready;
+  const res = await call('search_rule', { search: 'concentration', limit: 5 });
+  const list = okList(res, 'search_rule concentration');
+  assert.ok(list.length > 0);
+  assert.notEqual(list[0].name, 'Conjuration', list.map((r) => `${r.name} ${r._score}`).join(', '));
+  const typo = okList(await call('search_spell', { search: 'firbal', limit: 3 }), 'search_spell firbal');
+  assert.equal(typo[0]?.name, 'Fireball', typo.map((r) => r.name).join(', '));
+});
