@@ -192,13 +192,18 @@ ToolResult list_answer(std::vector<json> results, const std::string& header, std
   return out;
 }
 
-// "class" -> "classes", "species" and "armor" unchanged, "spell" -> "spells".
+// "class" -> "classes", "species" and "armor" unchanged, "spell" -> "spells", "weapon property" -> "weapon properties".
 std::string plural_of(const std::string& noun) {
   auto ends_with = [&](std::string_view tail) {
     return noun.size() >= tail.size() && noun.compare(noun.size() - tail.size(), tail.size(), tail) == 0;
   };
   if (ends_with("species") || ends_with("armor")) return noun;
   if (!noun.empty() && (noun.back() == 's' || noun.back() == 'x')) return noun + "es";
+  // "property" -> "properties", "rarity" -> "rarities"; "day" -> "days".
+  if (noun.size() >= 2 && noun.back() == 'y' &&
+      std::string_view("aeiou").find(noun[noun.size() - 2]) == std::string_view::npos) {
+    return noun.substr(0, noun.size() - 1) + "ies";
+  }
   return noun + "s";
 }
 

@@ -305,8 +305,11 @@ void render_item(std::string& out, const json& r) {
   std::string line = str(r, "category");
   if (!str(r, "rarity").empty()) line += ", " + text::lower(str(r, "rarity"));
   if (r.value("requires_attunement", false)) {
-    line +=
-        " (requires attunement" + (str(r, "attunement_detail").empty() ? "" : " " + str(r, "attunement_detail")) + ")";
+    // Some records' detail repeats the words ("Requires Attunement by a Paladin"): said once.
+    std::string detail = text::trim(str(r, "attunement_detail"));
+    constexpr std::string_view kSaid = "requires attunement";
+    if (text::lower(detail.substr(0, kSaid.size())) == kSaid) detail = text::trim(detail.substr(kSaid.size()));
+    line += " (requires attunement" + (detail.empty() ? "" : " " + detail) + ")";
   }
   if (!line.empty()) out += "*" + line + "*\n\n";
   base_item(out, r);

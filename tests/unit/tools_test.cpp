@@ -9,6 +9,7 @@
 #include "lorekeeper/tools/engine.hpp"
 #include "lorekeeper/tools/legacy.hpp"
 #include "lorekeeper/tools/params.hpp"
+#include "lorekeeper/tools/render.hpp"
 #include "test_support.hpp"
 
 namespace lorekeeper::tools {
@@ -361,6 +362,29 @@ TEST_F(ToolsTest, CountEntitiesCountsEquipmentKinds) {
   // `type` in the filters still says the kind comes from `kind`.
   auto typed = call("count_entities", {{"kind", "weapon"}, {"filters", {{"type", "armor"}}}});
   EXPECT_TRUE(typed.is_error) << typed.text;
+}
+
+TEST(Render, AttunementIsSaidOnceWhateverTheRecordsDetailRepeats) {
+  for (const char* detail : {"Requires Attunement by a Paladin", "requires attunement by a paladin", "by a Paladin"}) {
+    const json item = {{"kind", "magic-item"},
+                       {"name", "Holy Avenger (Longsword)"},
+                       {"key", "x"},
+                       {"category", "Weapon"},
+                       {"rarity", "legendary"},
+                       {"requires_attunement", true},
+                       {"attunement_detail", detail}};
+    const std::string text = render_entity(item);
+    EXPECT_NE(text::lower(text).find("(requires attunement by a paladin)"), std::string::npos) << text;
+    EXPECT_EQ(text::lower(text).find("attunement requires"), std::string::npos) << text;
+  }
+}
+
+TEST_F(ToolsTest, KindsEndingInYArePluralisedWithIes) {
+  auto r = call("search_rule", {{"rule_type", "weapon-property"}, {"limit", 1}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  ASSERT_GT(r.structured.value("total", 0), 1) << r.text;
+  EXPECT_NE(r.text.find("weapon properties"), std::string::npos) << r.text;
+  EXPECT_EQ(r.text.find("propertys"), std::string::npos) << r.text;
 }
 
 TEST_F(ToolsTest, EditionsAreOrderedBeforeAnyCutAndCountedTruly) {
