@@ -76,6 +76,24 @@ Result<std::vector<Entity>> editions_named(store::Store& st, Query filters, cons
 
 namespace {
 
+// The names of the entries of `filters`' kinds and documents that are variants of `name`: the name, then a qualifier
+// in parentheses ("Vorpal Sword (Longsword)" of "Vorpal Sword"), each once, in name order.
+Result<std::vector<std::string>> variant_names(store::Store& st, const Query& filters, const std::string& name) {
+  auto named = st.names_starting(text::fold(name), filters.kinds);
+  if (!named) return named.status();
+  std::set<std::string> names;
+  for (const auto& e : *named) {
+    if (filters.document_keys && std::find(filters.document_keys->begin(), filters.document_keys->end(),
+                                           e.document_key) == filters.document_keys->end()) {
+      continue;
+    }
+    if (e.name.size() <= name.size() + 2 || text::fold(e.name.substr(0, name.size())) != text::fold(name)) continue;
+    const std::string rest = text::trim(e.name.substr(name.size()));
+    if (!rest.empty() && rest.front() == '(' && rest.back() == ')') names.insert(e.name);
+  }
+  return std::vector<std::string>(names.begin(), names.end());
+}
+
 // Words too common in this content, or in questions, to say anything about what is wanted.
 bool is_stopword(const std::string& w) {
   // English function words (a text holding "whose" and "then" says nothing about a gaze that paralyzes), then the
@@ -273,6 +291,19 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
     out.total = out.exact_total;
     out.how = "exact name";
     out.semantic = ix != nullptr;
+    // Entries named as variants of it ("Vorpal Sword (Longsword)", the 2014 SRD's form) are other entries, named
+    // so the answer does not seem to be all there is.
+    // (Under attribute filters, which the name list cannot check, none are named.)
+    auto variants = only_kind_and_document_filters(q) ? variant_names(st, q, s)
+                                                      : Result<std::vector<std::string>>(std::vector<std::string>{});
+    if (!variants) return variants.status();
+    if (!variants->empty()) {
+      constexpr size_t kShown = 8;
+      std::vector<std::string> shown(
+          variants->begin(), variants->begin() + static_cast<std::ptrdiff_t>(std::min(kShown, variants->size())));
+      if (variants->size() > kShown) shown.push_back("and " + std::to_string(variants->size() - kShown) + " more");
+      out.note = "Also named as variants of it: " + text::join(shown, ", ") + " (search a variant's name for it).";
+    }
     return out;
   }
   // Candidates from three matchers, each scored in 0..1, merged by entity (best score wins):

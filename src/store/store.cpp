@@ -1478,6 +1478,17 @@ Status Store::for_each_name(const std::vector<Kind>& kinds, const std::function<
   return Status::ok();
 }
 
+Result<std::vector<NameEntry>> Store::names_starting(const std::string& fold_prefix, const std::vector<Kind>& kinds) {
+  LOREKEEPER_RETURN_IF_ERROR(refresh_names());
+  std::vector<NameEntry> out;
+  auto at = std::lower_bound(names_->all.begin(), names_->all.end(), fold_prefix,
+                             [](const NameEntry& n, const std::string& f) { return n.name_fold < f; });
+  for (; at != names_->all.end() && at->name_fold.compare(0, fold_prefix.size(), fold_prefix) == 0; ++at) {
+    if (kinds.empty() || std::find(kinds.begin(), kinds.end(), at->kind) != kinds.end()) out.push_back(*at);
+  }
+  return out;
+}
+
 Result<std::vector<std::optional<NameEntry>>> Store::name_entries(const std::vector<std::pair<int, std::string>>& ids) {
   LOREKEEPER_RETURN_IF_ERROR(refresh_names());
   const auto& index = names_->ids;

@@ -838,6 +838,44 @@ TEST(Engine, EmptyStoreSaysHowToFillIt) {
   EXPECT_TRUE(engine.call("search_spell", {{"level", 42}}).is_error);
 }
 
+// An exact name's answer names the entries that are variants of it ("Vorpal Sword (Longsword)", the 2014 SRD's
+// form), which are other entries, so it does not seem to be all there is.
+TEST(Engine, AnExactNameNamesItsVariants) {
+  const std::string path = testing::temp_dir() + "/variants.db";
+  {
+    auto st = store::Store::open(path, store::Store::Mode::kReadWrite);
+    ASSERT_TRUE(st.is_ok());
+    model::Document doc{"kit", "Kit Book", "", "", "", "5e-2014", "test", "", ""};
+    std::vector<model::Entity> items;
+    for (const char* name :
+         {"Storm Blade", "Storm Blade (Longsword)", "Storm Blade (Scimitar)", "Storm Blader", "Storm Blade, Greater"}) {
+      model::Entity e;
+      e.kind = model::Kind::kMagicItem;
+      e.key = "kit_" + std::to_string(items.size());
+      e.name = name;
+      e.document = doc;
+      e.source_api = "test";
+      e.url = "https://example.invalid/" + e.key;
+      e.text = "A blade of storms.";
+      items.push_back(e);
+    }
+    ASSERT_TRUE((*st)->upsert({doc}, items).is_ok());
+  }
+  Engine engine(path);
+  auto r = engine.call("search_equipment", {{"search", "storm blade"}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  ASSERT_EQ(r.structured["result"].size(), 1u) << r.text;
+  EXPECT_EQ(r.structured["result"][0]["name"], "Storm Blade");
+  const std::string message = r.structured.value("message", "");
+  EXPECT_NE(message.find("Storm Blade (Longsword), Storm Blade (Scimitar)"), std::string::npos) << message;
+  EXPECT_EQ(message.find("Storm Blader"), std::string::npos) << message;
+  EXPECT_EQ(message.find("Greater"), std::string::npos) << message;
+  // A variant's own name is its own answer, naming no variants.
+  auto v = engine.call("search_equipment", {{"search", "Storm Blade (Scimitar)"}});
+  ASSERT_FALSE(v.is_error) << v.text;
+  EXPECT_EQ(v.structured.value("message", "").find("variants"), std::string::npos) << v.text;
+}
+
 // The close names considered are the nearest of all, not the first ten within reach in name order, and one name
 // nearer than every other is the misspelt one: it comes first.
 TEST(Engine, TheNearestCloseNameComesFirst) {

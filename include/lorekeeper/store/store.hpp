@@ -263,6 +263,9 @@ class Store {
   // The same list without copying it: `visit` sees each entry of the given kinds (all when empty) in that order;
   // returning false stops.
   Status for_each_name(const std::vector<Kind>& kinds, const std::function<bool(const NameEntry&)>& visit);
+  // The names of `kinds` (all when empty) whose folded name begins with `fold_prefix`, in folded-name order, from
+  // the in-memory name list (no scan of the table).
+  Result<std::vector<NameEntry>> names_starting(const std::string& fold_prefix, const std::vector<Kind>& kinds);
   // The name list's entries of the entities `ids` (kind, key), in order (none for an entity the store does not
   // hold), and a document by key, both from memory (refreshed with the name list): for ranking without reading
   // entities.
