@@ -838,29 +838,35 @@ TEST(Engine, EmptyStoreSaysHowToFillIt) {
   EXPECT_TRUE(engine.call("search_spell", {{"level", 42}}).is_error);
 }
 
+// A store at `path` holding one entry per name, of `kind`, keyed "kit_<n>" in a test document, each with `text`.
+void write_kit(const std::string& path, model::Kind kind, const std::vector<std::string>& names,
+               const std::string& text) {
+  auto st = store::Store::open(path, store::Store::Mode::kReadWrite);
+  ASSERT_TRUE(st.is_ok());
+  model::Document doc{"kit", "Kit Book", "", "", "", "5e-2014", "test", "", ""};
+  std::vector<model::Entity> items;
+  for (const auto& name : names) {
+    model::Entity e;
+    e.kind = kind;
+    e.key = "kit_" + std::to_string(items.size());
+    e.name = name;
+    e.document = doc;
+    e.source_api = "test";
+    e.url = "https://example.invalid/" + e.key;
+    e.text = text;
+    items.push_back(e);
+  }
+  ASSERT_TRUE((*st)->upsert({doc}, items).is_ok());
+}
+
 // An exact name's answer names the entries that are variants of it ("Vorpal Sword (Longsword)", the 2014 SRD's
 // form), which are other entries, so it does not seem to be all there is.
 TEST(Engine, AnExactNameNamesItsVariants) {
   const std::string path = testing::temp_dir() + "/variants.db";
-  {
-    auto st = store::Store::open(path, store::Store::Mode::kReadWrite);
-    ASSERT_TRUE(st.is_ok());
-    model::Document doc{"kit", "Kit Book", "", "", "", "5e-2014", "test", "", ""};
-    std::vector<model::Entity> items;
-    for (const char* name :
-         {"Storm Blade", "Storm Blade (Longsword)", "Storm Blade (Scimitar)", "Storm Blader", "Storm Blade, Greater"}) {
-      model::Entity e;
-      e.kind = model::Kind::kMagicItem;
-      e.key = "kit_" + std::to_string(items.size());
-      e.name = name;
-      e.document = doc;
-      e.source_api = "test";
-      e.url = "https://example.invalid/" + e.key;
-      e.text = "A blade of storms.";
-      items.push_back(e);
-    }
-    ASSERT_TRUE((*st)->upsert({doc}, items).is_ok());
-  }
+  write_kit(
+      path, model::Kind::kMagicItem,
+      {"Storm Blade", "Storm Blade (Longsword)", "Storm Blade (Scimitar)", "Storm Blader", "Storm Blade, Greater"},
+      "A blade of storms.");
   Engine engine(path);
   auto r = engine.call("search_equipment", {{"search", "storm blade"}});
   ASSERT_FALSE(r.is_error) << r.text;
@@ -880,30 +886,14 @@ TEST(Engine, AnExactNameNamesItsVariants) {
 // nearer than every other is the misspelt one: it comes first.
 TEST(Engine, TheNearestCloseNameComesFirst) {
   const std::string path = testing::temp_dir() + "/typos.db";
-  {
-    auto st = store::Store::open(path, store::Store::Mode::kReadWrite);
-    ASSERT_TRUE(st.is_ok());
-    model::Document doc{"kit", "Kit Book", "", "", "", "5e-2014", "test", "", ""};
-    std::vector<model::Entity> items;
-    auto add = [&](const std::string& name) {
-      model::Entity e;
-      e.kind = model::Kind::kItem;
-      e.key = "kit_" + std::to_string(items.size());
-      e.name = name;
-      e.document = doc;
-      e.source_api = "test";
-      e.url = "https://example.invalid/" + e.key;
-      e.text = "A set of tools.";
-      items.push_back(e);
-    };
-    // Twelve names two edits from "theives tools", all before the wanted one in name order.
-    for (char c = 'A'; c < 'M'; ++c) add(std::string(1, c) + "xeives Tools");
-    add("Thieves' Tools");  // one edit (an adjacent swap)
-    // One edit from "ocultist" each; the one that begins as the query does is the misspelt one.
-    add("Cultist Robes");
-    add("Occultist Robes");
-    ASSERT_TRUE((*st)->upsert({doc}, items).is_ok());
-  }
+  std::vector<std::string> names;
+  // Twelve names two edits from "theives tools", all before the wanted one in name order.
+  for (char c = 'A'; c < 'M'; ++c) names.push_back(std::string(1, c) + "xeives Tools");
+  names.push_back("Thieves' Tools");  // one edit (an adjacent swap)
+  // One edit from "ocultist" each; the one that begins as the query does is the misspelt one.
+  names.push_back("Cultist Robes");
+  names.push_back("Occultist Robes");
+  write_kit(path, model::Kind::kItem, names, "A set of tools.");
   for (bool in_memory : {false, true}) {
     Engine engine(path);
     engine.set_text_index_in_memory(in_memory);
