@@ -488,8 +488,15 @@ ToolResult evaluate_encounter(const json& args, const CreatureSearch& search, st
   result["creatures"] = creatures;
   const RuleSet other = rules == RuleSet::k2014 ? RuleSet::k2024 : RuleSet::k2014;
   auto b = gm::assess(other, *levels, groups);
+  // Under 2024 "low" is any fight within the low budget: how much of it the fight spends says how low (25 XP of a
+  // 2,000 XP budget is barely a fight).
+  const auto low_share = [](const gm::EncounterAssessment& x) {
+    if (x.difficulty != gm::Difficulty::kLow || x.budget.thresholds.empty()) return std::string();
+    return " (" + text::group_thousands(x.adjusted_xp) + " XP of the " +
+           text::group_thousands(x.budget.thresholds.front().xp) + " XP low budget)";
+  };
   std::string text = "**" + std::string(gm::difficulty_name(a->difficulty)) + "** under the " +
-                     std::string(gm::rule_set_name(rules)) + " rules.\n\n";
+                     std::string(gm::rule_set_name(rules)) + " rules" + low_share(*a) + ".\n\n";
   for (const auto& l : lines) text += "- " + l + "\n";
   text += "\n" + a->explanation + "\n";
   if (b) {
@@ -497,7 +504,7 @@ ToolResult evaluate_encounter(const json& args, const CreatureSearch& search, st
                                    {"difficulty", std::string(gm::difficulty_name(b->difficulty))},
                                    {"adjusted_xp", b->adjusted_xp}};
     text += "\nUnder the " + std::string(gm::rule_set_name(other)) +
-            " rules: " + std::string(gm::difficulty_name(b->difficulty)) + ".\n";
+            " rules: " + std::string(gm::difficulty_name(b->difficulty)) + low_share(*b) + ".\n";
   }
   ToolResult out;
   out.text = text;

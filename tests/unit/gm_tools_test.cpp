@@ -132,6 +132,20 @@ TEST_F(GmToolsTest, EvaluateEncounterShowsTheArithmetic) {
   EXPECT_EQ(r.structured["result"]["creatures"][0]["key"], "a5e-mm_goblin");
 }
 
+TEST_F(GmToolsTest, ALow2024FightSaysHowMuchOfTheLowBudgetItSpends) {
+  // One CR 1/8 creature (25 XP) against four 5th-level characters: trivial under 2014, within the 2,000 XP low
+  // budget under 2024, which the answer says rather than a bare "low".
+  auto r = call("evaluate_encounter", {{"party_size", 4}, {"party_level", 5}, {"creatures", {{{"cr", "1/8"}}}}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  EXPECT_NE(r.text.find("**trivial** under the 2014 rules."), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("Under the 2024 rules: low (25 XP of the 2,000 XP low budget)."), std::string::npos) << r.text;
+  auto modern = call("evaluate_encounter",
+                     {{"party_size", 4}, {"party_level", 5}, {"rules", "2024"}, {"creatures", {{{"cr", "1/8"}}}}});
+  ASSERT_FALSE(modern.is_error) << modern.text;
+  EXPECT_NE(modern.text.find("**low** under the 2024 rules (25 XP of the 2,000 XP low budget)."), std::string::npos)
+      << modern.text;
+}
+
 TEST_F(GmToolsTest, EvaluateEncounterErrorsSayWhatToFix) {
   const std::vector<std::pair<json, std::string>> cases = {
       {{{"party_levels", {3}}, {"creatures", {{{"name", "Goblinn"}}}}}, "Closest"},
