@@ -361,8 +361,17 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
       lexical ? st.match_names(contains) : Result<std::vector<store::NameEntry>>(std::vector<store::NameEntry>{});
   if (!named) return named.status();
   const int contains_total = static_cast<int>(named->size());
+  // Entries taken for the one meant and placed first, whatever the other rankings say: a misspelt name (below), or
+  // a name the query gives but for a plural's final "s" ("opportunity attack" is Opportunity Attacks, not the
+  // Multiattack a hint of it ranks higher).
+  std::set<std::pair<int, std::string>> corrected;
+  std::set<std::string> plural_names;
   for (const auto& e : *named) {
     const std::string nf = text::fold(e.name);
+    if (nf == qf + "s" || qf == nf + "s") {
+      plural_names.insert(nf);
+      corrected.insert({static_cast<int>(e.kind), e.key});
+    }
     const double coverage =
         std::min(1.0, nf.empty() ? 0 : static_cast<double>(qf.size()) / static_cast<double>(nf.size()));
     double score = 0.5 + 0.4 * coverage;
@@ -370,6 +379,7 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
     if (nf.find(qf) != std::string::npos) score += 0.04;  // the words appear together, in order
     offer(e.kind, e.key, std::min(score, 0.99), "name");
   }
+  if (plural_names.size() > 1) corrected.clear();  // both "x" and "xs" named: neither is singled out
   const bool names_matched = !merged.empty();
   // Text search over the words that carry meaning (they also place the snippets); a hit must contain at
   // least half of them, so a query of gibberish plus common words finds nothing rather than whatever mentions
@@ -405,8 +415,6 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
     }
   }
   bool typo = false;
-  // A close name nearer the query than any other name: the misspelt name, placed first ("heeling word").
-  std::set<std::pair<int, std::string>> corrected;
   // Close spellings of a name, when no name matched and the words do not all occur together in some entry's
   // text (then the query describes something rather than misspells a name, and comparing it with every name
   // would cost more than the rest of the search); never for an excluded name, which is spelt right.

@@ -480,4 +480,7 @@ test('a close name beyond two edits is not taken for the word meant', async () =
   assert.notEqual(list[0].name, 'Conjuration', list.map((r) => `${r.name} ${r._score}`).join(', '));
   const typo = okList(await call('search_spell', { search: 'firbal', limit: 3 }), 'search_spell firbal');
   assert.equal(typo[0]?.name, 'Fireball', typo.map((r) => r.name).join(', '));
+  // A name given but for a plural's "s" is the one meant, though a search hint ranks another higher.
+  const plural = okList(await call('search_rule', { search: 'opportunity attack', limit: 3 }), 'opportunity attack');
+  assert.equal(plural[0]?.name, 'Opportunity Attacks', plural.map((r) => r.name).join(', '));
 });
