@@ -426,8 +426,9 @@ std::string render_summary_line(const json& r) {
   const json& doc = r.value("document", json::object());
   if (!str(doc, "name").empty()) s += " — " + str(doc, "name");
   if (auto score = num(r, "_score")) {
+    // Cut, not rounded, to two places: only an exact name's 1 reads "1.00" (a corrected name's 0.999 is "0.99").
     char buf[16];
-    std::snprintf(buf, sizeof buf, "%.2f", *score);
+    std::snprintf(buf, sizeof buf, "%.2f", std::floor(*score * 100 + 1e-9) / 100);
     s += " · score " + std::string(buf);
   }
   if (const std::string also = other_editions(r); !also.empty()) s += " · also " + also;

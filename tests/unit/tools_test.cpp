@@ -379,6 +379,16 @@ TEST(Render, AttunementIsSaidOnceWhateverTheRecordsDetailRepeats) {
   }
 }
 
+TEST(Render, OnlyAnExactNamesScoreReadsOne) {
+  auto line = [](double score) {
+    return render_summary_line({{"name", "X"}, {"kind", "spell"}, {"key", "x"}, {"_score", score}});
+  };
+  EXPECT_NE(line(1.0).find("score 1.00"), std::string::npos) << line(1.0);
+  EXPECT_NE(line(0.999).find("score 0.99"), std::string::npos) << line(0.999);  // a corrected misspelling
+  EXPECT_NE(line(0.94).find("score 0.94"), std::string::npos) << line(0.94);
+  EXPECT_NE(line(0.2).find("score 0.20"), std::string::npos) << line(0.2);
+}
+
 TEST_F(ToolsTest, KindsEndingInYArePluralisedWithIes) {
   auto r = call("search_rule", {{"rule_type", "weapon-property"}, {"limit", 1}});
   ASSERT_FALSE(r.is_error) << r.text;
