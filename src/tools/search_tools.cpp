@@ -509,11 +509,20 @@ ToolResult find_similar(store::Store& st, const json& args, const SearchContext&
     auto got = st.get(key, kind, false);
     if (!got) return error_result("Lookup failed: " + got.status().to_string());
     refs = *got;
-  } else {
+    if (refs.size() > 1) {
+      std::vector<std::string> kinds;
+      for (const auto& e : refs) kinds.emplace_back(model::kind_name(e.kind));
+      return error_result("The key '" + key + "' exists in several kinds (" + text::join(kinds, ", ") +
+                          "); pass kind to choose one.");
+    }
+  }
+  // By name: given as such, or a key that is no entry's key but some entry's name ("Fireball").
+  const std::string by_name = key.empty() ? name : !refs.empty() ? std::string() : !name.empty() ? name : key;
+  if (!by_name.empty()) {
     // The entry of that name in the preferred edition (model::edition_before).
     Query q;
     if (kind) q.kinds = {*kind};
-    auto got = search::editions_named(st, q, name, ctx.preferred_edition);
+    auto got = search::editions_named(st, q, by_name, ctx.preferred_edition);
     if (!got) return error_result("Lookup failed: " + got.status().to_string());
     refs = std::move(*got);
   }

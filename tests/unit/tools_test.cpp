@@ -892,6 +892,23 @@ TEST(Engine, AnExactNameNamesItsVariants) {
   EXPECT_EQ(v.structured.value("message", "").find("variants"), std::string::npos) << v.text;
 }
 
+// find_similar's reference: a key two kinds share is an error asking for the kind (as get_entity's), and a "key"
+// that is no entry's key but an entry's name is taken as that name.
+TEST(Engine, FindSimilarResolvesItsReferenceAsGetEntityDoes) {
+  const std::string path = testing::temp_dir() + "/similar-ref.db";
+  write_kit(path, model::Kind::kSpell, {"Storm Call", "Storm Ward"}, "Calls a storm.");
+  write_kit(path, model::Kind::kCreature, {"Storm Caller"}, "A caller of storms.");  // also keyed kit_0
+  Engine engine(path);
+  auto shared = engine.call("find_similar", {{"key", "kit_0"}});
+  EXPECT_TRUE(shared.is_error) << shared.text;
+  EXPECT_NE(shared.text.find("several kinds"), std::string::npos) << shared.text;
+  auto chosen = engine.call("find_similar", {{"key", "kit_0"}, {"kind", "spell"}});
+  EXPECT_FALSE(chosen.is_error) << chosen.text;
+  auto named = engine.call("find_similar", {{"key", "Storm Call"}});
+  EXPECT_FALSE(named.is_error) << named.text;
+  EXPECT_NE(named.text.find("Storm Call (kit_0)"), std::string::npos) << named.text;
+}
+
 // The close names considered are the nearest of all, not the first ten within reach in name order, and one name
 // nearer than every other is the misspelt one: it comes first.
 TEST(Engine, TheNearestCloseNameComesFirst) {
