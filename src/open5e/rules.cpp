@@ -95,22 +95,6 @@ std::string key_slug(const std::string& key) {
   return at == std::string::npos ? key : key.substr(at + 1);
 }
 
-// A name as a key spells it: lower case, words joined by '-' ("Use an Object" -> "use-an-object").
-std::string name_slug(std::string_view name) {
-  std::string out;
-  bool gap = false;
-  for (char c : name) {
-    if (std::isalnum(static_cast<unsigned char>(c))) {
-      if (gap && !out.empty()) out += '-';
-      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      gap = false;
-    } else if (c != '\'') {
-      gap = true;
-    }
-  }
-  return out;
-}
-
 // A key's last part as a title ("use-an-object" -> "Use an Object").
 std::string slug_title(const std::string& slug) {
   static const std::set<std::string, std::less<>> kSmall = {"a",  "an", "and", "as", "at",  "by", "for", "from",
@@ -145,7 +129,7 @@ std::optional<std::string> repaired_rule_name(const Entity& e, const MappingCont
   if (doc == ctx.rule_names.end()) return std::nullopt;
   const auto named = doc->second.find(text::fold(e.name));
   if (named == doc->second.end()) return std::nullopt;
-  const std::string own = key_slug(e.key), spelt = name_slug(e.name);
+  const std::string own = key_slug(e.key), spelt = model::slug(e.name);
   if (own.empty() || own == spelt) return std::nullopt;
   const bool rightly_named = std::any_of(named->second.begin(), named->second.end(),
                                          [&](const std::string& k) { return k != e.key && key_slug(k) == spelt; });

@@ -79,7 +79,8 @@ namespace {
 // The names of the entries of `filters`' kinds and documents that are variants of `name`: the name, then a qualifier
 // in parentheses ("Vorpal Sword (Longsword)" of "Vorpal Sword"), each once, in name order.
 Result<std::vector<std::string>> variant_names(store::Store& st, const Query& filters, const std::string& name) {
-  auto named = st.names_starting(text::fold(name), filters.kinds);
+  const std::string fold = text::fold(name);
+  auto named = st.names_starting(fold, filters.kinds);
   if (!named) return named.status();
   std::set<std::string> names;
   for (const auto& e : *named) {
@@ -87,7 +88,8 @@ Result<std::vector<std::string>> variant_names(store::Store& st, const Query& fi
                                            e.document_key) == filters.document_keys->end()) {
       continue;
     }
-    if (e.name.size() <= name.size() + 2 || text::fold(e.name.substr(0, name.size())) != text::fold(name)) continue;
+    // (The folded name drops the parentheses: the qualifier is read from the name itself.)
+    if (e.name.size() <= name.size() + 2 || text::fold(e.name.substr(0, name.size())) != fold) continue;
     const std::string rest = text::trim(e.name.substr(name.size()));
     if (!rest.empty() && rest.front() == '(' && rest.back() == ')') names.insert(e.name);
   }
@@ -406,7 +408,7 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
     if (rel < 0.25) break;  // below the relevance floor: left out rather than padding the answer
     const double score = 0.1 + 0.5 * rel;
     if (h.in_body) offer(h.kind, h.key, score, "text");
-    if (h.in_hint) offer(h.kind, h.key, score, "hint");
+    if (h.in_hint()) offer(h.kind, h.key, score, "hint");
     // (An exact name is never a candidate: only the entries offered count their words.)
     if (const auto at = merged.find({static_cast<int>(h.kind), h.key}); at != merged.end()) {
       at->second.words = std::max(at->second.words, h.matched_terms);

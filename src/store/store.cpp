@@ -80,8 +80,6 @@ std::string uri_path(const std::string& path) {
   return out;
 }
 
-// Why `path` (or, for a file not yet made, its directory) cannot be written, for error messages: a read-only
-// filesystem, no permission, or a full disk; "" when none of these.
 // The bytes free for an unprivileged writer on the filesystem holding `path`; none when it cannot be told.
 std::optional<unsigned long long> free_bytes(const std::string& path) {
   struct statvfs fs {};
@@ -97,6 +95,8 @@ bool room_for(const std::string& path, unsigned long long times) {
   return !ec && free && *free >= times * static_cast<unsigned long long>(size);
 }
 
+// Why `path` (or, for a file not yet made, its directory) cannot be written, for error messages: a read-only
+// filesystem, no permission, or a full disk; "" when none of these.
 std::string writable(const std::string& path) {
   std::error_code ec;
   std::string target = std::filesystem::exists(path, ec) ? path : std::filesystem::path(path).parent_path().string();
@@ -1311,7 +1311,7 @@ Result<std::vector<Store::TextHit>> Store::text_search(const Query& q, const std
                                          limit, rows ? &*rows : nullptr);
       for (const auto& h : hits) {
         const auto& row = (*index)->row(h.row);
-        out.push_back({row.kind, row.key, h.rank, h.matched_terms, h.in_hint, h.in_body, h.hint_terms});
+        out.push_back({row.kind, row.key, h.rank, h.matched_terms, h.in_body, h.hint_terms});
       }
       return out;
     }
@@ -1360,8 +1360,11 @@ Result<std::vector<Store::TextHit>> Store::text_search(const Query& q, const std
         const auto at = std::lower_bound(by_id.begin(), by_id.end(), std::make_pair(rowid, size_t{0}));
         for (auto it = at; it != by_id.end() && it->first == rowid; ++it) {
           TextHit& h = out[it->second];
-          (hint ? h.in_hint : h.in_body) = true;
-          if (hint) ++h.hint_terms;
+          if (hint) {
+            ++h.hint_terms;
+          } else {
+            h.in_body = true;
+          }
           if (has_term[it->second]++ == 0) ++h.matched_terms;
         }
       }

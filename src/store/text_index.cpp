@@ -234,8 +234,8 @@ std::vector<TextIndex::Hit> TextIndex::search(const std::vector<std::string>& te
   const double avgdl = static_cast<double>(fts_tokens_) / static_cast<double>(fts_rows_);
   std::vector<double> score(rows_.size(), 0.0);
   std::vector<int> matched(rows_.size(), 0);
-  std::vector<uint8_t> where(rows_.size(), 0);  // bit 0: some term in the name or text; bit 1: in the hint
-  std::vector<int> in_hint(rows_.size(), 0);    // how many terms are in the hint
+  std::vector<uint8_t> in_body(rows_.size(), 0);  // some term in the name or text
+  std::vector<int> hint_terms(rows_.size(), 0);   // how many terms are in the hint
   std::vector<uint32_t> touched;
   for (const auto& t : terms) {
     const Span* span = find(t);
@@ -250,14 +250,12 @@ std::vector<TextIndex::Hit> TextIndex::search(const std::vector<std::string>& te
       const double d = static_cast<double>(rows_[p.row].tokens);
       score[p.row] += idf * ((freq * (k1 + 1.0)) / (freq + k1 * (1 - b + b * d / avgdl)));
       if (matched[p.row]++ == 0) touched.push_back(p.row);
-      where[p.row] |= static_cast<uint8_t>((p.in_name + p.in_text > 0 ? 1 : 0) | (p.in_hint > 0 ? 2 : 0));
-      in_hint[p.row] += p.in_hint > 0 ? 1 : 0;
+      in_body[p.row] |= p.in_name + p.in_text > 0 ? 1 : 0;
+      hint_terms[p.row] += p.in_hint > 0 ? 1 : 0;
     }
   }
   out.reserve(touched.size());
-  for (uint32_t r : touched) {
-    out.push_back({r, score[r], matched[r], (where[r] & 2) != 0, (where[r] & 1) != 0, in_hint[r]});
-  }
+  for (uint32_t r : touched) out.push_back({r, score[r], matched[r], in_body[r] != 0, hint_terms[r]});
   const size_t n = std::min(out.size(), static_cast<size_t>(limit));
   auto better = [&](const Hit& a, const Hit& c) {
     return a.rank != c.rank ? a.rank > c.rank : rows_[a.row].id < rows_[c.row].id;

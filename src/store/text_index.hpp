@@ -37,7 +37,6 @@ class TextIndex {
     uint32_t row = 0;
     double rank = 0;  // -bm25(), higher is better
     int matched_terms = 0;
-    bool in_hint = false;  // some term is in the hint column
     bool in_body = false;  // some term is in the name or text column
     int hint_terms = 0;    // how many of the terms are in the hint column
   };

@@ -139,12 +139,7 @@ ToolResult get_entity(store::Store& st, const json& args, std::string_view prefe
     }
     return error_result(msg);
   }
-  if (found->size() > 1) {
-    std::vector<std::string> kinds;
-    for (const auto& e : *found) kinds.emplace_back(model::kind_name(e.kind));
-    return error_result("The key '" + key + "' exists in several kinds (" + text::join(kinds, ", ") +
-                        "); pass kind to choose one.");
-  }
+  if (found->size() > 1) return error_result(several_kinds_message(key, *found));
   const Entity& e = found->front();
   std::vector<json> one = {to_result(e)};
   add_children(st, one);

@@ -115,6 +115,14 @@ Result<Found> find(store::Store& st, Query q, const std::string& search, int lim
   return out;
 }
 
+std::string several_kinds_message(const std::string& key, const std::vector<model::Entity>& entries) {
+  std::vector<std::string> kinds;
+  for (const auto& e : entries) kinds.emplace_back(model::kind_name(e.kind));
+  return "The key '" + key + "' exists in several kinds (" + text::join(kinds, ", ") + "); pass kind to choose one.";
+}
+
+bool groups_editions(const json& args) { return !args.contains("documents") && !args.contains("game_system"); }
+
 void add_children(store::Store& st, std::vector<json>& results) {
   for (auto& r : results) {
     const std::string kind = r.value("kind", "");
@@ -261,8 +269,7 @@ ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilde
   }
   // Editions of one name take one place in a ranked answer (the ranker groups them: `limit` counts places), unless
   // the caller chose documents or a game system.
-  const bool group = match == Match::kNamesAndText && !text::trim(search).empty() && !args.contains("documents") &&
-                     !args.contains("game_system");
+  const bool group = match == Match::kNamesAndText && !text::trim(search).empty() && groups_editions(args);
   auto found = find(st, q, search, limit, match, ctx, OnExactName::kOnlyIt, group);
   if (!found) return error_result("Search failed: " + found.status().to_string());
   add_children(st, found->results);
@@ -326,8 +333,9 @@ ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilde
       Query spells;
       spells.kinds = {Kind::kSpell};
       auto classes = st.count_by(spells, "class");
-      if (classes && std::none_of(classes->begin(), classes->end(),
-                                  [&](const auto& c) { return text::fold(c.first) == text::fold(q.class_key); })) {
+      const std::string asked = text::fold(q.class_key);
+      if (classes &&
+          std::none_of(classes->begin(), classes->end(), [&](const auto& c) { return text::fold(c.first) == asked; })) {
         std::vector<std::string> names;
         for (const auto& c : *classes) {
           if (c.first.find('_') == std::string::npos) names.push_back(c.first);  // names, not keys
@@ -413,9 +421,8 @@ ToolResult search_all(store::Store& st, const json& args, const SearchContext& c
     // `limit` is per kind: one ranking deep enough to fill several kinds, then at most `limit` of each kind and
     // kMaxAllResults in all, in ranking order.
     const int pool = kMaxAllResults * 4;
-    // Editions of one name take one place, as in the other search tools, unless the caller chose documents or a
-    // game system.
-    const bool group = !args.contains("documents") && !args.contains("game_system");
+    // Editions of one name take one place, as in the other search tools.
+    const bool group = groups_editions(args);
     auto f = find(st, q, query, pool, Match::kNamesAndText, ctx, OnExactName::kItFirst, group);
     if (!f) return error_result("Search failed: " + f.status().to_string());
     understood = understood_labels(f->understood);
@@ -509,12 +516,7 @@ ToolResult find_similar(store::Store& st, const json& args, const SearchContext&
     auto got = st.get(key, kind, false);
     if (!got) return error_result("Lookup failed: " + got.status().to_string());
     refs = *got;
-    if (refs.size() > 1) {
-      std::vector<std::string> kinds;
-      for (const auto& e : refs) kinds.emplace_back(model::kind_name(e.kind));
-      return error_result("The key '" + key + "' exists in several kinds (" + text::join(kinds, ", ") +
-                          "); pass kind to choose one.");
-    }
+    if (refs.size() > 1) return error_result(several_kinds_message(key, refs));
   }
   // By name: given as such, or a key that is no entry's key but some entry's name ("Fireball").
   const std::string by_name = key.empty() ? name : !refs.empty() ? std::string() : !name.empty() ? name : key;
@@ -545,8 +547,8 @@ ToolResult find_similar(store::Store& st, const json& args, const SearchContext&
       ctx.embeddings.semantic() && ctx.ranking != Ranking::kLexical ? ctx.embeddings.semantic()->index() : nullptr;
   const bool unindexed_reference = ix && !ix->find(ref.kind, ref.key);
   if (unindexed_reference) ix = nullptr;
-  // Editions of one name take one place, as in search answers, unless the caller chose documents.
-  const bool group = !args.contains("documents") && !args.contains("game_system");
+  // Editions of one name take one place, as in search answers.
+  const bool group = groups_editions(args);
   std::vector<json> results;
   int total = 0;
   if (!docs.select_nothing) {

@@ -38,6 +38,14 @@ Result<Found> find(store::Store& st, store::Query q, const std::string& search, 
                    search::Match match = search::Match::kNamesAndText, const SearchContext& ctx = {},
                    search::OnExactName on_exact = search::OnExactName::kOnlyIt, bool group_editions = false);
 
+// The error for a key that several kinds share ("srd_acolyte": a background and a creature), naming the kinds:
+// get_entity and find_similar ask for `kind` rather than take one.
+std::string several_kinds_message(const std::string& key, const std::vector<model::Entity>& entries);
+
+// Whether a search answer groups the editions of one name into one place: unless the caller chose documents or a
+// game system, which narrows the editions itself.
+bool groups_editions(const json& args);
+
 // Up to `max` names nearest `search` in spelling that some entry allowed by `filters` has (its kinds, documents,
 // game system and attribute filters), nearest first, for "did you mean" messages.
 std::vector<std::string> closest_names(store::Store& st, const store::Query& filters, const std::string& search,

@@ -247,10 +247,10 @@ TEST(Store, InMemoryTextIndexRanksAsFts5) {
       EXPECT_EQ(e[i].kind, g[i].kind);
       EXPECT_EQ(e[i].rank, g[i].rank) << e[i].key;
       EXPECT_EQ(e[i].matched_terms, g[i].matched_terms) << e[i].key;
-      EXPECT_EQ(e[i].in_hint, g[i].in_hint) << e[i].key;
+      EXPECT_EQ(e[i].in_hint(), g[i].in_hint()) << e[i].key;
       EXPECT_EQ(e[i].hint_terms, g[i].hint_terms) << e[i].key;
       EXPECT_EQ(e[i].in_body, g[i].in_body) << e[i].key;
-      hint_only += e[i].in_hint && !e[i].in_body ? 1 : 0;
+      hint_only += e[i].in_hint() && !e[i].in_body ? 1 : 0;
     }
     // A short page holds the same scores (which of several tied hits fills its last place may differ).
     auto page = memory->text_search(q, words, 5);
@@ -471,17 +471,17 @@ TEST(Store, TextSearchReadsTheSearchHint) {
     ASSERT_TRUE(hits.is_ok()) << hits.status().to_string();
     ASSERT_EQ(hits->size(), 1u) << memory;
     EXPECT_EQ((*hits)[0].matched_terms, 2);
-    EXPECT_TRUE((*hits)[0].in_hint);
+    EXPECT_TRUE((*hits)[0].in_hint());
     EXPECT_FALSE((*hits)[0].in_body) << "no word is in the name or the text";
     hits = st.text_search(Query{}, {"hooves", "pegasus"}, 10);
     ASSERT_TRUE(hits.is_ok());
     ASSERT_EQ(hits->size(), 1u);
-    EXPECT_FALSE((*hits)[0].in_hint);
+    EXPECT_FALSE((*hits)[0].in_hint());
     EXPECT_TRUE((*hits)[0].in_body);
     hits = st.text_search(Query{}, {"hooves", "horse"}, 10);
     ASSERT_TRUE(hits.is_ok());
     ASSERT_EQ(hits->size(), 1u);
-    EXPECT_TRUE((*hits)[0].in_hint && (*hits)[0].in_body);
+    EXPECT_TRUE((*hits)[0].in_hint() && (*hits)[0].in_body);
     auto any = st.any_text_match({"winged"});
     ASSERT_TRUE(any.is_ok());
     EXPECT_TRUE(*any);

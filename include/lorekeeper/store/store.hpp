@@ -218,11 +218,11 @@ class Store {
   struct TextHit {
     Kind kind;
     std::string key;
-    double rank = 0;        // BM25 relevance, higher is better (> 0)
-    int matched_terms = 0;  // how many of the words this entity contains
-    bool in_hint = false;   // some word is in its search hint
-    bool in_body = false;   // some word is in its name or text
-    int hint_terms = 0;     // how many of the words are in its search hint
+    double rank = 0;                                 // BM25 relevance, higher is better (> 0)
+    int matched_terms = 0;                           // how many of the words this entity contains
+    bool in_body = false;                            // some word is in its name or text
+    int hint_terms = 0;                              // how many of the words are in its search hint
+    bool in_hint() const { return hint_terms > 0; }  // some word is in its search hint
   };
   // Full-text search (FTS5, BM25 over the name, the search hint and the text, weighted in that order) among the
   // entities matching `q`'s filters, best first, at most `limit`. `words` are matched as terms (any of them, in any
