@@ -461,6 +461,29 @@ TEST(Mapper, AMisnamedRuleTakesItsNameFromItsKey) {
   EXPECT_EQ(bare->name, "Bonus Action");
 }
 
+TEST(Mapper, MalformedRulesetListsRepairNothing) {
+  // Rulesets whose rule lists are missing, not lists, or hold entries without a key or name note nothing, and a
+  // rule mapped after them keeps the API's name.
+  MappingContext ctx = context();
+  const json doc = {{"key", "srd-2014"}};
+  for (const json& rules : {json(), json("rules"), json::object(), json::array({json(), json(7), json("x")}),
+                            json::array({json{{"name", "Bonus Action"}}, json{{"key", "srd_x_bonus-action"}}}),
+                            json::array({json{{"key", ""}, {"name", "Bonus Action"}}})}) {
+    note_ruleset({{"key", "srd_x"}, {"name", "X"}, {"document", doc}, {"rules", rules}}, ctx);
+  }
+  note_ruleset({{"key", "srd_y"}, {"rules", json::array({json{{"key", "srd_y_a"}, {"name", "A"}}})}},
+               ctx);  // no document
+  note_ruleset(json::array(), ctx);
+  note_ruleset(json(), ctx);
+  EXPECT_TRUE(ctx.rule_names.empty());
+  const json rule = {{"key", "srd_x_reactions"}, {"name", "Bonus Action"},
+                     {"desc", "Some text."},     {"document", "srd-2014"},
+                     {"ruleset", "srd_x"},       {"crossreferences", {{"to", json::array()}}}};
+  auto e = map_v2_record(endpoint("rules"), rule, ctx);
+  ASSERT_TRUE(e.is_ok()) << e.status().to_string();
+  EXPECT_EQ(e->name, "Bonus Action");
+}
+
 TEST(Mapper, ReferenceKindsWithoutNamesOrDocuments) {
   auto al = map_v2_record(endpoint("alignments"), record("alignments", "chaotic-evil"), context());
   ASSERT_TRUE(al.is_ok()) << al.status().to_string();
