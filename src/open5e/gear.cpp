@@ -2,7 +2,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <map>
 #include <set>
+#include <utility>
 
 #include "lorekeeper/core/json_util.hpp"
 #include "lorekeeper/core/text.hpp"
@@ -124,20 +126,71 @@ void v2_cost_and_weight(const json& item, Entity& e) {
   }
 }
 
-// A v2 weapon's (or a magic item's base weapon's) properties: [{name, type ("Mastery"), detail ("1d10")}].
-json v2_weapon_properties(const json& weapon) {
+// A property as v1 writes it, "thrown (range 20/60)", as its name and detail: {"thrown", "range 20/60"}.
+std::pair<std::string, std::string> split_property(const std::string& text) {
+  if (const auto open = text.find(" ("); open != std::string::npos && !text.empty() && text.back() == ')')
+    return {text.substr(0, open), text.substr(open + 2, text.size() - open - 3)};
+  return {text, ""};
+}
+
+// "two-handed" -> "Two-Handed": a v1 property name spelled as v2 spells its property names.
+std::string property_title(std::string name) {
+  bool start = true;
+  for (auto& c : name) {
+    if (start) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    start = c == ' ' || c == '-';
+  }
+  return name;
+}
+
+// v2's properties of an SRD 5.1 weapon replaced by the SRD table's (see note_srd_weapon) when the two disagree in
+// names or in a detail both state; Mastery properties (none in SRD 5.1) stay.
+json with_table_properties(json props, const std::vector<std::string>& table) {
+  if (table.empty()) return props;
+  std::map<std::string, const json*> v2;  // folded name ("special" for v2's "Special (Lance)") -> v2's property
+  for (const auto& p : props) {
+    if (str(p, "type") != "Mastery") v2[text::fold(split_property(str(p, "name")).first)] = &p;
+  }
+  bool same = v2.size() == table.size();
+  for (const auto& entry : table) {
+    const auto [name, detail] = split_property(entry);
+    const auto it = v2.find(text::fold(name));
+    if (it == v2.end() || (!detail.empty() && text::fold(detail) != text::fold(str(*it->second, "detail"))))
+      same = false;
+  }
+  if (same) return props;
+  json out = json::array();
+  for (const auto& entry : table) {
+    const auto [name, detail] = split_property(entry);
+    const auto it = v2.find(text::fold(name));
+    json x = {{"name", it != v2.end() ? str(*it->second, "name") : property_title(name)}};
+    put_str(x, "detail", !detail.empty() ? detail : it != v2.end() ? str(*it->second, "detail") : std::string());
+    out.push_back(std::move(x));
+  }
+  for (const auto& p : props) {
+    if (str(p, "type") == "Mastery") out.push_back(p);
+  }
+  return out;
+}
+
+// A v2 weapon's (or a magic item's base weapon's) properties: [{name, type ("Mastery"), detail ("1d10")}]; an
+// SRD 5.1 weapon's as its table gives them.
+json v2_weapon_properties(const json& weapon, const MappingContext& ctx) {
   json props = json::array();
   const json& ps = child(weapon, "properties");
-  if (!ps.is_array()) return props;
-  for (const auto& p : ps) {
-    const json& prop = child(p, "property");
-    const std::string n = name_of(prop);
-    if (n.empty()) continue;
-    json x = {{"name", n}};
-    put_str(x, "type", str(prop, "type"));
-    put_str(x, "detail", str(p, "detail"));
-    props.push_back(std::move(x));
+  if (ps.is_array()) {
+    for (const auto& p : ps) {
+      const json& prop = child(p, "property");
+      const std::string n = name_of(prop);
+      if (n.empty()) continue;
+      json x = {{"name", n}};
+      put_str(x, "type", str(prop, "type"));
+      put_str(x, "detail", str(p, "detail"));
+      props.push_back(std::move(x));
+    }
   }
+  if (const auto it = ctx.srd_weapon_properties.find(key_of(weapon)); it != ctx.srd_weapon_properties.end())
+    return with_table_properties(std::move(props), it->second);
   return props;
 }
 
@@ -150,7 +203,7 @@ void set_ac_bonus(Entity& e, int bonus) {
 
 }  // namespace
 
-void map_weapon(const json& rec, Entity& e) {
+void map_weapon(const json& rec, Entity& e, const MappingContext& ctx) {
   auto& f = e.facets;
   auto& d = e.data;
   f.damage_dice = text::lower(str(rec, "damage_dice"));
@@ -169,7 +222,7 @@ void map_weapon(const json& rec, Entity& e) {
     put_str(d, "distance_unit", str(rec, "distance_unit"));
   }
   if (json_util::boolean(rec, "is_improvised").value_or(false)) d["is_improvised"] = true;
-  const json props = v2_weapon_properties(rec);
+  const json props = v2_weapon_properties(rec, ctx);
   std::vector<std::string> parts;
   for (const auto& p : props) {
     const std::string n = str(p, "name");
@@ -217,8 +270,8 @@ void map_armor(const json& rec, Entity& e) {
 }
 
 // An item that is armor with no armor record: see map_standalone_armor.
-void map_item_armor(const json& rec, Entity& e) {
-  map_item_common(rec, e);
+void map_item_armor(const json& rec, Entity& e, const MappingContext& ctx) {
+  map_item_common(rec, e, ctx);
   auto& f = e.facets;
   auto& d = e.data;
   f.type = key_of(child(rec, "category")) == "shield" ? "shield" : text::lower(name_of(child(rec, "category")));
@@ -228,7 +281,7 @@ void map_item_armor(const json& rec, Entity& e) {
   e.text = f.type + " armor. AC " + str(d, "armor_class") + ". " + str(rec, "desc");
 }
 
-void map_item_common(const json& rec, Entity& e) {
+void map_item_common(const json& rec, Entity& e, const MappingContext& ctx) {
   auto& f = e.facets;
   auto& d = e.data;
   const json& cat = child(rec, "category");
@@ -243,7 +296,7 @@ void map_item_common(const json& rec, Entity& e) {
     put_str(base, "key", key_of(w));
     put_str(base, "damage_dice", str(w, "damage_dice"));
     put_str(base, "damage_type", name_of(child(w, "damage_type")));
-    put_if(base, "properties", v2_weapon_properties(w));
+    put_if(base, "properties", v2_weapon_properties(w, ctx));
     if (auto simple = json_util::boolean(w, "is_simple")) base["category"] = *simple ? "simple" : "martial";
     d["base_weapon"] = std::move(base);
   }
@@ -260,8 +313,8 @@ void map_item_common(const json& rec, Entity& e) {
   e.text = str(rec, "desc");
 }
 
-void map_magic_item(const json& rec, Entity& e) {
-  map_item_common(rec, e);
+void map_magic_item(const json& rec, Entity& e, const MappingContext& ctx) {
+  map_item_common(rec, e, ctx);
   auto& f = e.facets;
   auto& d = e.data;
   const json& rarity = child(rec, "rarity");
@@ -308,12 +361,7 @@ void map_v1_weapon(const json& rec, Entity& e) {
   if (ps.is_array()) {
     for (const auto& p : ps) {
       if (!p.is_string()) continue;
-      std::string name = p.get<std::string>();
-      std::string detail;
-      if (auto open = name.find(" ("); open != std::string::npos && name.back() == ')') {
-        detail = name.substr(open + 2, name.size() - open - 3);
-        name = name.substr(0, open);
-      }
+      const auto [name, detail] = split_property(p.get<std::string>());
       json x = {{"name", name}};
       put_str(x, "detail", detail);
       if (text::lower(name) == "versatile" && !detail.empty()) d["versatile_dice"] = detail;
@@ -377,6 +425,32 @@ bool note_gear_item(const json& rec, MappingContext& ctx) {
     return true;
   }
   return false;
+}
+
+bool note_srd_weapon(const json& rec, MappingContext& ctx) {
+  const std::string slug = str(rec, "slug");
+  if (str(rec, "document__slug") != "wotc-srd" || slug.empty()) return false;
+  const json& ps = child(rec, "properties");
+  if (!ps.is_array() || ps.empty()) return false;
+  std::vector<std::string> properties;
+  for (const auto& p : ps) {
+    if (!p.is_string() || p.get_ref<const std::string&>().empty()) return false;
+    properties.push_back(p.get<std::string>());
+  }
+  ctx.srd_weapon_properties["srd_" + slug] = std::move(properties);
+  return true;
+}
+
+std::vector<std::string> noted_properties(const Entity& weapon) {
+  std::vector<std::string> out;
+  const json& ps = child(weapon.data, "properties");
+  if (!ps.is_array()) return out;
+  for (const auto& p : ps) {
+    if (str(p, "type") == "Mastery" || str(p, "name").empty()) continue;
+    const std::string detail = str(p, "detail");
+    out.push_back(text::lower(str(p, "name")) + (detail.empty() ? "" : " (" + detail + ")"));
+  }
+  return out;
 }
 
 }  // namespace lorekeeper::open5e

@@ -880,7 +880,7 @@ Result<Entity> map_standalone_armor(const json& rec, const MappingContext& ctx) 
   auto started = start_v2_entity({"items", Kind::kArmor}, rec, ctx);
   if (!started) return started.status();
   Entity e = std::move(*started);
-  map_item_armor(rec, e);
+  map_item_armor(rec, e, ctx);
   clean_entity(e);
   return e;
 }
@@ -902,15 +902,15 @@ Result<Entity> map_v2_record(const Endpoint& endpoint, const json& rec, const Ma
     case Kind::kBackground: map_traits_kind(rec, e, "benefits"); break;
     case Kind::kFeat: map_feat(rec, e); break;
     case Kind::kWeapon:
-      map_weapon(rec, e);
+      map_weapon(rec, e, ctx);
       add_gear_info(e, ctx);
       break;
     case Kind::kArmor:
       map_armor(rec, e);
       add_gear_info(e, ctx);
       break;
-    case Kind::kItem: map_item_common(rec, e); break;
-    case Kind::kMagicItem: map_magic_item(rec, e); break;
+    case Kind::kItem: map_item_common(rec, e, ctx); break;
+    case Kind::kMagicItem: map_magic_item(rec, e, ctx); break;
     case Kind::kRule: map_rule(rec, e, ctx); break;
     case Kind::kRuleSection: map_rule_section(rec, e); break;
     default: map_reference(rec, e); break;

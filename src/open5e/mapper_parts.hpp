@@ -18,15 +18,16 @@ void put_str(json& data, const char* field, const std::string& value);
 // The names of a list of {name, ...} objects or strings.
 json named_list(const json& arr, const char* name_field = "name");
 
-// v2 gear records (gear.cpp). The weapon and armor mappers read e.document, so it is set first.
-void map_weapon(const json& rec, Entity& e);
+// v2 gear records (gear.cpp). The weapon and armor mappers read e.document, so it is set first. A weapon's (or
+// an item's base weapon's) properties are repaired from ctx.srd_weapon_properties (note_srd_weapon).
+void map_weapon(const json& rec, Entity& e, const MappingContext& ctx);
 void map_armor(const json& rec, Entity& e);
 // Cost, weight and text of a weapon or armor from the /v2/items/ record noted for it (note_gear_item).
 void add_gear_info(Entity& e, const MappingContext& ctx);
-void map_item_common(const json& rec, Entity& e);
-void map_magic_item(const json& rec, Entity& e);
+void map_item_common(const json& rec, Entity& e, const MappingContext& ctx);
+void map_magic_item(const json& rec, Entity& e, const MappingContext& ctx);
 // An item noted in ctx.standalone_armor, as armor (map_standalone_armor).
-void map_item_armor(const json& rec, Entity& e);
+void map_item_armor(const json& rec, Entity& e, const MappingContext& ctx);
 
 // Rules and rule sections (rules.cpp): a rule's section and chapter, and its name repaired (note_ruleset).
 void map_rule(const json& rec, Entity& e, const MappingContext& ctx);

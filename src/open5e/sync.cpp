@@ -220,33 +220,48 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
   }
   if (!docs.is_ok()) return docs;
 
-  // v1's monsters carry what v2's creatures lack, the legendary-action preamble: read before the creatures are
-  // mapped. When the list cannot be read this time, the stored creatures keep the preambles they have.
-  const std::string monsters(kV1MonstersEndpoint);
-  bool keep_stored_preambles = skipped_now(monsters);
-  if (!keep_stored_preambles) {
-    Status s = walk(source, monsters, options, report, baseline(monsters), [&](std::vector<json>& records) {
-      for (const auto& rec : records) note_legendary_preamble(rec, ctx);
+  // Two v1 lists carry what v2's records lack, and are read before the v2 lists: the monsters' legendary-action
+  // preamble and the SRD 5.1 weapon table's properties. `read_early` walks one: kKeepStored when the stored
+  // entities must lend what it would have given (skipped after a recent failure, or failing now); kMissing for a
+  // list the source does not have on a fresh store (nothing to lend).
+  enum class Early { kRead, kMissing, kKeepStored };
+  auto read_early = [&](const std::string& endpoint, const std::function<void(const json&)>& note) -> Result<Early> {
+    if (skipped_now(endpoint)) return Early::kKeepStored;
+    Status s = walk(source, endpoint, options, report, baseline(endpoint), [&](std::vector<json>& records) {
+      for (const auto& rec : records) note(rec);
       return Status::ok();
     });
     if (s.code() == StatusCode::kCancelled) return s;
-    if (s.code() == StatusCode::kNotFound && baseline(monsters) == 0) {
-      report.missing_endpoints.push_back(monsters);
-    } else if (!s.is_ok()) {
-      report.failed.push_back({monsters, s.code() == StatusCode::kNotFound
-                                             ? monsters + ": the source answers 404 for a list the stored data "
-                                                          "came from"
-                                             : s.message()});
-      keep_baseline(monsters);
-      keep_stored_preambles = true;
+    if (s.code() == StatusCode::kNotFound && baseline(endpoint) == 0) {
+      report.missing_endpoints.push_back(endpoint);
+      return Early::kMissing;
     }
-  }
-  if (keep_stored_preambles) {
-    ctx.legendary_preambles.clear();
+    if (s.is_ok()) return Early::kRead;
+    report.failed.push_back({endpoint, s.code() == StatusCode::kNotFound
+                                           ? endpoint + ": the source answers 404 for a list the stored data came from"
+                                           : s.message()});
+    keep_baseline(endpoint);
+    return Early::kKeepStored;
+  };
+  const std::string monsters(kV1MonstersEndpoint);
+  const auto preambles = read_early(monsters, [&](const json& rec) { note_legendary_preamble(rec, ctx); });
+  if (!preambles) return preambles.status();
+  const std::string v1_weapons(kV1WeaponsEndpoint);
+  const auto weapons = read_early(v1_weapons, [&](const json& rec) { note_srd_weapon(rec, ctx); });
+  if (!weapons) return weapons.status();
+  const bool keep_stored_preambles = *preambles == Early::kKeepStored;
+  const bool keep_stored_weapons = *weapons == Early::kKeepStored;
+  if (keep_stored_preambles || keep_stored_weapons) {
+    if (keep_stored_preambles) ctx.legendary_preambles.clear();
+    if (keep_stored_weapons) ctx.srd_weapon_properties.clear();
     LOREKEEPER_RETURN_IF_ERROR(store.scan([&](const model::Entity& e) {
-      if (e.kind == Kind::kCreature && e.source_api == "open5e_v2" && e.data.contains("legendary_desc") &&
+      if (e.source_api != "open5e_v2") return true;
+      if (keep_stored_preambles && e.kind == Kind::kCreature && e.data.contains("legendary_desc") &&
           e.data["legendary_desc"].is_string()) {
         ctx.legendary_preambles[e.key] = e.data["legendary_desc"].get<std::string>();
+      }
+      if (keep_stored_weapons && e.kind == Kind::kWeapon && e.document.key == "srd-2014") {
+        if (auto noted = noted_properties(e); !noted.empty()) ctx.srd_weapon_properties[e.key] = std::move(noted);
       }
       return true;
     }));
@@ -444,7 +459,9 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
           keep_baseline(endpoint);
           continue;
         }
-        if (skipped_now(endpoint)) continue;
+        // The weapons list, read before v2's weapons, is not tried again when it failed, was skipped or was
+        // missing there.
+        if (endpoint == v1_weapons ? *weapons != Early::kRead : skipped_now(endpoint)) continue;
         int covered = 0;
         Status s =
             run_endpoint(endpoint, {"open5e_v1", ep.kind, ""}, [&](const json& rec) -> std::vector<model::Entity> {

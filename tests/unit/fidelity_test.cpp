@@ -123,6 +123,67 @@ TEST_F(Fidelity, WeaponsAreMeleeOrRangedByTheirCategoryNotTheirRange) {
   EXPECT_GT(v1, 20);
 }
 
+// "Ammunition (range 30/120)", "Heavy", ...: a weapon's (or base weapon's) properties as shown.
+std::vector<std::string> shown_properties(const json& props) {
+  std::vector<std::string> out;
+  if (!props.is_array()) return out;
+  for (const auto& p : props) {
+    const std::string detail = p.value("detail", "");
+    out.push_back(p.value("name", "") + (detail.empty() ? "" : " (" + detail + ")"));
+  }
+  return out;
+}
+
+TEST_F(Fidelity, Srd51WeaponsHaveTheSrdTablesProperties) {
+  // The SRD 5.1 weapon table ("Weapons", Equipment chapter) for the weapons v2's records get wrong.
+  using V = std::vector<std::string>;
+  const std::map<std::string, V> table = {
+      {"crossbow-heavy", {"Ammunition (range 100/400)", "Heavy", "Loading", "Two-Handed"}},
+      {"crossbow-light", {"Ammunition (range 80/320)", "Loading", "Two-Handed"}},
+      {"glaive", {"Heavy", "Reach", "Two-Handed"}},
+      {"greataxe", {"Heavy", "Two-Handed"}},
+      {"greatsword", {"Heavy", "Two-Handed"}},
+      {"halberd", {"Heavy", "Reach", "Two-Handed"}},
+      {"handaxe", {"Light", "Thrown (range 20/60)"}},
+      {"lance", {"Special (Lance)", "Reach"}},
+      {"longbow", {"Ammunition (range 150/600)", "Heavy", "Two-Handed"}},
+      {"maul", {"Heavy", "Two-Handed"}},
+      {"morningstar", {}},
+      {"net", {"Special (Net)", "Thrown (range 5/15)"}},
+      {"pike", {"Heavy", "Reach", "Two-Handed"}},
+      {"sling", {"Ammunition (range 30/120)"}},
+      {"trident", {"Thrown (range 20/60)", "Versatile (1d8)"}},
+      {"whip", {"Finesse", "Reach"}},
+  };
+  for (const auto& [slug, properties] : table) {
+    const Entity& w = one("srd_" + slug, Kind::kWeapon);
+    EXPECT_EQ(shown_properties(w.data["properties"]), properties) << w.key;
+  }
+  // The filters agree: the Whip is a finesse weapon, the Light Crossbow two-handed, the Trident not.
+  auto keys = [](const tools::ToolResult& r) {
+    std::set<std::string> out;
+    for (const auto& x : r.structured.value("result", json::array())) out.insert(x.value("key", ""));
+    return out;
+  };
+  const auto finesse =
+      keys(call("search_equipment", {{"type", "weapon"}, {"is_finesse", true}, {"documents", {"srd-2014"}}}));
+  EXPECT_EQ(finesse, (std::set<std::string>{"srd_dagger", "srd_dart", "srd_rapier", "srd_scimitar", "srd_shortsword",
+                                            "srd_whip"}));
+  const auto two_handed =
+      keys(call("search_equipment", {{"type", "weapon"}, {"is_two_handed", true}, {"documents", {"srd-2014"}}}));
+  EXPECT_TRUE(two_handed.count("srd_crossbow-light"));
+  EXPECT_FALSE(two_handed.count("srd_trident"));
+  EXPECT_TRUE(keys(call("search_equipment", {{"type", "weapon"}, {"is_thrown", true}, {"documents", {"srd-2014"}}}))
+                  .count("srd_handaxe"));
+  // Magic weapons made from them, SRD 5.1's and other books', show the same base weapon.
+  EXPECT_EQ(shown_properties(one("srd_giant-slayer-handaxe", Kind::kMagicItem).data["base_weapon"]["properties"]),
+            table.at("handaxe"));
+  EXPECT_EQ(shown_properties(one("vom_bloodfuel-greatsword", Kind::kMagicItem).data["base_weapon"]["properties"]),
+            table.at("greatsword"));
+  // SRD 5.2's weapons are v2's own: its Whip has Finesse, Reach and the Slow mastery.
+  EXPECT_EQ(shown_properties(one("srd-2024_whip", Kind::kWeapon).data["properties"]), (V{"Finesse", "Reach", "Slow"}));
+}
+
 TEST_F(Fidelity, GearFoldsIntoAWeaponOrArmorOnlyWhenItIsTheSameThing) {
   const Entity& staff = one("srd_quarterstaff", Kind::kWeapon);
   EXPECT_DOUBLE_EQ(staff.data.value("cost_gp", 0.0), 0.2);  // 2 sp, not the arcane focus's 5 gp

@@ -297,6 +297,67 @@ TEST(Mapper, WeaponKeepsVersatileDiceAndProperties) {
   EXPECT_EQ(bow->data["long_range"], 600);
 }
 
+// The names and details of a weapon's (or base weapon's) properties: "Ammunition (range 150/600)".
+std::vector<std::string> property_list(const json& props) {
+  std::vector<std::string> out;
+  for (const auto& p : props) {
+    const std::string detail = p.value("detail", "");
+    out.push_back(p.value("name", "") + (detail.empty() ? "" : " (" + detail + ")"));
+  }
+  return out;
+}
+
+json v1_srd_weapon(const std::string& slug, json properties) {
+  return {{"slug", slug}, {"document__slug", "wotc-srd"}, {"properties", std::move(properties)}};
+}
+
+TEST(Mapper, AnSrd51WeaponTakesTheSrdTablesPropertiesWhereV2Differs) {
+  using V = std::vector<std::string>;
+  MappingContext ctx = context();
+  // v2's Longbow lacks Heavy: the table's list replaces it, names spelled as v2 spells them.
+  ASSERT_TRUE(note_srd_weapon(v1_srd_weapon("longbow", {"ammunition (range 150/600)", "heavy", "two-handed"}), ctx));
+  auto bow = map_v2_record(endpoint("weapons"), record("weapons", "srd_longbow"), ctx);
+  ASSERT_TRUE(bow.is_ok());
+  EXPECT_EQ(property_list(bow->data["properties"]), (V{"Ammunition (range 150/600)", "Heavy", "Two-Handed"}));
+  EXPECT_EQ(bow->facets.properties, (V{"ammunition", "heavy", "two-handed"}));
+  EXPECT_NE(bow->text.find("Heavy"), std::string::npos) << bow->text;
+  EXPECT_EQ(bow->data["is_melee"], false);
+
+  // The same list in another order and case changes nothing: v2's record stays as it is.
+  ASSERT_TRUE(note_srd_weapon(v1_srd_weapon("dagger", {"thrown (range 20/60)", "LIGHT", "finesse"}), ctx));
+  auto dagger = map_v2_record(endpoint("weapons"), record("weapons", "srd_dagger"), ctx);
+  auto plain = map_v2_record(endpoint("weapons"), record("weapons", "srd_dagger"), context());
+  ASSERT_TRUE(dagger.is_ok() && plain.is_ok());
+  EXPECT_EQ(dagger->data, plain->data);
+
+  // A detail both state that differs is the table's (v2's Sling has the Light Crossbow's range); a property the
+  // table adds gets a name spelled as v2 spells names.
+  ASSERT_TRUE(note_srd_weapon(v1_srd_weapon("longsword", {"versatile (1d12)", "two-handed"}), ctx));
+  auto sword = map_v2_record(endpoint("weapons"), record("weapons", "srd_longsword"), ctx);
+  ASSERT_TRUE(sword.is_ok());
+  EXPECT_EQ(property_list(sword->data["properties"]), (V{"Versatile (1d12)", "Two-Handed"}));
+  EXPECT_EQ(sword->data["versatile_dice"], "1d12");
+  // ... and so is the base weapon of a magic item made from it; the 2024 Longsword is another weapon.
+  auto vorpal = map_v2_record(endpoint("magicitems"), record("magicitems", "srd_vorpal-sword-longsword"), ctx);
+  ASSERT_TRUE(vorpal.is_ok());
+  EXPECT_EQ(property_list(vorpal->data["base_weapon"]["properties"]), (V{"Versatile (1d12)", "Two-Handed"}));
+  auto sword24 = map_v2_record(endpoint("weapons"), record("weapons", "srd-2024_longsword"), ctx);
+  ASSERT_TRUE(sword24.is_ok());
+  EXPECT_EQ(property_list(sword24->data["properties"]), (V{"Sap", "Versatile (1d10)"}));
+
+  // What is noted: SRD 5.1 records with a list of property texts. A list that says nothing removes nothing.
+  MappingContext none = context();
+  EXPECT_FALSE(note_srd_weapon({{"slug", "battleaxe"}, {"document__slug", "toh"}, {"properties", {"heavy"}}}, none));
+  EXPECT_FALSE(note_srd_weapon(v1_srd_weapon("battleaxe", nullptr), none));
+  EXPECT_FALSE(note_srd_weapon(v1_srd_weapon("battleaxe", json::array()), none));
+  EXPECT_FALSE(note_srd_weapon(v1_srd_weapon("battleaxe", {"heavy", 3}), none));
+  EXPECT_FALSE(note_srd_weapon(v1_srd_weapon("battleaxe", {"heavy", ""}), none));
+  EXPECT_FALSE(note_srd_weapon(v1_srd_weapon("battleaxe", "heavy"), none));
+  EXPECT_FALSE(note_srd_weapon(v1_srd_weapon("", {"heavy"}), none));
+  EXPECT_FALSE(note_srd_weapon(json::array(), none));
+  EXPECT_TRUE(none.srd_weapon_properties.empty());
+}
+
 TEST(Mapper, ArmorKeepsAcRules) {
   const json rec = record("armor", "srd_plate");
   auto e = map_v2_record(endpoint("armor"), rec, context());
@@ -551,8 +612,8 @@ TEST(Sync, ReadsV1OnlyForWhatV2Lacks) {
   auto report = sync(*source, *st, SyncOptions{});
   ASSERT_TRUE(report.is_ok());
   // Tome of Heroes weapons, armor and magic items, Level Up (a5e) and Tal'Dorei magic items exist only in v1;
-  // the SRD longsword, plate and bag of holding and the Vault of Magic item are already in v2.
-  EXPECT_EQ(report->v1_covered, 4);
+  // the SRD longsword, longbow, dagger, plate and bag of holding and the Vault of Magic item are already in v2.
+  EXPECT_EQ(report->v1_covered, 6);
   auto toh = st->get("axespear", model::Kind::kWeapon, false);
   ASSERT_TRUE(toh.is_ok());
   ASSERT_EQ(toh->size(), 1u);
@@ -633,6 +694,48 @@ TEST(Sync, CreaturesGetTheLegendaryPreambleOnlyV1Carries) {
   EXPECT_EQ(report->missing_endpoints, std::vector<std::string>{"v1/monsters"});
   EXPECT_EQ(legendary_desc(*fresh, "srd_adult-red-dragon"), "");
   EXPECT_EQ(fresh->stats()->per_kind, st->stats()->per_kind);
+}
+
+std::vector<std::string> stored_properties(store::Store& st, const std::string& key) {
+  auto got = st.get(key, model::Kind::kWeapon, false);
+  if (!got.is_ok() || got->size() != 1) return {"<no " + key + ">"};
+  return property_list((*got)[0].data["properties"]);
+}
+
+TEST(Sync, Srd51WeaponsTakeTheirPropertiesFromTheSrdTableV1Carries) {
+  using V = std::vector<std::string>;
+  const V table = {"Ammunition (range 150/600)", "Heavy", "Two-Handed"};
+  auto st = fresh_store(testing::temp_dir());
+  auto report = sync(*make_directory_source(testing::fixture_mirror()), *st, SyncOptions{});
+  ASSERT_TRUE(report.is_ok()) << report.status().to_string();
+  EXPECT_EQ(stored_properties(*st, "srd_longbow"), table);
+  EXPECT_EQ(stored_properties(*st, "srd_dagger"), (V{"Finesse", "Light", "Thrown (range 20/60)"}));
+  EXPECT_TRUE(report->failed.empty());
+
+  // The list failing, or skipped after a recent failure, keeps the stored properties (and v1's own weapons).
+  FailingSource down(testing::fixture_mirror(), "v1/weapons/", Status::unavailable("HTTP 503"));
+  report = sync(down, *st, SyncOptions{});
+  ASSERT_TRUE(report.is_ok()) << report.status().to_string();
+  ASSERT_EQ(report->failed.size(), 1u);  // reported once, and not tried again with v1's lists
+  EXPECT_EQ(report->failed[0].endpoint, "v1/weapons");
+  EXPECT_EQ(stored_properties(*st, "srd_longbow"), table);
+  EXPECT_EQ(st->get("axespear", model::Kind::kWeapon, false)->size(), 1u);
+  SyncOptions skip;
+  skip.skip_endpoints = {"v1/weapons"};
+  report = sync(*make_directory_source(testing::fixture_mirror()), *st, skip);
+  ASSERT_TRUE(report.is_ok());
+  EXPECT_EQ(report->skipped_recent_failures, V{"v1/weapons"});
+  EXPECT_EQ(stored_properties(*st, "srd_longbow"), table);
+  EXPECT_EQ(st->get("axespear", model::Kind::kWeapon, false)->size(), 1u);
+
+  // Without the list on a fresh store, the weapons are v2's.
+  auto fresh = fresh_store(testing::temp_dir());
+  FailingSource v2_only(testing::fixture_mirror(), "v1/weapons/", Status::not_found("HTTP 404"));
+  report = sync(v2_only, *fresh, SyncOptions{});
+  ASSERT_TRUE(report.is_ok());
+  EXPECT_TRUE(report->failed.empty());
+  EXPECT_EQ(report->missing_endpoints, V{"v1/weapons"});
+  EXPECT_EQ(stored_properties(*fresh, "srd_longbow"), (V{"Ammunition (range 150/600)", "Two-Handed"}));
 }
 
 TEST(Sync, AFailingEndpointKeepsItsPreviousData) {

@@ -41,6 +41,9 @@ struct MappingContext {
   std::map<std::string, json> gear;                        // weapon/armor key -> the /v2/items/ record for it
   std::vector<json> standalone_armor;                      // /v2/items/ records that are armor without an armor record
   std::map<std::string, std::string> legendary_preambles;  // v2 creature key -> its v1 `legendary_desc`
+  // SRD 5.1 weapon key ("srd_whip") -> its properties as the SRD's weapon table gives them, from /v1/weapons/
+  // ("finesse", "reach"; "thrown (range 20/60)"); see note_srd_weapon.
+  std::map<std::string, std::vector<std::string>> srd_weapon_properties;
 };
 
 // Notes the names and keys of the rules a /v2/rulesets/ record lists, per document, for map_rule's repair of a
@@ -55,6 +58,22 @@ inline constexpr std::string_view kV1MonstersEndpoint = "v1/monsters";
 // creature it was converted to (`v2_converted_path`, "/v2/creatures/srd_aboleth/"). Returns false for a record
 // without a preamble or without a v2 path.
 bool note_legendary_preamble(const json& record, MappingContext& ctx);
+
+// The v1 list read before v2's weapons for the SRD 5.1 weapon table's property lists. v2's SRD 5.1 weapons lack
+// or misstate properties for 16 of 37 weapons (every Heavy weapon lacks Heavy, the Whip Finesse, the Handaxe
+// Thrown, the Light Crossbow Two-Handed; the Trident is Two-Handed; the Sling's ammunition range is the Light
+// Crossbow's); v1's records of the same SRD ("wotc-srd") have the table's lists.
+inline constexpr std::string_view kV1WeaponsEndpoint = "v1/weapons";
+
+// Notes a /v1/weapons/ record of SRD 5.1 (document "wotc-srd") in ctx.srd_weapon_properties under the key of its
+// v2 record ("srd_" + slug). A v2 SRD 5.1 weapon (and a magic item's base weapon) whose properties disagree with
+// the noted list in names or stated details takes the noted list, keeping v2's spelling of a name and v2's detail
+// where the table states none ("Special (Lance)"). Returns false, noting nothing, for another document's record,
+// one without properties (a list that says nothing removes nothing) or a malformed one.
+bool note_srd_weapon(const json& record, MappingContext& ctx);
+// A stored weapon's properties as note_srd_weapon notes them ("thrown (range 20/60)"): what a sync that cannot
+// read /v1/weapons/ keeps.
+std::vector<std::string> noted_properties(const Entity& weapon);
 
 // A /v2/items/ record of a weapon or armor of the same name ("Longsword"; "Plate Armor" for armor "Plate")
 // describes the same thing as that /v2/weapons/ or /v2/armor/ record: notes it in ctx.gear (its cost, weight and
