@@ -44,10 +44,14 @@ WHOLE = ["documents", "damagetypes", "weaponproperties", "skills", "abilities", 
 # (wotc-srd, vom), which a sync must leave out.
 PICK_V1 = {
     "magicitems": ["orb-of-the-dragon-breaker-a5e", "bag-of-holding", "argent-mantle", "aberrant-agreement", "skysail"],
-    "weapons": ["axespear", "longsword"],
+    # SRD 5.1's Longbow: v2's record lacks the Heavy property the SRD table (and v1) gives it.
+    "weapons": ["axespear", "longsword", "longbow", "dagger"],
     "armor": ["brigandine", "plate"],
     # Read for the legendary-action preamble of the v2 creatures above (and one without a preamble).
     "monsters": ["adult-red-dragon", "lich", "vampire", "goblin"],
+    # Read for the SRD 5.1 class lists: Cure Wounds and Shield of Faith are on the Paladin's list (v2 names no
+    # Paladin), Hold Person only through an oath (`archetype` "Paladin: Vengeance").
+    "spells": ["cure-wounds", "shield-of-faith", "hold-person", "fireball"],
 }
 
 

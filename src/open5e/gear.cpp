@@ -116,8 +116,11 @@ void v1_cost_and_weight(const json& rec, Entity& e) {
 }
 
 // A /v2/items/ record's cost and weight (decimal strings in gold pieces and its weight unit) into cost_gp and weight.
+// A cost of "0.00" is no price: every magic item without one has it (2,000 of them), and so do a few gear items
+// the SRD prices (SRD 5.1's Acid, 25 gp); read as free, they would pass every cost_max.
 void v2_cost_and_weight(const json& item, Entity& e) {
   e.facets.cost = num(item, "cost");
+  if (e.facets.cost && *e.facets.cost <= 0) e.facets.cost.reset();
   e.facets.weight = num(item, "weight");
   if (e.facets.cost) e.data["cost_gp"] = *e.facets.cost;
   if (e.facets.weight) {

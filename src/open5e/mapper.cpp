@@ -154,6 +154,52 @@ const char* spell_roll_field(const std::vector<std::string>& damage_types, const
   return "roll";
 }
 
+// A list of saves or skills that is filler, not a stat block's: all `count` of them at +0 where that cannot be
+// (a save below its ability's modifier; no creature has all eighteen skills). SRD 5.1's mounts and pack animals
+// (Camel, Mule, Warhorse, ...) carry such lists in v2: every save and every skill +0, a Strength 18 horse
+// included. A 2024 commoner's six +0 saves on six 10s are its saves, and stay.
+bool all_zero_filler(const json& list, const json& abilities, size_t count) {
+  if (!list.is_object() || list.size() < count) return false;
+  for (const auto& [_, v] : list.items()) {
+    if (!v.is_number() || v.get<double>() != 0) return false;
+  }
+  if (!abilities.is_object()) return true;
+  for (const auto& [ability, score] : abilities.items()) {
+    if (score.is_number() && list.contains(ability) && std::floor((score.get<double>() - 10) / 2) > 0) return true;
+  }
+  return false;
+}
+
+// "Bard, Cleric, Paladin" -> {"Bard", "Cleric", "Paladin"} (trimmed, empty parts dropped).
+std::vector<std::string> comma_list(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    size_t end = s.find(',', start);
+    if (end == std::string::npos) end = s.size();
+    if (std::string part = text::trim(s.substr(start, end - start)); !part.empty()) out.push_back(std::move(part));
+    start = end + 1;
+  }
+  return out;
+}
+
+// The classes of `names` a spell's class list lacks, added to it (data and facets, as map_spell writes them; an
+// SRD 5.1 class's key is "srd_" + its slug).
+void add_classes(Entity& e, const std::vector<std::string>& names) {
+  json& classes = e.data["classes"];
+  if (!classes.is_array()) classes = json::array();
+  for (const auto& name : names) {
+    const std::string folded = text::fold(name);
+    if (std::any_of(classes.begin(), classes.end(),
+                    [&](const json& c) { return c.is_string() && text::fold(c.get<std::string>()) == folded; })) {
+      continue;
+    }
+    classes.push_back(name);
+    e.facets.classes.push_back(folded);
+    e.facets.classes.push_back("srd_" + model::slug(name));
+  }
+}
+
 void map_spell(const json& rec, Entity& e) {
   auto& f = e.facets;
   auto& d = e.data;
@@ -270,8 +316,10 @@ void map_creature(const json& rec, Entity& e) {
     put_if(d, "speed", s);
   }
   put_if(d, "ability_scores", child(rec, "ability_scores"));
-  put_if(d, "saving_throws", child(rec, "saving_throws"));
-  put_if(d, "skill_bonuses", child(rec, "skill_bonuses"));
+  if (!all_zero_filler(child(rec, "saving_throws"), child(rec, "ability_scores"), 6))
+    put_if(d, "saving_throws", child(rec, "saving_throws"));
+  if (!all_zero_filler(child(rec, "skill_bonuses"), json(), 18))
+    put_if(d, "skill_bonuses", child(rec, "skill_bonuses"));
   const json& ri = child(rec, "resistances_and_immunities");
   if (ri.is_object()) {
     for (const char* k :
@@ -845,6 +893,28 @@ bool note_legendary_preamble(const json& rec, MappingContext& ctx) {
   return true;
 }
 
+bool note_srd_spell(const json& rec, MappingContext& ctx) {
+  const std::string slug = str(rec, "slug");
+  if (str(rec, "document__slug") != "wotc-srd" || slug.empty()) return false;
+  // "Paladin: Vengeance, Cleric: Light" -> the classes a subclass grants it to.
+  std::set<std::string> by_subclass;
+  for (const auto& part : comma_list(str(rec, "archetype"))) {
+    if (const size_t colon = part.find(':'); colon != std::string::npos)
+      by_subclass.insert(text::fold(part.substr(0, colon)));
+  }
+  std::vector<std::string> classes;
+  for (const auto& name : comma_list(str(rec, "dnd_class"))) {
+    const std::string folded = text::fold(name);
+    if (by_subclass.count(folded)) continue;
+    for (const std::string_view known : kSrd51SpellClasses) {
+      if (text::fold(known) == folded) classes.emplace_back(known);
+    }
+  }
+  if (classes.empty()) return false;
+  ctx.srd_spell_classes["srd_" + slug] = std::move(classes);
+  return true;
+}
+
 std::vector<Entity> split_by_document(Entity e, const MappingContext& ctx) {
   std::vector<Entity> out;
   const json& ds = child(e.raw, "descriptions");
@@ -890,7 +960,10 @@ Result<Entity> map_v2_record(const Endpoint& endpoint, const json& rec, const Ma
   if (!started) return started.status();
   Entity e = std::move(*started);
   switch (endpoint.kind) {
-    case Kind::kSpell: map_spell(rec, e); break;
+    case Kind::kSpell:
+      map_spell(rec, e);
+      if (auto it = ctx.srd_spell_classes.find(e.key); it != ctx.srd_spell_classes.end()) add_classes(e, it->second);
+      break;
     case Kind::kCreature:
       map_creature(rec, e);
       if (auto it = ctx.legendary_preambles.find(e.key); it != ctx.legendary_preambles.end()) {

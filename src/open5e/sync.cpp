@@ -167,7 +167,7 @@ int SyncReport::total_entities() const {
 }
 
 std::vector<std::string> sync_endpoints() {
-  std::vector<std::string> out = {"v2/documents", std::string(kV1MonstersEndpoint)};
+  std::vector<std::string> out = {"v2/documents", std::string(kV1MonstersEndpoint), std::string(kV1SpellsEndpoint)};
   for (const auto& e : v2_endpoints()) out.push_back("v2/" + std::string(e.path));
   out.push_back("v1/documents");
   for (const auto& e : v1_endpoints()) out.push_back("v1/" + std::string(e.path));
@@ -220,10 +220,10 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
   }
   if (!docs.is_ok()) return docs;
 
-  // Two v1 lists carry what v2's records lack, and are read before the v2 lists: the monsters' legendary-action
-  // preamble and the SRD 5.1 weapon table's properties. `read_early` walks one: kKeepStored when the stored
-  // entities must lend what it would have given (skipped after a recent failure, or failing now); kMissing for a
-  // list the source does not have on a fresh store (nothing to lend).
+  // Three v1 lists carry what v2's records lack, and are read before the v2 lists: the monsters' legendary-action
+  // preamble, the SRD 5.1 weapon table's properties and the SRD 5.1 class spell lists. `read_early` walks one:
+  // kKeepStored when the stored entities must lend what it would have given (skipped after a recent failure, or failing
+  // now); kMissing for a list the source does not have on a fresh store (nothing to lend).
   enum class Early { kRead, kMissing, kKeepStored };
   auto read_early = [&](const std::string& endpoint, const std::function<void(const json&)>& note) -> Result<Early> {
     if (skipped_now(endpoint)) return Early::kKeepStored;
@@ -249,11 +249,15 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
   const std::string v1_weapons(kV1WeaponsEndpoint);
   const auto weapons = read_early(v1_weapons, [&](const json& rec) { note_srd_weapon(rec, ctx); });
   if (!weapons) return weapons.status();
+  const auto spells = read_early(std::string(kV1SpellsEndpoint), [&](const json& rec) { note_srd_spell(rec, ctx); });
+  if (!spells) return spells.status();
   const bool keep_stored_preambles = *preambles == Early::kKeepStored;
   const bool keep_stored_weapons = *weapons == Early::kKeepStored;
-  if (keep_stored_preambles || keep_stored_weapons) {
+  const bool keep_stored_classes = *spells == Early::kKeepStored;
+  if (keep_stored_preambles || keep_stored_weapons || keep_stored_classes) {
     if (keep_stored_preambles) ctx.legendary_preambles.clear();
     if (keep_stored_weapons) ctx.srd_weapon_properties.clear();
+    if (keep_stored_classes) ctx.srd_spell_classes.clear();
     LOREKEEPER_RETURN_IF_ERROR(store.scan([&](const model::Entity& e) {
       if (e.source_api != "open5e_v2") return true;
       if (keep_stored_preambles && e.kind == Kind::kCreature && e.data.contains("legendary_desc") &&
@@ -262,6 +266,13 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
       }
       if (keep_stored_weapons && e.kind == Kind::kWeapon && e.document.key == "srd-2014") {
         if (auto noted = noted_properties(e); !noted.empty()) ctx.srd_weapon_properties[e.key] = std::move(noted);
+      }
+      if (keep_stored_classes && e.kind == Kind::kSpell && e.document.key == "srd-2014") {
+        std::vector<std::string> classes;
+        for (const auto& c : e.data.value("classes", json::array())) {
+          if (c.is_string()) classes.push_back(c.get<std::string>());
+        }
+        if (!classes.empty()) ctx.srd_spell_classes[e.key] = std::move(classes);
       }
       return true;
     }));

@@ -111,6 +111,11 @@ Whole whole_within(const json& r, size_t cap, size_t room, size_t floor,
 }
 
 // Room left in a budget once `used` and `reserve` are spent.
+std::string quoted_query(std::string_view query) {
+  if (query.size() <= kQuotedQueryChars) return "\"" + std::string(query) + "\"";
+  return "\"" + text::cut_at_word(query, kQuotedQueryChars) + " …\"";
+}
+
 size_t room_left(size_t budget, size_t used, size_t reserve) {
   return budget > used + reserve ? budget - used - reserve : 0;
 }

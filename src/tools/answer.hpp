@@ -60,6 +60,12 @@ Whole whole_within(const json& r, size_t cap, size_t room, size_t floor,
 // Room left in a budget once `used` and `reserve` are spent.
 size_t room_left(size_t budget, size_t used, size_t reserve);
 
+// The longest query an answer's text repeats; a longer one is quoted to there, where a word ends, with " …" (the
+// caller sent it: a 2,000-word description need not come back in the header).
+inline constexpr size_t kQuotedQueryChars = 120;
+// `query` in double quotes, cut as kQuotedQueryChars says.
+std::string quoted_query(std::string_view query);
+
 // What one-line results cost, in characters of their Markdown line and their summary, with their reasons and
 // without them.
 struct LineCosts {

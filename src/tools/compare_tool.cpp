@@ -1,6 +1,8 @@
 #include "compare_tool.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -73,6 +75,17 @@ std::string scalar_text(const json& v) {
 
 bool is_scalar(const json& v) { return v.is_string() || v.is_number() || v.is_boolean(); }
 
+// Whether a creature's saving throw is a proficiency: 2024 and Black Flag stat blocks list every ability's save,
+// 2014 ones only the proficient saves, so a save equal to its ability's modifier says nothing and is left out
+// (else every one of them would differ between editions).
+bool proficient_save(const json& data, const std::string& ability, const json& save) {
+  const auto scores = data.find("ability_scores");
+  if (!save.is_number() || scores == data.end() || !scores->is_object()) return true;
+  const auto score = scores->find(ability);
+  if (score == scores->end() || !score->is_number()) return true;
+  return save.get<double>() != std::floor((score->get<double>() - 10) / 2);
+}
+
 // One entity's data, flattened for comparison: short fields (a nested object's scalars as "speed.walk"; lists
 // joined), text fields (long strings), and named entries (actions, traits: name -> description).
 struct Flat {
@@ -100,7 +113,8 @@ Flat flatten(const json& data) {
       put(key, scalar_text(v));
     } else if (v.is_object()) {
       for (const auto& [sub, sv] : v.items()) {
-        if (!sv.is_null()) put(key + "." + sub, is_scalar(sv) ? scalar_text(sv) : sv.dump());
+        if (sv.is_null() || (key == "saving_throws" && !proficient_save(data, sub, sv))) continue;
+        put(key + "." + sub, is_scalar(sv) ? scalar_text(sv) : sv.dump());
       }
     } else if (v.is_array()) {
       const bool named = !v.empty() && std::all_of(v.begin(), v.end(), [](const json& x) {
@@ -129,10 +143,19 @@ Flat flatten(const json& data) {
   return f;
 }
 
-// Values compare without case, spacing or a final full stop: "A tiny ball." and "a tiny ball" are the same.
+// Values compare without case, spacing or a final full stop: "A tiny ball." and "a tiny ball" are the same, and
+// so are "2d8 + 6" and "2d8+6" (no space beside a sign or punctuation counts).
 std::string comparable(const std::string& v) {
-  std::string f = text::fold(v);
-  while (!f.empty() && (f.back() == '.' || f.back() == ' ')) f.pop_back();
+  const std::string folded = text::fold(v);
+  std::string f;
+  auto word = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || static_cast<unsigned char>(c) >= 0x80;
+  };
+  for (size_t i = 0; i < folded.size(); ++i) {
+    if (folded[i] == ' ' && (f.empty() || !word(f.back()) || i + 1 == folded.size() || !word(folded[i + 1]))) continue;
+    f += folded[i];
+  }
+  while (!f.empty() && f.back() == '.') f.pop_back();
   return f;
 }
 

@@ -51,14 +51,29 @@ std::string signed_number(double v) { return (v >= 0 ? "+" : "") + text::format_
 
 std::string modifier(double score) { return signed_number(std::floor((score - 10) / 2)); }
 
+// A skill's key as the books write it: "sleight_of_hand" -> "Sleight of Hand", "animal_handling" -> "Animal
+// Handling".
+std::string skill_title(const std::string& key) {
+  std::string out;
+  size_t start = 0;
+  while (start <= key.size()) {
+    size_t end = key.find('_', start);
+    if (end == std::string::npos) end = key.size();
+    std::string w = key.substr(start, end - start);
+    start = end + 1;
+    if (w.empty()) continue;
+    if (w != "of" && w != "and") w[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(w[0])));
+    out += (out.empty() ? "" : " ") + w;
+  }
+  return out;
+}
+
 std::string signed_map(const json& m) {
   std::vector<std::string> parts;
   for (auto it = m.begin(); it != m.end(); ++it) {
     if (!it->is_number()) continue;
     const double v = it->get<double>();
-    std::string name = it.key();
-    if (!name.empty()) name[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(name[0])));
-    parts.push_back(name + " " + signed_number(v));
+    parts.push_back(skill_title(it.key()) + " " + signed_number(v));
   }
   return text::join(parts, ", ");
 }

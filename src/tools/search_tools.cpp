@@ -276,7 +276,7 @@ ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilde
   std::string header;
   if (found->how == "exact name") {
     const int exact = found->exact_total;
-    header = "Found " + plural(label, exact) + " named \"" + search + "\"" +
+    header = "Found " + plural(label, exact) + " named " + quoted_query(search) +
              (found->total > exact ? ", then " + std::to_string(found->total - exact) + " other match(es)" : "") +
              (found->total > static_cast<int>(found->results.size())
                   ? " (showing " + std::to_string(found->results.size()) + ")."
@@ -287,7 +287,7 @@ ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilde
                             : found->how == "close name"  ? "by close spellings of the name, then by text" + also
                             : found->semantic             ? "by the words and meaning of their text"
                                                           : "by the words of their text and search hints";
-    header = "Found " + plural(label, found->total) + " for \"" + search + "\", ranked " + how +
+    header = "Found " + plural(label, found->total) + " for " + quoted_query(search) + ", ranked " + how +
              (found->total > static_cast<int>(found->results.size())
                   ? " (showing " + std::to_string(found->results.size()) + ")."
                   : ".");
@@ -314,7 +314,7 @@ ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilde
       if (!close.empty())
         hints.push_back("Closest names: " + text::join(close, ", ") + ".");
       else
-        hints.push_back("Nothing matches \"" + search + "\" by name, text" +
+        hints.push_back("Nothing matches " + quoted_query(search) + " by name, text" +
                         (found->semantic ? " or meaning." : " (meaning-based search is not ready)."));
       if (!found->near_misses.empty()) {
         std::vector<std::string> near;
@@ -482,17 +482,17 @@ ToolResult search_all(store::Store& st, const json& args, const SearchContext& c
     auto close = closest_names(st, filters, query, 5);
     const search::Semantic* meaning = ctx.embeddings.semantic();
     const bool semantic = meaning && meaning->index() && ctx.ranking != Ranking::kLexical;
-    const std::string hint = close.empty() ? "Nothing matches \"" + query + "\" by name, text" +
+    const std::string hint = close.empty() ? "Nothing matches " + quoted_query(query) + " by name, text" +
                                                  (semantic ? " or meaning." : " (meaning-based search is not ready).")
                                            : "Closest names: " + text::join(close, ", ") + ".";
     message = (message.empty() ? "" : message + " ") + hint;
   }
-  out.text = (total > 0 ? "Found " + std::to_string(total) + " result(s) for \"" + query +
-                              "\", grouped by kind. "
+  out.text = (total > 0 ? "Found " + std::to_string(total) + " result(s) for " + quoted_query(query) +
+                              ", grouped by kind. "
                               "Use get_entity(key) for "
                               "one in full." +
                               understood.second
-                        : "Nothing found for \"" + query + "\".") +
+                        : "Nothing found for " + quoted_query(query) + ".") +
              "\n";
   if (!message.empty()) out.text += message + "\n";
   out.text += "\n" + body;

@@ -21,7 +21,8 @@ const std::vector<std::string> kSchools = {"abjuration", "conjuration", "divinat
 const std::vector<std::string> kCreatureTypes = {"aberration",  "beast", "celestial", "construct", "dragon",
                                                  "elemental",   "fey",   "fiend",     "giant",     "humanoid",
                                                  "monstrosity", "ooze",  "plant",     "undead"};
-const std::vector<std::string> kSizes = {"Tiny", "Small", "Medium", "Large", "Huge", "Gargantuan"};
+// Titanic is Level Up's size above Gargantuan (the Titanic Dragon Turtle and Kraken).
+const std::vector<std::string> kSizes = {"Tiny", "Small", "Medium", "Large", "Huge", "Gargantuan", "Titanic"};
 const std::vector<std::string> kDamageTypes = {"acid",      "bludgeoning", "cold",     "fire",   "force",
                                                "lightning", "necrotic",    "piercing", "poison", "psychic",
                                                "radiant",   "slashing",    "thunder"};

@@ -184,6 +184,50 @@ TEST_F(Fidelity, Srd51WeaponsHaveTheSrdTablesProperties) {
   EXPECT_EQ(shown_properties(one("srd-2024_whip", Kind::kWeapon).data["properties"]), (V{"Finesse", "Reach", "Slow"}));
 }
 
+TEST_F(Fidelity, Srd51PaladinSpellsAreTheSrdsPaladinList) {
+  // The SRD 5.1 Paladin spell list (Spell Lists chapter), 1st to 5th level.
+  const std::set<std::string> srd = {"Aid",
+                                     "Banishment",
+                                     "Bless",
+                                     "Branding Smite",
+                                     "Command",
+                                     "Create Food and Water",
+                                     "Cure Wounds",
+                                     "Daylight",
+                                     "Death Ward",
+                                     "Detect Evil and Good",
+                                     "Detect Magic",
+                                     "Detect Poison and Disease",
+                                     "Dispel Evil and Good",
+                                     "Dispel Magic",
+                                     "Divine Favor",
+                                     "Find Steed",
+                                     "Geas",
+                                     "Heroism",
+                                     "Lesser Restoration",
+                                     "Locate Creature",
+                                     "Locate Object",
+                                     "Magic Circle",
+                                     "Magic Weapon",
+                                     "Protection from Evil and Good",
+                                     "Protection from Poison",
+                                     "Purify Food and Drink",
+                                     "Raise Dead",
+                                     "Remove Curse",
+                                     "Revivify",
+                                     "Shield of Faith",
+                                     "Zone of Truth"};
+  auto r = call("search_spell",
+                {{"class_key", "paladin"}, {"documents", {"srd-2014"}}, {"limit", 100}, {"detail", "summary"}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  std::set<std::string> got;
+  for (const auto& x : r.structured["result"]) got.insert(x.value("name", ""));
+  EXPECT_EQ(got, srd);
+  // Spells an oath grants (Bane, Hold Person: Oath of Vengeance) are not on the list.
+  const auto& bane = one("srd_bane", Kind::kSpell).data["classes"];
+  EXPECT_EQ(std::find(bane.begin(), bane.end(), "Paladin"), bane.end()) << bane.dump();
+}
+
 TEST_F(Fidelity, GearFoldsIntoAWeaponOrArmorOnlyWhenItIsTheSameThing) {
   const Entity& staff = one("srd_quarterstaff", Kind::kWeapon);
   EXPECT_DOUBLE_EQ(staff.data.value("cost_gp", 0.0), 0.2);  // 2 sp, not the arcane focus's 5 gp
@@ -203,6 +247,19 @@ TEST_F(Fidelity, GearFoldsIntoAWeaponOrArmorOnlyWhenItIsTheSameThing) {
       }
     }
   }
+}
+
+TEST_F(Fidelity, APriceTheApiDoesNotHaveIsNotFree) {
+  // The API writes every magic item's missing price as "0.00": none is shown as costing 0 gp or passes cost_max.
+  auto r = call("search_equipment", {{"type", "magic-item"}, {"cost_max", 10}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  EXPECT_EQ(r.structured.value("total", -1), 0) << r.text.substr(0, 400);
+  EXPECT_FALSE(one("srd_bag-of-holding", Kind::kMagicItem).data.contains("cost_gp"));
+  EXPECT_FALSE(one("srd_acid", Kind::kItem).data.contains("cost_gp"));  // SRD 5.1's 25 gp, recorded as "0.00"
+  // Priced gear keeps its price.
+  EXPECT_DOUBLE_EQ(one("srd_longsword", Kind::kWeapon).data.value("cost_gp", 0.0), 15);
+  auto cheap = call("search_equipment", {{"type", "item"}, {"cost_max", 1}, {"limit", 100}});
+  EXPECT_GT(cheap.structured.value("total", 0), 50) << cheap.text.substr(0, 400);
 }
 
 TEST_F(Fidelity, EveryV1PriceIsParsedThousandsSeparatorsIncluded) {
@@ -473,11 +530,21 @@ const Fates kReferenceFields = {{"desc", "desc"},
                                 {"skills", "skills"},  // an ability's skills, by name
                                 {"icon", "", "an icon image for the condition; answers are text"}};
 
-// Says nothing: null, "", false, 0, the API's "[None provided]", or a list or object of such values (an object's
-// `type` label aside: a casting option {"type": "default", everything else null} says nothing).
+// A decimal zero, "0.00": how the API writes a price or weight it does not have (every magic item's cost).
+bool decimal_zero(const std::string& s) {
+  const size_t dot = s.find('.');
+  return dot != std::string::npos && dot > 0 && s.find_first_not_of("0.") == std::string::npos &&
+         s.find('.', dot + 1) == std::string::npos;
+}
+
+// Says nothing: null, "", false, 0, "0.00", the API's "[None provided]", or a list or object of such values (an
+// object's `type` label aside: a casting option {"type": "default", everything else null} says nothing).
 bool blank(const json& v) {
   if (v.is_null()) return true;
-  if (v.is_string()) return v.get<std::string>().empty() || v.get<std::string>() == "[None provided]";
+  if (v.is_string()) {
+    const auto& s = v.get_ref<const std::string&>();
+    return s.empty() || s == "[None provided]" || decimal_zero(s);
+  }
   if (v.is_boolean()) return !v.get<bool>();
   if (v.is_number()) return v.get<double>() == 0;
   for (auto it = v.begin(); it != v.end(); ++it) {
@@ -827,6 +894,43 @@ TEST_F(Fidelity, CompareEditionsOfFireballShowsWhatChangedAndWhatDidNot) {
   ASSERT_FALSE(all.is_error) << all.text;
   EXPECT_EQ(all.structured["result"]["versions"].size(), 3u) << all.text;
   EXPECT_NE(all.text.find("6d6 (a5e-ag)"), std::string::npos) << all.text;
+}
+
+TEST_F(Fidelity, CompareEditionsCountsNoFormattingOrUnproficientSavesAsDifferences) {
+  auto r = call("compare_editions", {{"name", "Zombie"}, {"kind", "creature"}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  const json& result = r.structured["result"];
+  std::map<std::string, json> differing;
+  for (const auto& d : result["differences"]) differing[d["field"].get<std::string>()] = d;
+  // "2d8 + 6" (SRD 5.2) and "2d8+6" (Level Up) are one value; "3d8+9" (SRD 5.1) another.
+  EXPECT_NE(r.text.find("**hit_dice**: 3d8+9 (srd-2014) · — (bfrd) · 2d8 + 6 (srd-2024, a5e-mm)"), std::string::npos)
+      << r.text;
+  // SRD 5.2 and Black Flag list every ability's save; only the Wisdom save (+0 on Wisdom 6) is a proficiency, of
+  // the SRD Zombies alone. The others equal their ability modifiers and are not differences.
+  for (const char* ability : {"strength", "dexterity", "constitution", "intelligence", "charisma"}) {
+    EXPECT_FALSE(differing.count(std::string("saving_throws.") + ability)) << ability << "\n" << r.text;
+  }
+  ASSERT_TRUE(differing.count("saving_throws.wisdom")) << r.text;
+  const json& wisdom = differing["saving_throws.wisdom"]["values"];
+  EXPECT_EQ(wisdom["srd_zombie"], "0") << wisdom.dump();
+  EXPECT_EQ(wisdom["srd-2024_zombie"], "0") << wisdom.dump();
+  EXPECT_TRUE(wisdom["bfrd_zombie"].is_null()) << wisdom.dump();  // Wisdom 10, save +0
+}
+
+TEST_F(Fidelity, EverySizeTheDataHasIsAFilterValue) {
+  // count_entities by size names every size the creatures have; search_creature filters by each of them.
+  auto counted = call("count_entities", {{"kind", "creature"}, {"by", {"size"}}});
+  ASSERT_FALSE(counted.is_error) << counted.text;
+  const json& groups = counted.structured["result"]["by"]["size"];
+  ASSERT_TRUE(groups.is_array()) << counted.structured.dump();
+  std::map<std::string, long long> sizes;
+  for (const auto& g : groups) sizes[g.value("value", "")] = g.value("count", 0LL);
+  EXPECT_TRUE(sizes.count("titanic")) << counted.text;  // Level Up's size above Gargantuan
+  for (const auto& [size, count] : sizes) {
+    auto r = call("search_creature", {{"size", size}, {"limit", 1}});
+    ASSERT_FALSE(r.is_error) << size << ": " << r.text;
+    EXPECT_EQ(r.structured.value("total", 0LL), count) << size;
+  }
 }
 
 TEST_F(Fidelity, CompareEditionsFindsRenamedEntriesInBothDirections) {

@@ -283,6 +283,40 @@ TEST(Mapper, CreatureActionsStayInStatBlockOrder) {
   EXPECT_NE(e->text.find("Frightful Presence"), std::string::npos);
 }
 
+TEST(Mapper, SavesAndSkillsThatAreAllZeroFillerAreLeftOut) {
+  json saves = json::object(), skills = json::object();
+  for (const char* a : {"strength", "dexterity", "constitution", "intelligence", "wisdom", "charisma"}) saves[a] = 0;
+  for (const char* s : {"acrobatics", "animal_handling", "arcana", "athletics", "deception", "history", "insight",
+                        "intimidation", "investigation", "medicine", "nature", "perception", "performance",
+                        "persuasion", "religion", "sleight_of_hand", "stealth", "survival"}) {
+    skills[s] = 0;
+  }
+  // SRD 5.1's Mule as v2 records it: Strength 14 with a +0 Strength save, and all eighteen skills at +0.
+  json mule = record("creatures", "srd_goblin");
+  mule["ability_scores"] = {{"strength", 14},    {"dexterity", 10}, {"constitution", 13},
+                            {"intelligence", 2}, {"wisdom", 10},    {"charisma", 5}};
+  mule["saving_throws"] = saves;
+  mule["skill_bonuses"] = skills;
+  auto e = map_v2_record(endpoint("creatures"), mule, context());
+  ASSERT_TRUE(e.is_ok());
+  EXPECT_FALSE(e->data.contains("saving_throws")) << e->data["saving_throws"].dump();
+  EXPECT_FALSE(e->data.contains("skill_bonuses")) << e->data["skill_bonuses"].dump();
+  // Six +0 saves on six 10s are a 2024 commoner's saves; one real +0 skill stays.
+  json commoner = mule;
+  for (auto& [_, score] : commoner["ability_scores"].items()) score = 10;
+  commoner["skill_bonuses"] = {{"perception", 0}};
+  e = map_v2_record(endpoint("creatures"), commoner, context());
+  ASSERT_TRUE(e.is_ok());
+  EXPECT_EQ(e->data["saving_throws"], saves);
+  EXPECT_EQ(e->data["skill_bonuses"], json({{"perception", 0}}));
+  // A real list with a +0 among others stays whole (the 2014 Zombie's Wisdom +0 beside a -2 modifier).
+  json zombie = mule;
+  zombie["saving_throws"] = {{"wisdom", 0}, {"strength", 4}};
+  e = map_v2_record(endpoint("creatures"), zombie, context());
+  ASSERT_TRUE(e.is_ok());
+  EXPECT_EQ(e->data["saving_throws"].size(), 2u);
+}
+
 TEST(Mapper, WeaponKeepsVersatileDiceAndProperties) {
   auto e = map_v2_record(endpoint("weapons"), record("weapons", "srd_longsword"), context());
   ASSERT_TRUE(e.is_ok());
@@ -356,6 +390,45 @@ TEST(Mapper, AnSrd51WeaponTakesTheSrdTablesPropertiesWhereV2Differs) {
   EXPECT_FALSE(note_srd_weapon(v1_srd_weapon("", {"heavy"}), none));
   EXPECT_FALSE(note_srd_weapon(json::array(), none));
   EXPECT_TRUE(none.srd_weapon_properties.empty());
+}
+
+json v1_srd_spell(const std::string& slug, const std::string& classes, const std::string& archetype) {
+  return {{"slug", slug}, {"document__slug", "wotc-srd"}, {"dnd_class", classes}, {"archetype", archetype}};
+}
+
+TEST(Mapper, AnSrd51SpellGainsTheClassesWhoseSrdListHasIt) {
+  using V = std::vector<std::string>;
+  MappingContext ctx = context();
+  // v2's Cure Wounds lacks the Paladin; v1 names it, and no subclass grants it.
+  ASSERT_TRUE(note_srd_spell(v1_srd_spell("cure-wounds", "Bard, Cleric, Druid, Paladin, Ranger", ""), ctx));
+  auto cure = map_v2_record(endpoint("spells"), record("spells", "srd_cure-wounds"), ctx);
+  ASSERT_TRUE(cure.is_ok());
+  EXPECT_EQ(cure->data["classes"], json({"Bard", "Cleric", "Druid", "Ranger", "Paladin"}));
+  EXPECT_NE(std::find(cure->facets.classes.begin(), cure->facets.classes.end(), "paladin"), cure->facets.classes.end());
+  EXPECT_NE(std::find(cure->facets.classes.begin(), cure->facets.classes.end(), "srd_paladin"),
+            cure->facets.classes.end());
+  // Hold Person is a Paladin's only through the Oath of Vengeance; "Ritual Caster" is a feat, not a class.
+  ASSERT_TRUE(note_srd_spell(
+      v1_srd_spell("hold-person", "Bard, Cleric, Druid, Paladin, Ritual Caster, Wizard", "Paladin: Vengeance"), ctx));
+  EXPECT_EQ(ctx.srd_spell_classes.at("srd_hold-person"), (V{"Bard", "Cleric", "Druid", "Wizard"}));
+  // Nothing is taken away: a class v2 names and v1 does not stays.
+  ASSERT_TRUE(note_srd_spell(v1_srd_spell("fireball", "Wizard", ""), ctx));
+  auto fireball = map_v2_record(endpoint("spells"), record("spells", "srd_fireball"), ctx);
+  ASSERT_TRUE(fireball.is_ok());
+  EXPECT_EQ(fireball->data["classes"], json({"Sorcerer", "Wizard"}));
+  // Another edition's spell of the same name is another spell.
+  auto cure24 = map_v2_record(endpoint("spells"), record("spells", "srd-2024_cure-wounds"), ctx);
+  ASSERT_TRUE(cure24.is_ok());
+  EXPECT_EQ(cure24->data["classes"], json({"Bard", "Cleric", "Druid", "Paladin", "Ranger"}));
+
+  MappingContext none = context();
+  EXPECT_FALSE(note_srd_spell({{"slug", "bless"}, {"document__slug", "o5e"}, {"dnd_class", "Cleric"}}, none));
+  EXPECT_FALSE(note_srd_spell(v1_srd_spell("bless", "", ""), none));
+  EXPECT_FALSE(note_srd_spell(v1_srd_spell("bless", "Ritual Caster", ""), none));
+  EXPECT_FALSE(note_srd_spell(v1_srd_spell("bless", "Paladin", "Paladin: Devotion"), none));
+  EXPECT_FALSE(note_srd_spell(v1_srd_spell("", "Cleric", ""), none));
+  EXPECT_FALSE(note_srd_spell({{"slug", "bless"}, {"document__slug", "wotc-srd"}, {"dnd_class", 3}}, none));
+  EXPECT_TRUE(none.srd_spell_classes.empty());
 }
 
 TEST(Mapper, ArmorKeepsAcRules) {
@@ -736,6 +809,45 @@ TEST(Sync, Srd51WeaponsTakeTheirPropertiesFromTheSrdTableV1Carries) {
   EXPECT_TRUE(report->failed.empty());
   EXPECT_EQ(report->missing_endpoints, V{"v1/weapons"});
   EXPECT_EQ(stored_properties(*fresh, "srd_longbow"), (V{"Ammunition (range 150/600)", "Two-Handed"}));
+}
+
+json stored_classes(store::Store& st, const std::string& key) {
+  auto got = st.get(key, model::Kind::kSpell, false);
+  if (!got.is_ok() || got->size() != 1) return "<no " + key + ">";
+  return (*got)[0].data["classes"];
+}
+
+TEST(Sync, Srd51SpellsGainThePaladinV1Names) {
+  const json cure = {"Bard", "Cleric", "Druid", "Ranger", "Paladin"};
+  auto st = fresh_store(testing::temp_dir());
+  auto report = sync(*make_directory_source(testing::fixture_mirror()), *st, SyncOptions{});
+  ASSERT_TRUE(report.is_ok()) << report.status().to_string();
+  EXPECT_EQ(report->records.at("v1/spells"), 4);
+  EXPECT_EQ(stored_classes(*st, "srd_cure-wounds"), cure);
+  EXPECT_EQ(stored_classes(*st, "srd_shield-of-faith"), json({"Cleric", "Paladin"}));
+  EXPECT_EQ(stored_classes(*st, "srd_hold-person"), json({"Bard", "Cleric", "Druid", "Sorcerer", "Warlock", "Wizard"}));
+  EXPECT_EQ(report->entities.at("spell"), 16);  // v1's spells add no spell
+
+  // The list failing, or skipped, keeps the stored class lists.
+  FailingSource down(testing::fixture_mirror(), "v1/spells/", Status::unavailable("HTTP 503"));
+  report = sync(down, *st, SyncOptions{});
+  ASSERT_TRUE(report.is_ok()) << report.status().to_string();
+  ASSERT_EQ(report->failed.size(), 1u);
+  EXPECT_EQ(report->failed[0].endpoint, "v1/spells");
+  EXPECT_EQ(stored_classes(*st, "srd_cure-wounds"), cure);
+  SyncOptions skip;
+  skip.skip_endpoints = {"v1/spells"};
+  report = sync(*make_directory_source(testing::fixture_mirror()), *st, skip);
+  ASSERT_TRUE(report.is_ok());
+  EXPECT_EQ(stored_classes(*st, "srd_cure-wounds"), cure);
+
+  // Without the list on a fresh store, the spells are v2's.
+  auto fresh = fresh_store(testing::temp_dir());
+  FailingSource v2_only(testing::fixture_mirror(), "v1/spells/", Status::not_found("HTTP 404"));
+  report = sync(v2_only, *fresh, SyncOptions{});
+  ASSERT_TRUE(report.is_ok());
+  EXPECT_EQ(report->missing_endpoints, std::vector<std::string>{"v1/spells"});
+  EXPECT_EQ(stored_classes(*fresh, "srd_cure-wounds"), json({"Bard", "Cleric", "Druid", "Ranger"}));
 }
 
 TEST(Sync, AFailingEndpointKeepsItsPreviousData) {

@@ -379,6 +379,15 @@ TEST(Render, AttunementIsSaidOnceWhateverTheRecordsDetailRepeats) {
   }
 }
 
+TEST(Render, SkillsAreNamedAsTheBooksNameThem) {
+  const json spy = {{"kind", "creature"},
+                    {"name", "Spy"},
+                    {"key", "x"},
+                    {"skill_bonuses", {{"sleight_of_hand", 4}, {"animal_handling", 2}, {"stealth", 6}}}};
+  const std::string text = render_entity(spy);
+  EXPECT_NE(text.find("**Skills:** Animal Handling +2, Sleight of Hand +4, Stealth +6"), std::string::npos) << text;
+}
+
 TEST(Render, OnlyAnExactNamesScoreReadsOne) {
   auto line = [](double score) {
     return render_summary_line({{"name", "X"}, {"kind", "spell"}, {"key", "x"}, {"_score", score}});
@@ -773,6 +782,25 @@ TEST_F(ToolsTest, SchemasAcceptWhatTheyDescribe) {
   EXPECT_NE(std::find(kinds.begin(), kinds.end(), "magic-item"), kinds.end());
   EXPECT_FALSE(input_schema(find_tool("get_entity")->params)["properties"]["kind"]["enum"].empty());
   EXPECT_FALSE(input_schema(find_tool("search_rule")->params).contains("required"));
+}
+
+TEST_F(ToolsTest, ALongQueryIsQuotedShortInTheAnswer) {
+  std::string query;
+  for (int i = 0; i < 2000; ++i) query += i % 7 == 0 ? "fire " : "ancient burning wyrm ";
+  // Found or not, the answer quotes its start (the search_all one too), not the 40,000 characters.
+  for (const std::string& tool : {"search_spell", "search_creature", "search_all"}) {
+    auto r = call(tool, {{tool == "search_all" ? "query" : "search", query}});
+    ASSERT_FALSE(r.is_error) << tool << ": " << r.text.substr(0, 300);
+    EXPECT_EQ(r.text.find(query.substr(0, 500)), std::string::npos) << tool;
+    const size_t quoted = r.text.find("\"fire ancient burning wyrm");
+    if (tool != "search_spell") ASSERT_NE(quoted, std::string::npos) << tool << ": " << r.text.substr(0, 600);
+    if (quoted != std::string::npos) {
+      EXPECT_LT(r.text.find(" …\"", quoted), quoted + 130) << tool << ": " << r.text.substr(0, 600);
+    }
+  }
+  // A short one is quoted whole.
+  auto r = call("search_spell", {{"search", "a ball of fire that explodes"}});
+  EXPECT_NE(r.text.find("\"a ball of fire that explodes\""), std::string::npos) << r.text.substr(0, 300);
 }
 
 TEST_F(ToolsTest, SearchAllLimitIsPerKind) {

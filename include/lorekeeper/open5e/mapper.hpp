@@ -44,6 +44,8 @@ struct MappingContext {
   // SRD 5.1 weapon key ("srd_whip") -> its properties as the SRD's weapon table gives them, from /v1/weapons/
   // ("finesse", "reach"; "thrown (range 20/60)"); see note_srd_weapon.
   std::map<std::string, std::vector<std::string>> srd_weapon_properties;
+  // SRD 5.1 spell key ("srd_bless") -> the classes whose SRD spell list has it, from /v1/spells/ (note_srd_spell).
+  std::map<std::string, std::vector<std::string>> srd_spell_classes;
 };
 
 // Notes the names and keys of the rules a /v2/rulesets/ record lists, per document, for map_rule's repair of a
@@ -71,6 +73,21 @@ inline constexpr std::string_view kV1WeaponsEndpoint = "v1/weapons";
 // where the table states none ("Special (Lance)"). Returns false, noting nothing, for another document's record,
 // one without properties (a list that says nothing removes nothing) or a malformed one.
 bool note_srd_weapon(const json& record, MappingContext& ctx);
+// The v1 list read before v2's spells for the SRD 5.1 class spell lists: v2's SRD 5.1 spells name no Paladin (31
+// spells of the SRD's Paladin list, Find Steed and Branding Smite with no class at all); v1's `dnd_class` names it.
+inline constexpr std::string_view kV1SpellsEndpoint = "v1/spells";
+
+// The SRD 5.1 spellcasting classes, as /v1/spells/ names them.
+inline constexpr std::string_view kSrd51SpellClasses[] = {"Bard",   "Cleric",   "Druid",   "Paladin",
+                                                          "Ranger", "Sorcerer", "Warlock", "Wizard"};
+
+// Notes a /v1/spells/ record of SRD 5.1 (document "wotc-srd") in ctx.srd_spell_classes under the key of its v2
+// record ("srd_" + slug): the classes its `dnd_class` names that its `archetype` does not (v1 also names the
+// classes whose subclass grants the spell, "Paladin: Vengeance" for Bane and Hold Person, which are not on the
+// Paladin's list), of kSrd51SpellClasses. A v2 SRD 5.1 spell gains the noted classes it lacks; none is taken
+// away. Returns false, noting nothing, for another document's record or one that names no class.
+bool note_srd_spell(const json& record, MappingContext& ctx);
+
 // A stored weapon's properties as note_srd_weapon notes them ("thrown (range 20/60)"): what a sync that cannot
 // read /v1/weapons/ keeps.
 std::vector<std::string> noted_properties(const Entity& weapon);
