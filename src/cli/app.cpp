@@ -991,20 +991,6 @@ int cmd_eval(const Config& cfg, const std::string& file, const std::string& rank
   return run_eval(file, runs, as_json);
 }
 
-// Comma-separated list, items trimmed, empty items dropped.
-std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= s.size()) {
-    size_t comma = s.find(',', start);
-    if (comma == std::string::npos) comma = s.size();
-    std::string item = text::trim(s.substr(start, comma - start));
-    if (!item.empty()) out.push_back(std::move(item));
-    start = comma + 1;
-  }
-  return out;
-}
-
 // Streamable HTTP until SIGINT/SIGTERM; every worker has its own engine sharing `semantic` and the notice.
 int serve_http(const Config& cfg, std::shared_ptr<search::Semantic> semantic, std::function<std::string()> notice,
                std::function<void()> built) {
@@ -1012,8 +998,8 @@ int serve_http(const Config& cfg, std::shared_ptr<search::Semantic> semantic, st
   http.host = cfg.http_host;
   http.port = cfg.http_port;
   http.token = cfg.http_token;
-  http.allowed_hosts = split_list(cfg.http_allowed_hosts);
-  http.cors_origins = split_list(cfg.http_cors_origins);
+  http.allowed_hosts = text::split_commas(cfg.http_allowed_hosts);
+  http.cors_origins = text::split_commas(cfg.http_cors_origins);
   http.threads = cfg.http_threads;
   mcp::ServerOptions options;
   options.version = kVersion;

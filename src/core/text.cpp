@@ -97,6 +97,19 @@ std::string trim(std::string_view s) {
   return std::string(s.substr(b, e - b));
 }
 
+std::vector<std::string> split_commas(std::string_view s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    size_t end = s.find(',', start);
+    if (end == std::string_view::npos) end = s.size();
+    std::string part = trim(s.substr(start, end - start));
+    if (!part.empty()) out.push_back(std::move(part));
+    start = end + 1;
+  }
+  return out;
+}
+
 int edit_distance(std::string_view a, std::string_view b, int max_distance) {
   const int la = static_cast<int>(a.size());
   const int lb = static_cast<int>(b.size());

@@ -170,19 +170,6 @@ bool all_zero_filler(const json& list, const json& abilities, size_t count) {
   return false;
 }
 
-// "Bard, Cleric, Paladin" -> {"Bard", "Cleric", "Paladin"} (trimmed, empty parts dropped).
-std::vector<std::string> comma_list(const std::string& s) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= s.size()) {
-    size_t end = s.find(',', start);
-    if (end == std::string::npos) end = s.size();
-    if (std::string part = text::trim(s.substr(start, end - start)); !part.empty()) out.push_back(std::move(part));
-    start = end + 1;
-  }
-  return out;
-}
-
 // The classes of `names` a spell's class list lacks, added to it (data and facets, as map_spell writes them; an
 // SRD 5.1 class's key is "srd_" + its slug).
 void add_classes(Entity& e, const std::vector<std::string>& names) {
@@ -898,12 +885,12 @@ bool note_srd_spell(const json& rec, MappingContext& ctx) {
   if (str(rec, "document__slug") != "wotc-srd" || slug.empty()) return false;
   // "Paladin: Vengeance, Cleric: Light" -> the classes a subclass grants it to.
   std::set<std::string> by_subclass;
-  for (const auto& part : comma_list(str(rec, "archetype"))) {
+  for (const auto& part : text::split_commas(str(rec, "archetype"))) {
     if (const size_t colon = part.find(':'); colon != std::string::npos)
       by_subclass.insert(text::fold(part.substr(0, colon)));
   }
   std::vector<std::string> classes;
-  for (const auto& name : comma_list(str(rec, "dnd_class"))) {
+  for (const auto& name : text::split_commas(str(rec, "dnd_class"))) {
     const std::string folded = text::fold(name);
     if (by_subclass.count(folded)) continue;
     for (const std::string_view known : kSrd51SpellClasses) {

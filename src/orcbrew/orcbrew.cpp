@@ -614,12 +614,8 @@ void map_spell(Fields& f, Entity& e, PendingLink& link) {
 // readable.
 json parse_speed(const std::string& s) {
   json out = json::object();
-  size_t start = 0;
-  while (start <= s.size()) {
-    size_t end = s.find(',', start);
-    if (end == std::string::npos) end = s.size();
-    std::string p = text::lower(text::trim(std::string_view(s).substr(start, end - start)));
-    start = end + 1;
+  for (const auto& part : text::split_commas(s)) {
+    const std::string p = text::lower(part);
     std::string mode = "walk";
     size_t i = 0;
     while (i < p.size() && std::isalpha(static_cast<unsigned char>(p[i]))) ++i;
@@ -638,12 +634,8 @@ json parse_speed(const std::string& s) {
 // "darkvision 120 ft., passive Perception 20" -> {darkvision: 120, passive_perception: 20}.
 json parse_senses(const std::string& s) {
   json out = json::object();
-  size_t start = 0;
-  while (start <= s.size()) {
-    size_t end = s.find(',', start);
-    if (end == std::string::npos) end = s.size();
-    const std::string p = text::lower(text::trim(std::string_view(s).substr(start, end - start)));
-    start = end + 1;
+  for (const auto& part : text::split_commas(s)) {
+    const std::string p = text::lower(part);
     for (const char* sense : {"darkvision", "blindsight", "tremorsense", "truesight", "passive perception"}) {
       if (p.rfind(sense, 0) != 0) continue;
       std::string rest;

@@ -90,6 +90,14 @@ TEST(Text, FoldedWordsAreTheWordsOfTheFold) {
   EXPECT_TRUE(text::folded_words(" ,. ").empty());
 }
 
+TEST(Text, SplitCommasTrimsAndDropsEmptyParts) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(text::split_commas("Bard, Cleric ,Paladin"), (V{"Bard", "Cleric", "Paladin"}));
+  EXPECT_EQ(text::split_commas(" a,, b ,"), (V{"a", "b"}));
+  EXPECT_EQ(text::split_commas(""), V{});
+  EXPECT_EQ(text::split_commas("one"), V{"one"});
+}
+
 TEST(Text, FoldSurvivesInvalidUtf8) {
   const std::string bad = std::string("Fire\xff\xfe") + "ball";
   const std::string f = text::fold(bad);

@@ -20,6 +20,10 @@ std::string lower(std::string_view s);
 
 std::string trim(std::string_view s);
 
+// The parts of `s` between commas, trimmed, empty ones dropped ("Bard, Cleric ,,Paladin" -> {"Bard", "Cleric",
+// "Paladin"}).
+std::vector<std::string> split_commas(std::string_view s);
+
 // Edit distance over bytes (insertions, deletions, substitutions and swaps of adjacent characters, each one
 // edit: optimal string alignment), capped: returns max_distance + 1 once the distance exceeds it.
 int edit_distance(std::string_view a, std::string_view b, int max_distance);
