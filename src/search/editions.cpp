@@ -400,18 +400,40 @@ Result<std::vector<Version>> versions_of(store::Store& st, const Entity& referen
   return out;
 }
 
+namespace {
+
+// A name's words in sorted order: Black Flag's "Snake, Flying" and "Wolf, Dire" are the SRD's "Flying Snake" and
+// "Dire Wolf".
+std::string word_set(std::string_view name_fold) {
+  std::vector<std::string> words;
+  std::string word;
+  for (const char c : name_fold) {
+    if (std::isalnum(static_cast<unsigned char>(c)) || static_cast<unsigned char>(c) >= 0x80) {
+      word += c;
+    } else if (!word.empty()) {
+      words.push_back(std::move(word));
+      word.clear();
+    }
+  }
+  if (!word.empty()) words.push_back(std::move(word));
+  std::sort(words.begin(), words.end());
+  return text::join(words, " ");
+}
+
+}  // namespace
+
 std::vector<EditionPlace> group_editions(const std::vector<RankedEdition>& ranked, size_t limit,
                                          std::string_view preferred) {
   std::vector<EditionPlace> out;
-  // (kind, folded name) -> the places of that name, in ranked order: one name in one document names different
+  // (kind, the name's words) -> the places of that name, in ranked order: one name in one document names different
   // entries (the 2014 SRD's "Speed" of movement, of races and of monsters), each a place of its own.
-  std::map<std::pair<model::Kind, std::string_view>, std::vector<size_t>> places;
+  std::map<std::pair<model::Kind, std::string>, std::vector<size_t>> places;
   auto holds_document = [&](const EditionPlace& p, const std::string& document) {
     if (ranked[p.shown].document->key == document) return true;
     return std::any_of(p.others.begin(), p.others.end(), [&](size_t o) { return ranked[o].document->key == document; });
   };
   for (size_t i = 0; i < ranked.size(); ++i) {
-    std::vector<size_t>& named = places[{ranked[i].kind, std::string_view(ranked[i].name_fold)}];
+    std::vector<size_t>& named = places[{ranked[i].kind, word_set(ranked[i].name_fold)}];
     const std::string& document = ranked[i].document->key;
     const auto at =
         std::find_if(named.begin(), named.end(), [&](size_t n) { return !holds_document(out[n], document); });

@@ -192,6 +192,31 @@ TEST(GroupEditions, EntriesOfOneNameInOneDocumentAreDifferentThings) {
   EXPECT_EQ(group_editions(ranked, 1, "5e-2014").size(), 1u);
 }
 
+TEST(GroupEditions, ANameWithItsWordsInAnotherOrderIsTheSameName) {
+  // Black Flag lists "Snake, Flying" and "Wolf, Dire"; the SRDs "Flying Snake" and "Dire Wolf".
+  model::Document srd14 = doc("srd-2014", "5e-2014"), bfrd = doc("bfrd", "5e-2014");
+  const std::vector<RankedEdition> ranked = {
+      {Kind::kCreature, "snake flying", &bfrd},   // 0
+      {Kind::kCreature, "flying snake", &srd14},  // 1: joins 0, and is shown (SRD before Black Flag)
+      {Kind::kCreature, "wolf, dire", &bfrd},     // 2
+      {Kind::kCreature, "dire wolf", &srd14},     // 3: joins 2
+      {Kind::kCreature, "snake", &srd14},         // 4: fewer words: another name
+      {Kind::kCreature, "flying snake", &bfrd},   // 5: the same document as 0: another place
+      {Kind::kSpell, "flying snake", &srd14},     // 6: another kind
+  };
+  const auto places = group_editions(ranked, 10, "5e-2014");
+  ASSERT_EQ(places.size(), 5u);
+  EXPECT_EQ(places[0].best, 0u);
+  EXPECT_EQ(places[0].shown, 0u);
+  EXPECT_EQ(places[0].others, (std::vector<size_t>{1}));
+  EXPECT_EQ(places[1].best, 2u);
+  EXPECT_EQ(places[1].shown, 2u);
+  EXPECT_EQ(places[1].others, (std::vector<size_t>{3}));
+  EXPECT_EQ(places[2].shown, 4u);
+  EXPECT_EQ(places[3].shown, 5u);
+  EXPECT_EQ(places[4].shown, 6u);
+}
+
 TEST(CompareEditions, AnswerStaysSmallWhateverTheRecordsHold) {
   auto st = store::Store::open(testing::temp_dir() + "/hostile.db", store::Store::Mode::kReadWrite);
   ASSERT_TRUE(st.is_ok());

@@ -76,7 +76,8 @@ struct EditionPlace {
   std::vector<size_t> others;  // the other editions, in ranked order
 };
 
-// The editions of one name (same kind) take one place, at the best rank any of them reached, in ranked order; at
+// The editions of one name (same kind; the same words in any order, so Black Flag's "Snake, Flying" is the SRD's
+// "Flying Snake") take one place, at the best rank any of them reached, in ranked order; at
 // most `limit` places. Editions ranked below the cut still join their name's place. A place holds one entry per
 // document: entries of one name in one document are different things (the 2014 SRD has three rules named
 // "Speed"), each with a place of its own.
