@@ -158,6 +158,21 @@ const char* spell_roll_field(const std::vector<std::string>& damage_types, const
 // (a save below its ability's modifier; no creature has all eighteen skills). SRD 5.1's mounts and pack animals
 // (Camel, Mule, Warhorse, ...) carry such lists in v2: every save and every skill +0, a Strength 18 horse
 // included. A 2024 commoner's six +0 saves on six 10s are its saves, and stay.
+// A creature record that is a placeholder, not a stat block: challenge 0 with no hit dice and no speed of any kind.
+// Three SRD 5.1 records are (srd_gnome-deep-svirfneblin and srd_elf-drow beside the complete
+// srd_deep-gnome-svirfneblin and srd_drow; srd_donkey, which SRD 5.1 has no stat block for); shown, they read as
+// a Drow with speed 0 worth 0 XP. Every real stat block has hit dice or a speed.
+bool empty_stat_block(const json& rec) {
+  if (num(rec, "challenge_rating").value_or(0) != 0 || !str(rec, "hit_dice").empty()) return false;
+  const json& speed = child(rec, "speed");
+  if (speed.is_object()) {
+    for (const auto& [mode, v] : speed.items()) {
+      if (v.is_number() && v.get<double>() > 0) return false;
+    }
+  }
+  return true;
+}
+
 bool all_zero_filler(const json& list, const json& abilities, size_t count) {
   if (!list.is_object() || list.size() < count) return false;
   for (const auto& [_, v] : list.items()) {
@@ -952,6 +967,9 @@ Result<Entity> map_v2_record(const Endpoint& endpoint, const json& rec, const Ma
       if (auto it = ctx.srd_spell_classes.find(e.key); it != ctx.srd_spell_classes.end()) add_classes(e, it->second);
       break;
     case Kind::kCreature:
+      if (empty_stat_block(rec)) {
+        return Status::invalid_argument("an empty stat block (challenge 0, no hit dice, no speed)");
+      }
       map_creature(rec, e);
       if (auto it = ctx.legendary_preambles.find(e.key); it != ctx.legendary_preambles.end()) {
         e.data["legendary_desc"] = it->second;
