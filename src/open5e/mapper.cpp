@@ -438,9 +438,12 @@ void map_creature(const json& rec, Entity& e) {
 // The class table by level, as the book prints it: {"header": ["Level", "Proficiency Bonus", "Features", <the
 // class's own columns: "Cantrips Known", "Rages", "Sneak Attack", ...>, <spell slot levels "1st".."9th">],
 // "rows": [["1", "+2", "Spellcasting, Arcane Recovery", "3", "2", "—", ...], ...]}, from the record's column
-// features (PROFICIENCY_BONUS, CLASS_TABLE_DATA, SPELL_SLOTS; "[Column data]") and the levels its features are
-// gained at. A level a column has two values for (an error in some SRD 5.1 records) shows both ("2/3"). Null when
-// the record has no columns.
+// features (PROFICIENCY_BONUS, SPELL_SLOTS and every other feature with data for the table: CLASS_TABLE_DATA, and
+// features such as SRD 5.1's Sneak Attack, Rages or Martial Arts, recorded as CLASS_LEVEL_FEATURE) and the levels
+// its features are gained at. A column's two values for one level are an error in the record: equal ones are one
+// value (SRD 5.2's Weapon Mastery at level 1); when the level before has none, the first is that level's (SRD 5.1's
+// full casters give their 2nd-level slots for level 4 twice, "2" and "3", and none for level 3); otherwise both
+// are shown ("2/3"). Null when the record has no columns.
 json class_table(const json& feats, const json& features) {
   struct Column {
     std::string name;
@@ -451,20 +454,23 @@ json class_table(const json& feats, const json& features) {
   if (!feats.is_array()) return json();
   for (const auto& ft : feats) {
     const std::string type = str(ft, "feature_type");
-    std::vector<Column>* into = type == "PROFICIENCY_BONUS"  ? &pb
-                                : type == "CLASS_TABLE_DATA" ? &own
-                                : type == "SPELL_SLOTS"      ? &slots
-                                                             : nullptr;
-    if (!into) continue;
-    Column c{str(ft, "name"), {}};
     const json& rows = child(ft, "data_for_class_table");
-    if (!rows.is_array()) continue;
+    if (!rows.is_array() || rows.empty()) continue;
+    std::vector<Column>* into = type == "PROFICIENCY_BONUS" ? &pb : type == "SPELL_SLOTS" ? &slots : &own;
+    Column c{str(ft, "name"), {}};
     for (const auto& row : rows) {
       const auto level = num(row, "level");
       const std::string value = str(row, "column_value");
       if (!level || *level < 1 || *level > 30) continue;
       c.values[static_cast<int>(*level)].push_back(value);
       max_level = std::max(max_level, static_cast<int>(*level));
+    }
+    for (auto& [level, values] : c.values) {
+      if (values.size() == 2 && values[0] == values[1]) values.pop_back();
+      if (values.size() == 2 && level > 1 && !c.values.count(level - 1)) {
+        c.values[level - 1] = {values[0]};
+        values.erase(values.begin());
+      }
     }
     if (!c.values.empty()) into->push_back(std::move(c));
   }
@@ -474,7 +480,10 @@ json class_table(const json& feats, const json& features) {
     if (!f.contains("levels")) continue;
     for (const auto& l : f["levels"]) {
       const int level = l.get<int>();
-      if (level >= 1 && level <= max_level) gained[level].push_back(f.value("name", ""));
+      auto& names = gained[level];
+      const std::string name = f.value("name", "");
+      if (level >= 1 && level <= max_level && std::find(names.begin(), names.end(), name) == names.end())
+        names.push_back(name);
     }
   }
   json header = json::array({"Level"});
@@ -507,6 +516,63 @@ json class_table(const json& feats, const json& features) {
   return {{"header", header}, {"rows", rows}};
 }
 
+constexpr const char* kAbilityNames[] = {"Strength", "Dexterity", "Constitution", "Intelligence", "Wisdom", "Charisma"};
+
+// Ability names in the books' order (Strength first, Charisma last); other names after them, as they came.
+json in_ability_order(const json& names) {
+  if (!names.is_array()) return names;
+  json out = json::array();
+  for (const char* a : kAbilityNames) {
+    for (const auto& n : names) {
+      if (n.is_string() && text::fold(n.get<std::string>()) == text::fold(a)) out.push_back(n);
+    }
+  }
+  for (const auto& n : names) {
+    if (!n.is_string() || std::none_of(std::begin(kAbilityNames), std::end(kAbilityNames), [&](const char* a) {
+          return text::fold(n.get<std::string>()) == text::fold(a);
+        })) {
+      out.push_back(n);
+    }
+  }
+  return out;
+}
+
+// The abilities a row of a class's Core Traits table names ("| Saving Throw Proficiencies | Strength and
+// Constitution |" -> ["Strength", "Constitution"]); empty unless the row names only abilities. SRD 5.2 records have
+// the table, and it is the book's text: their `saving_throws` field gives the Fighter Dexterity and Strength, the
+// Monk Dexterity and Wisdom, where the table (and the book) says Strength and Constitution, Strength and Dexterity.
+json core_trait_abilities(const json& features, const std::string& row) {
+  if (!features.is_array()) return json::array();
+  for (const auto& ft : features) {
+    if (str(ft, "feature_type") != "CORE_TRAITS_TABLE") continue;
+    const std::string desc = str(ft, "desc");
+    size_t start = 0;
+    while (start < desc.size()) {
+      size_t end = desc.find('\n', start);
+      if (end == std::string::npos) end = desc.size();
+      std::string line = text::trim(std::string_view(desc).substr(start, end - start));
+      start = end + 1;
+      // "|Saving Throw Proficiencies|Strength and Constitution|"
+      if (line.size() < 2 || line.front() != '|' || line.back() != '|') continue;
+      line = line.substr(1, line.size() - 2);
+      const size_t bar = line.find('|');
+      if (bar == std::string::npos || line.find('|', bar + 1) != std::string::npos) continue;
+      if (text::fold(line.substr(0, bar)) != text::fold(row)) continue;
+      std::string cell = line.substr(bar + 1);
+      for (size_t at = cell.find(" and "); at != std::string::npos; at = cell.find(" and ")) cell.replace(at, 5, ",");
+      json out = json::array();
+      for (const auto& part : text::split_commas(cell)) {
+        const auto it = std::find_if(std::begin(kAbilityNames), std::end(kAbilityNames),
+                                     [&](const char* a) { return text::fold(a) == text::fold(part); });
+        if (it == std::end(kAbilityNames)) return json::array();
+        out.push_back(*it);
+      }
+      return out;
+    }
+  }
+  return json::array();
+}
+
 void map_class(const json& rec, Entity& e) {
   auto& d = e.data;
   const json& parent = child(rec, "subclass_of");
@@ -523,7 +589,8 @@ void map_class(const json& rec, Entity& e) {
     put_if(d, "hit_points", h);
   }
   put_str(d, "caster_type", str(rec, "caster_type"));
-  put_if(d, "saving_throws", named_list(child(rec, "saving_throws")));
+  json saves = core_trait_abilities(child(rec, "features"), "Saving Throw Proficiencies");
+  put_if(d, "saving_throws", in_ability_order(saves.empty() ? named_list(child(rec, "saving_throws")) : saves));
   put_if(d, "primary_abilities", named_list(child(rec, "primary_abilities")));
   std::vector<std::string> parts = {str(rec, "desc")};
   const json& feats = child(rec, "features");
@@ -531,7 +598,11 @@ void map_class(const json& rec, Entity& e) {
   if (feats.is_array()) {
     for (const auto& ft : feats) {
       const std::string type = str(ft, "feature_type");
-      if (type == "CLASS_TABLE_DATA" || type == "SPELL_SLOTS" || type == "PROFICIENCY_BONUS") continue;
+      // A column's data, not a feature (some are recorded as CLASS_LEVEL_FEATURE: SRD 5.1's Rages and Rage Damage).
+      if (type == "CLASS_TABLE_DATA" || type == "SPELL_SLOTS" || type == "PROFICIENCY_BONUS" ||
+          text::trim(str(ft, "desc")) == "[Column data]") {
+        continue;
+      }
       json x = {{"name", str(ft, "name")}, {"desc", str(ft, "desc")}};
       std::vector<int> levels;
       const json& ga = child(ft, "gained_at");

@@ -798,13 +798,35 @@ TEST_F(Fidelity, ClassesKeepTheirTableByLevel) {
   EXPECT_NE(cell(wizard, 18, "Features").find("Spell Mastery"), std::string::npos);
   EXPECT_EQ(cell(one("srd-2024_barbarian", Kind::kClass).data["class_table"], 3, "Rages"), "3");
   EXPECT_EQ(cell(one("srd-2024_rogue", Kind::kClass).data["class_table"], 5, "Sneak Attack"), "3d6");
-  // Every column value the records give is in some class's table.
+  // SRD 5.1 records some columns as class features ("Sneak Attack", "Rages" with the text "[Column data]"): they
+  // are columns all the same, and no "[Column data]" is a feature.
+  EXPECT_EQ(cell(one("srd_rogue", Kind::kClass).data["class_table"], 11, "Sneak Attack"), "6d6");
+  EXPECT_EQ(cell(one("srd_barbarian", Kind::kClass).data["class_table"], 1, "Rages"), "2");
+  EXPECT_EQ(cell(one("srd_barbarian", Kind::kClass).data["class_table"], 9, "Rage Damage"), "+3");
+  EXPECT_EQ(cell(one("srd_monk", Kind::kClass).data["class_table"], 5, "Martial Arts"), "1d6");
+  EXPECT_EQ(cell(one("srd_warlock", Kind::kClass).data["class_table"], 5, "Slot Level"), "3rd");
+  for (const Entity* c : all(Kind::kClass)) {
+    for (const auto& f : c->data.value("features", json::array())) {
+      EXPECT_NE(f.value("desc", ""), "[Column data]") << c->key << ": " << f.value("name", "");
+    }
+  }
+  // The SRD 5.1 full casters' 2nd-level slots, which the records give twice for level 4 ("2", "3") and not for 3.
+  for (const char* caster : {"srd_bard", "srd_cleric", "srd_druid", "srd_sorcerer", "srd_wizard"}) {
+    const json& table = one(caster, Kind::kClass).data["class_table"];
+    EXPECT_EQ(cell(table, 2, "2nd"), "—") << caster;
+    EXPECT_EQ(cell(table, 3, "2nd"), "2") << caster;
+    EXPECT_EQ(cell(table, 4, "2nd"), "3") << caster;
+  }
+  EXPECT_EQ(cell(one("srd-2024_fighter", Kind::kClass).data["class_table"], 1, "Weapon Mastery"), "3");  // "3", "3"
+  // Every column value the records give is in some class's table (a value given twice for one level, once).
   int recorded = 0, kept = 0;
   for (const Entity* c : all(Kind::kClass)) {
     for (const auto& ft : c->raw["features"]) {
-      const std::string type = ft.value("feature_type", "");
-      if (type != "PROFICIENCY_BONUS" && type != "CLASS_TABLE_DATA" && type != "SPELL_SLOTS") continue;
-      recorded += static_cast<int>(ft["data_for_class_table"].size());
+      std::set<std::pair<int, std::string>> values;
+      for (const auto& v : ft.value("data_for_class_table", json::array())) {
+        values.insert({v.value("level", 0), v.value("column_value", "")});
+      }
+      recorded += static_cast<int>(values.size());
     }
     if (!c->data.contains("class_table")) continue;
     for (const auto& row : c->data["class_table"]["rows"]) {
@@ -822,6 +844,20 @@ TEST_F(Fidelity, ClassesKeepTheirTableByLevel) {
   EXPECT_NE(r.text.find("School of Evocation,"), std::string::npos) << r.text;
   EXPECT_NE(r.text.find("(Tome of Heroes)"), std::string::npos) << r.text;
   EXPECT_NE(r.text.find("| 7 | +3 |"), std::string::npos) << r.text;
+}
+
+TEST_F(Fidelity, ClassSavingThrowsAreTheCoreTraitsTables) {
+  // SRD 5.2's records give the Fighter and the Monk other saves than their Core Traits tables (and the book).
+  auto saves = [](const std::string& key) { return one(key, Kind::kClass).data.value("saving_throws", json()); };
+  EXPECT_EQ(saves("srd-2024_fighter"), json({"Strength", "Constitution"}));
+  EXPECT_EQ(saves("srd-2024_monk"), json({"Strength", "Dexterity"}));
+  EXPECT_EQ(saves("srd-2024_wizard"), json({"Intelligence", "Wisdom"}));
+  EXPECT_EQ(saves("srd_fighter"), json({"Strength", "Constitution"}));  // no table: the record's, in ability order
+  auto r = call("compare_editions", {{"name", "Fighter"}, {"kind", "class"}, {"documents", {"srd-2014", "srd-2024"}}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  for (const auto& d : r.structured["result"]["differences"]) {
+    EXPECT_NE(d.value("field", ""), "saving_throws") << d.dump();
+  }
 }
 
 // Markdown goldens: how representative entries of every kind and edition read (tests/fixtures/markdown/, one
