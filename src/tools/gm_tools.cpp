@@ -22,6 +22,10 @@ using gm::RuleSet;
 constexpr long long kMaxTableRows = 40;
 // build_encounter: random tries at a group, and candidates taken from a themed search.
 constexpr int kBuildAttempts = 600;
+// A built group's weaker kind is worth at least this share of its leader's XP: the DMG (2014) counts creatures far
+// below a group's challenge out of the multiplier, and a CR 1 dragon with seven frogs (x2.5 for nine monsters) is
+// a "hard" fight only by that arithmetic.
+constexpr long long kFollowerXpShareDivisor = 10;
 constexpr int kThemedCandidates = 100;
 constexpr int kAllCandidates = 5000;
 // 2014 has no ceiling above deadly: a deadly group stays within this multiple of the deadly threshold.
@@ -641,7 +645,7 @@ ToolResult build_encounter(const json& args, const CreatureSearch& search, std::
     } else {
       // A leader and a weaker kind around it.
       const Candidate& b = pick();
-      if (b.key == a.key || b.xp >= a.xp) continue;
+      if (b.key == a.key || b.xp >= a.xp || b.xp * kFollowerXpShareDivisor < a.xp) continue;
       for (int lead = 1; lead <= 2; ++lead) {
         for (int n = 1; lead + n <= max_creatures; ++n) fits.push_back(measured({{&a, lead}, {&b, n}}));
       }

@@ -198,6 +198,28 @@ TEST_F(GmToolsTest, BuildEncounterLandsEveryGroupOnTheDifficulty) {
   EXPECT_EQ(again.structured["result"]["groups"], res["groups"]);
 }
 
+TEST_F(GmToolsTest, BuiltGroupsAreNotPaddedWithFarWeakerCreatures) {
+  // A leader's followers are worth at least a tenth of its XP, whatever the seed: no CR 1 dragon with seven frogs.
+  for (int seed = 1; seed <= 40; ++seed) {
+    auto r = call("build_encounter", {{"party_size", 4},
+                                      {"party_level", 3},
+                                      {"difficulty", "hard"},
+                                      {"rules", "2014"},
+                                      {"max_creatures", 12},
+                                      {"seed", seed}});
+    ASSERT_FALSE(r.is_error) << r.text;
+    for (const auto& g : r.structured["result"]["groups"]) {
+      long long top = 0, least = -1;
+      for (const auto& c : g["creatures"]) {
+        const long long xp = c.value("xp", 0LL);
+        top = std::max(top, xp);
+        least = least < 0 ? xp : std::min(least, xp);
+      }
+      EXPECT_GE(least * 10, top) << g.dump();
+    }
+  }
+}
+
 TEST_F(GmToolsTest, BuildEncounterKeepsToFiltersAndTheme) {
   auto r = call("build_encounter", {{"party_levels", {5, 5, 5, 5}},
                                     {"difficulty", "high"},
