@@ -715,6 +715,33 @@ std::string word_key(std::string_view w) {
   return k;
 }
 
+// "the srd:unseen-attackers-and-targets rules", "the srd:web spell" -> "the unseen attackers and targets rules",
+// "the web spell": a link to another SRD entry left in SRD 5.1 rule texts, as the words it stands for.
+std::string drop_srd_links(std::string_view t) {
+  constexpr std::string_view kLink = "srd:";
+  auto slug_char = [](char c) {
+    return std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '-';
+  };
+  std::string out;
+  out.reserve(t.size());
+  size_t i = 0;
+  while (i < t.size()) {
+    const bool at_link = t.substr(i, kLink.size()) == kLink &&
+                         (i == 0 || !std::isalnum(static_cast<unsigned char>(t[i - 1]))) &&
+                         i + kLink.size() < t.size() && std::islower(static_cast<unsigned char>(t[i + kLink.size()]));
+    if (!at_link) {
+      out += t[i++];
+      continue;
+    }
+    size_t end = i + kLink.size();
+    while (end < t.size() && slug_char(t[end])) ++end;
+    while (t[end - 1] == '-') --end;  // a hyphen after the slug is the sentence's
+    for (size_t j = i + kLink.size(); j < end; ++j) out += t[j] == '-' ? ' ' : t[j];
+    i = end;
+  }
+  return out;
+}
+
 // "L|SRC|D" -> "D" and "L|SRC" -> "L" for a core book's code SRC. L is the word before the first bar (with a
 // bracketed qualifier after it: "Sphere [Area of Effect]"), and the words before it back to one that is D's first
 // word when every word between is among D's first words too ("Short Rest or Long Rest|XPHB|Short or Long Rest"
@@ -831,6 +858,7 @@ std::string clean_markup(std::string_view text) {
     newlines = c == '\n' ? newlines + 1 : 0;
     if (newlines <= 2) lines += c;
   }
+  if (lines.find("srd:") != std::string::npos) lines = drop_srd_links(lines);
   return lines.find('|') == std::string::npos ? lines : drop_references(lines);
 }
 
@@ -839,7 +867,10 @@ namespace {
 void clean_strings(json& v) {
   if (v.is_string()) {
     const std::string& s = v.get_ref<const std::string&>();
-    if (s.find_first_of("\\\r|") != std::string::npos || s.find("\n\n\n") != std::string::npos) v = clean_markup(s);
+    if (s.find_first_of("\\\r|") != std::string::npos || s.find("\n\n\n") != std::string::npos ||
+        s.find("srd:") != std::string::npos) {
+      v = clean_markup(s);
+    }
   } else if (v.is_array() || v.is_object()) {
     for (auto& x : v) clean_strings(x);
   }

@@ -192,7 +192,7 @@ Result<Query> character_option_query(const json& args) {
   const std::string type = str_arg(args, "type");
   if (type == "class")
     q.kinds = {Kind::kClass};
-  else if (type == "race")
+  else if (type == "race" || type == "species")  // the 2014 books' word, the 2024 books' (and the results')
     q.kinds = {Kind::kSpecies};
   else if (type == "background")
     q.kinds = {Kind::kBackground};

@@ -265,7 +265,8 @@ std::vector<ToolSpec> build_specs() {
                    "Search character options",
                    "Find classes (with subclasses and their table by level), species (with subspecies), backgrounds "
                    "and feats by name, words or meaning (type \"feat\", search \"better at grappling\").",
-                   {str_param("type", "Kind of option; omitted: all four.", {"class", "race", "background", "feat"}),
+                   {str_param("type", "Kind of option (\"race\" and \"species\" are one); omitted: all four.",
+                              {"class", "race", "species", "background", "feat"}),
                     search_param(), documents_param(), game_system_param(), detail_param(), limit_param()},
                    list_output_schema()});
   {

@@ -232,6 +232,14 @@ TEST(Mapper, CleansMarkupLeftInTheText) {
   EXPECT_EQ(clean_markup("ls.\\n\\n\n\nFe [Arect]|XPHB|\nRo"), "ls.\n\nFe [Arect]\nRo");  // fuzz/corpus/markup
   EXPECT_EQ(clean_markup("Sphere [Area of Effect]|XPHB|Sphere and Cover|XPHB|Total Cover"), "Sphere and Total Cover");
   EXPECT_EQ(clean_markup("tools.\\n\\n\r\nProficiency with"), "tools.\n\nProficiency with");
+  // SRD 5.1 rule texts link other entries: the words stand for them.
+  EXPECT_EQ(clean_markup("concentrating on the srd:web spell and ready srd:magic-missile."),
+            "concentrating on the web spell and ready magic missile.");
+  EXPECT_EQ(clean_markup("as described in srd:unseen-attackers-and-targets- and srd:prone"),
+            "as described in unseen attackers and targets- and prone");
+  EXPECT_EQ(clean_markup("no link: xsrd:web, srd:, srd:Web, srd:-x, https://srd:8080"),
+            "no link: xsrd:web, srd:, srd:Web, srd:-x, https://srd:8080");
+  EXPECT_EQ(clean_markup("srd:a"), "a");
   EXPECT_EQ(clean_markup("one\n\n\n\ntwo"), "one\n\ntwo");
   EXPECT_EQ(clean_markup("a\r\\nb\r\n\r\nc\rd\r\r\ne"), "a\nb\n\nc\rd\ne");
   // Bars that are no reference stay: tables, unknown codes, a code inside a word, a bar at the start.

@@ -784,6 +784,17 @@ TEST_F(ToolsTest, SchemasAcceptWhatTheyDescribe) {
   EXPECT_FALSE(input_schema(find_tool("search_rule")->params).contains("required"));
 }
 
+TEST_F(ToolsTest, RaceAndSpeciesAreOneType) {
+  // Results name the kind "species"; the filter takes that word as well as the older "race".
+  auto race = call("search_character_option", {{"type", "race"}, {"search", "elf"}});
+  auto species = call("search_character_option", {{"type", "species"}, {"search", "elf"}});
+  ASSERT_FALSE(race.is_error) << race.text;
+  ASSERT_FALSE(species.is_error) << species.text;
+  EXPECT_EQ(keys(race), keys(species));
+  ASSERT_FALSE(keys(species).empty());
+  for (const auto& r : species.structured["result"]) EXPECT_EQ(r["kind"], "species");
+}
+
 TEST_F(ToolsTest, ALongQueryIsQuotedShortInTheAnswer) {
   std::string query;
   for (int i = 0; i < 2000; ++i) query += i % 7 == 0 ? "fire " : "ancient burning wyrm ";

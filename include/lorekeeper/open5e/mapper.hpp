@@ -110,8 +110,9 @@ Result<Entity> map_standalone_armor(const json& record, const MappingContext& ct
 // the source's markup ("Cover|XPHB|Total Cover", "Sphere [Area of Effect]|XPHB|Sphere", "Short Rest|XPHB|Short or
 // Long Rest", seen in SRD 5.2 creatures) becomes the words it displays ("Total Cover", "Sphere",
 // "Short or Long Rest"). Only the core books' codes (PHB, MM, DMG and their 2024 X- forms) are read as
-// references, so other uses of "|" (tables) are left alone. Every mapped record's text and string fields pass
-// through it.
+// references, so other uses of "|" (tables) are left alone. A link to another SRD entry left in SRD 5.1 rule texts
+// ("the srd:web spell", "srd:unseen-attackers-and-targets") becomes the words it stands for ("the web spell",
+// "unseen attackers and targets"). Every mapped record's text and string fields pass through it.
 std::string clean_markup(std::string_view text);
 
 // A /v2/documents/ record as a Document.
