@@ -115,8 +115,19 @@ ToolResult get_entity(store::Store& st, const json& args, std::string_view prefe
   const bool with_raw = bool_arg(args, "include_source").value_or(false);
   auto found = st.get(key, kind, with_raw);
   if (!found) return error_result("Lookup failed: " + found.status().to_string());
+  std::string named;  // said when a name was given for a key and one entry has it
   if (found->empty()) {
-    // Perhaps a name was given instead of a key: its editions' keys, in edition order.
+    // Perhaps a name was given instead of a key: the one entry of that name, or its editions' keys in edition order.
+    Query q;
+    if (kind) q.kinds = {*kind};
+    auto by_name = search::editions_named(st, q, key, preferred);
+    if (by_name && by_name->size() == 1) {
+      found = st.get(by_name->front().key, by_name->front().kind, with_raw);
+      if (!found) return error_result("Lookup failed: " + found.status().to_string());
+      named = "'" + key + "' is a name; its entry's key is " + by_name->front().key + ".";
+    }
+  }
+  if (found->empty()) {
     Query q;
     if (kind) q.kinds = {*kind};
     auto by_name = search::editions_named(st, q, key, preferred);
@@ -155,8 +166,9 @@ ToolResult get_entity(store::Store& st, const json& args, std::string_view prefe
     return text;
   });
   ToolResult out;
-  out.text = std::move(w.text);
+  out.text = named.empty() ? std::move(w.text) : named + "\n\n" + w.text;
   out.structured = {{"result", std::move(w.result)}, {"total", 1}, {"filters", args}};
+  if (!named.empty()) out.structured["message"] = named;
   return out;
 }
 

@@ -327,6 +327,25 @@ std::vector<ToolSpec> specs(const std::vector<ParamSpec>& creature_filters) {
 // ---------------------------------------------------------------------------------------------------------
 // roll_dice
 
+// How to write what a notation the parser refused seems to want, in words it used: "4d6 drop lowest" is
+// "4d6dl1", "1d20+5 advantage" is mode "advantage". Empty when it uses no such word.
+std::string notation_hint(const std::string& notation) {
+  const auto words = text::folded_words(notation);
+  auto has = [&](std::initializer_list<const char*> any) {
+    return std::any_of(words.begin(), words.end(), [&](const std::string& w) {
+      return std::any_of(any.begin(), any.end(), [&](const char* a) { return w == a; });
+    });
+  };
+  std::string hint;
+  if (has({"drop", "drops", "keep", "keeps", "highest", "lowest", "best", "worst"}))
+    hint += " Keep or drop dice with kh, kl, dh or dl and a count: \"4d6kh3\" or \"4d6dl1\" (4d6, drop the lowest).";
+  if (has({"advantage", "disadvantage", "adv", "dis"}))
+    hint +=
+        " For advantage or disadvantage give mode \"advantage\" or \"disadvantage\" (each plain 1d20 is rolled "
+        "twice), or write \"2d20kh1\".";
+  return hint;
+}
+
 ToolResult roll_dice(const json& args) {
   const std::string mode = args.value("mode", "normal");
   const gm::Advantage adv = mode == "advantage"      ? gm::Advantage::kAdvantage
@@ -334,7 +353,7 @@ ToolResult roll_dice(const json& args) {
                                                      : gm::Advantage::kNone;
   const std::string notation = args.value("notation", "");
   auto expr = gm::parse_dice(notation, adv);
-  if (!expr) return error_result("Parameter 'notation': " + expr.status().message() + ".");
+  if (!expr) return error_result("Parameter 'notation': " + expr.status().message() + "." + notation_hint(notation));
   auto dist = gm::distribution(*expr);
   if (!dist) return error_result("Parameter 'notation': " + dist.status().message() + ".");
   const bool seeded = args.contains("seed");

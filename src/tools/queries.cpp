@@ -78,13 +78,16 @@ DocFilter resolve_documents(store::Store& st, const json& args) {
   }
   f.keys = keys;
   if (!unknown.empty()) {
-    // Closest known documents, by edit distance on folded keys and names.
+    // Closest known documents: those whose key starts with what was given ("srd": srd-2014, srd-2024), then those
+    // whose name holds it ("level up": a5e, ...), then by edit distance on folded keys and names.
     std::vector<std::pair<int, std::string>> scored;
     for (const auto& d : known) {
       int best = 1000;
       for (const auto& u : unknown) {
-        best = std::min({best, text::edit_distance(text::fold(u), text::fold(d.key), 20),
-                         text::edit_distance(text::fold(u), text::fold(d.name), 20)});
+        const std::string fu = text::fold(u), key = text::fold(d.key), name = text::fold(d.name);
+        if (fu.size() >= 3 && key.rfind(fu, 0) == 0) best = -2;
+        if (fu.size() >= 3 && name.find(fu) != std::string::npos) best = std::min(best, -1);
+        best = std::min({best, text::edit_distance(fu, key, 20), text::edit_distance(fu, name, 20)});
       }
       scored.push_back({best, d.key});
     }

@@ -329,7 +329,8 @@ std::vector<ToolSpec> build_specs() {
   specs.push_back(
       {"get_entity",
        "Get one entry",
-       "One entry in full by its key (from a search result), e.g. \"srd_fireball\".",
+       "One entry in full by its key (from a search result), e.g. \"srd_fireball\"; a name only one entry has is "
+       "taken as its key (a name of several entries lists their keys).",
        {str_param("key", "The entry's key.", {}, true), kind_param("kind", "Its kind, when a key exists in several."),
         bool_param("include_source", "Also return the original source record.")},
        entity_output_schema()});

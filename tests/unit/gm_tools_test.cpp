@@ -93,6 +93,16 @@ TEST_F(GmToolsTest, RollDiceRefusesWhatItCannotDo) {
   }
   auto r = call("roll_dice", {{"notation", "10000d10000"}});
   EXPECT_NE(r.text.find("too many dice"), std::string::npos) << r.text;
+  // Words for what the notation writes as kh/dl or the mode: the error says how to write them.
+  r = call("roll_dice", {{"notation", "4d6 drop lowest"}});
+  ASSERT_TRUE(r.is_error);
+  EXPECT_NE(r.text.find("\"4d6dl1\""), std::string::npos) << r.text;
+  r = call("roll_dice", {{"notation", "1d20+5 advantage"}});
+  ASSERT_TRUE(r.is_error);
+  EXPECT_NE(r.text.find("mode \"advantage\""), std::string::npos) << r.text;
+  r = call("roll_dice", {{"notation", "1d6 + banana"}});
+  EXPECT_EQ(r.text.find("mode"), std::string::npos) << r.text;
+  EXPECT_EQ(r.text.find("4d6dl1"), std::string::npos) << r.text;
 }
 
 TEST(GmTools, RollDiceNeedsNoStore) {

@@ -784,6 +784,27 @@ TEST_F(ToolsTest, SchemasAcceptWhatTheyDescribe) {
   EXPECT_FALSE(input_schema(find_tool("search_rule")->params).contains("required"));
 }
 
+TEST_F(ToolsTest, AnUnknownDocumentSuggestsTheDocumentsItStartsOrNames) {
+  // "srd" is the start of two keys; a word of a document's name finds it.
+  auto r = call("search_spell", {{"search", "fireball"}, {"documents", {"srd"}}});
+  const std::string said = r.structured.value("message", "");
+  const size_t at = said.find("Closest known: ");
+  ASSERT_NE(at, std::string::npos) << r.text;
+  EXPECT_EQ(said.substr(at + 15, 18), "srd-2014, srd-2024") << said;
+}
+
+TEST_F(ToolsTest, GetEntityTakesANameOnlyOneEntryHasAsItsKey) {
+  auto r = call("get_entity", {{"key", "Hill Dwarf"}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  EXPECT_EQ(r.structured["result"]["key"], "srd_hill-dwarf");
+  EXPECT_NE(r.structured.value("message", "").find("srd_hill-dwarf"), std::string::npos) << r.structured.dump();
+  // A name of several entries (two editions of Fireball) lists their keys instead of choosing.
+  r = call("get_entity", {{"key", "Fireball"}});
+  ASSERT_TRUE(r.is_error);
+  EXPECT_NE(r.text.find("srd_fireball"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("srd-2024_fireball"), std::string::npos) << r.text;
+}
+
 TEST_F(ToolsTest, RaceAndSpeciesAreOneType) {
   // Results name the kind "species"; the filter takes that word as well as the older "race".
   auto race = call("search_character_option", {{"type", "race"}, {"search", "elf"}});
