@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <functional>
+#include <optional>
 #include <set>
 
 #include "lorekeeper/core/json_util.hpp"
@@ -154,10 +155,6 @@ const char* spell_roll_field(const std::vector<std::string>& damage_types, const
   return "roll";
 }
 
-// A list of saves or skills that is filler, not a stat block's: all `count` of them at +0 where that cannot be
-// (a save below its ability's modifier; no creature has all eighteen skills). SRD 5.1's mounts and pack animals
-// (Camel, Mule, Warhorse, ...) carry such lists in v2: every save and every skill +0, a Strength 18 horse
-// included. A 2024 commoner's six +0 saves on six 10s are its saves, and stay.
 // A creature record that is a placeholder, not a stat block: challenge 0 with no hit dice and no speed of any kind.
 // Three SRD 5.1 records are (srd_gnome-deep-svirfneblin and srd_elf-drow beside the complete
 // srd_deep-gnome-svirfneblin and srd_drow; srd_donkey, which SRD 5.1 has no stat block for); shown, they read as
@@ -173,6 +170,10 @@ bool empty_stat_block(const json& rec) {
   return true;
 }
 
+// A list of saves or skills that is filler, not a stat block's: all `count` of them at +0 where that cannot be
+// (a save below its ability's modifier; no creature has all eighteen skills). SRD 5.1's mounts and pack animals
+// (Camel, Mule, Warhorse, ...) carry such lists in v2: every save and every skill +0, a Strength 18 horse
+// included. A 2024 commoner's six +0 saves on six 10s are its saves, and stay.
 bool all_zero_filler(const json& list, const json& abilities, size_t count) {
   if (!list.is_object() || list.size() < count) return false;
   for (const auto& [_, v] : list.items()) {
@@ -480,10 +481,10 @@ json class_table(const json& feats, const json& features) {
     if (!f.contains("levels")) continue;
     for (const auto& l : f["levels"]) {
       const int level = l.get<int>();
+      if (level < 1 || level > max_level) continue;
       auto& names = gained[level];
       const std::string name = f.value("name", "");
-      if (level >= 1 && level <= max_level && std::find(names.begin(), names.end(), name) == names.end())
-        names.push_back(name);
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
     }
   }
   json header = json::array({"Level"});
@@ -516,24 +517,25 @@ json class_table(const json& feats, const json& features) {
   return {{"header", header}, {"rows", rows}};
 }
 
-constexpr const char* kAbilityNames[] = {"Strength", "Dexterity", "Constitution", "Intelligence", "Wisdom", "Charisma"};
+// The place of an ability's name among model::ability_names() ("Constitution" -> 2), or none.
+std::optional<size_t> ability_index(const std::string& name) {
+  const auto& abilities = model::ability_names();
+  const auto it = std::find(abilities.begin(), abilities.end(), text::fold(name));
+  if (it == abilities.end()) return std::nullopt;
+  return static_cast<size_t>(it - abilities.begin());
+}
 
 // Ability names in the books' order (Strength first, Charisma last); other names after them, as they came.
 json in_ability_order(const json& names) {
   if (!names.is_array()) return names;
-  json out = json::array();
-  for (const char* a : kAbilityNames) {
-    for (const auto& n : names) {
-      if (n.is_string() && text::fold(n.get<std::string>()) == text::fold(a)) out.push_back(n);
-    }
-  }
+  std::vector<std::pair<size_t, json>> ordered;  // (ability's place, or past the six), name
   for (const auto& n : names) {
-    if (!n.is_string() || std::none_of(std::begin(kAbilityNames), std::end(kAbilityNames), [&](const char* a) {
-          return text::fold(n.get<std::string>()) == text::fold(a);
-        })) {
-      out.push_back(n);
-    }
+    const auto at = n.is_string() ? ability_index(n.get<std::string>()) : std::nullopt;
+    ordered.emplace_back(at.value_or(model::ability_names().size()), n);
   }
+  std::stable_sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  json out = json::array();
+  for (auto& [_, n] : ordered) out.push_back(std::move(n));
   return out;
 }
 
@@ -562,10 +564,11 @@ json core_trait_abilities(const json& features, const std::string& row) {
       for (size_t at = cell.find(" and "); at != std::string::npos; at = cell.find(" and ")) cell.replace(at, 5, ",");
       json out = json::array();
       for (const auto& part : text::split_commas(cell)) {
-        const auto it = std::find_if(std::begin(kAbilityNames), std::end(kAbilityNames),
-                                     [&](const char* a) { return text::fold(a) == text::fold(part); });
-        if (it == std::end(kAbilityNames)) return json::array();
-        out.push_back(*it);
+        const auto at = ability_index(part);
+        if (!at) return json::array();
+        std::string name = model::ability_names()[*at];  // "constitution" -> "Constitution"
+        name[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(name[0])));
+        out.push_back(name);
       }
       return out;
     }
