@@ -739,6 +739,37 @@ std::string legendary_desc(store::Store& st, const std::string& key) {
   return d.contains("legendary_desc") ? d["legendary_desc"].get<std::string>() : "";
 }
 
+// A v1 list read before the v2 lists (`endpoint`: "v1/monsters") failing with HTTP 503, then skipped after a recent
+// failure: each sync of `st` succeeds and reports it once (it is not tried again with the other v1 lists), and
+// `kept()` checks that what the list gave is still stored.
+void resync_while_unreadable(store::Store& st, const std::string& endpoint, const std::function<void()>& kept) {
+  FailingSource down(testing::fixture_mirror(), endpoint + "/", Status::unavailable("HTTP 503"));
+  auto report = sync(down, st, SyncOptions{});
+  ASSERT_TRUE(report.is_ok()) << report.status().to_string();
+  ASSERT_EQ(report->failed.size(), 1u);
+  EXPECT_EQ(report->failed[0].endpoint, endpoint);
+  kept();
+  SyncOptions skip;
+  skip.skip_endpoints = {endpoint};
+  report = sync(*make_directory_source(testing::fixture_mirror()), st, skip);
+  ASSERT_TRUE(report.is_ok()) << report.status().to_string();
+  EXPECT_EQ(report->skipped_recent_failures, std::vector<std::string>{endpoint});
+  kept();
+}
+
+// A fresh store synced from a source without `endpoint` (an API that dropped v1): a missing list, not a failure.
+std::unique_ptr<store::Store> synced_without(const std::string& endpoint) {
+  auto fresh = fresh_store(testing::temp_dir());
+  FailingSource v2_only(testing::fixture_mirror(), endpoint + "/", Status::not_found("HTTP 404"));
+  auto report = sync(v2_only, *fresh, SyncOptions{});
+  EXPECT_TRUE(report.is_ok()) << report.status().to_string();
+  if (report.is_ok()) {
+    EXPECT_TRUE(report->failed.empty());
+    EXPECT_EQ(report->missing_endpoints, std::vector<std::string>{endpoint});
+  }
+  return fresh;
+}
+
 TEST(Sync, CreaturesGetTheLegendaryPreambleOnlyV1Carries) {
   auto st = fresh_store(testing::temp_dir());
   auto report = sync(*make_directory_source(testing::fixture_mirror()), *st, SyncOptions{});
@@ -753,26 +784,11 @@ TEST(Sync, CreaturesGetTheLegendaryPreambleOnlyV1Carries) {
   EXPECT_TRUE(st->get("adult-red-dragon", model::Kind::kCreature, false)->empty());
 
   // The list failing, or skipped after a recent failure, keeps the stored preambles with the new creatures.
-  FailingSource down(testing::fixture_mirror(), "v1/monsters/", Status::unavailable("HTTP 503"));
-  report = sync(down, *st, SyncOptions{});
-  ASSERT_TRUE(report.is_ok()) << report.status().to_string();
-  ASSERT_EQ(report->failed.size(), 1u);
-  EXPECT_EQ(report->failed[0].endpoint, "v1/monsters");
-  EXPECT_EQ(legendary_desc(*st, "srd_adult-red-dragon"), dragon);
-  SyncOptions skip;
-  skip.skip_endpoints = {"v1/monsters"};
-  report = sync(*make_directory_source(testing::fixture_mirror()), *st, skip);
-  ASSERT_TRUE(report.is_ok());
-  EXPECT_EQ(report->skipped_recent_failures, std::vector<std::string>{"v1/monsters"});
-  EXPECT_EQ(legendary_desc(*st, "srd_adult-red-dragon"), dragon);
+  ASSERT_NO_FATAL_FAILURE(resync_while_unreadable(
+      *st, "v1/monsters", [&] { EXPECT_EQ(legendary_desc(*st, "srd_adult-red-dragon"), dragon); }));
 
   // A source without the list (an API that dropped v1) is a missing list on a fresh store, not a failure.
-  auto fresh = fresh_store(testing::temp_dir());
-  FailingSource v2_only(testing::fixture_mirror(), "v1/monsters/", Status::not_found("HTTP 404"));
-  report = sync(v2_only, *fresh, SyncOptions{});
-  ASSERT_TRUE(report.is_ok());
-  EXPECT_TRUE(report->failed.empty());
-  EXPECT_EQ(report->missing_endpoints, std::vector<std::string>{"v1/monsters"});
+  auto fresh = synced_without("v1/monsters");
   EXPECT_EQ(legendary_desc(*fresh, "srd_adult-red-dragon"), "");
   EXPECT_EQ(fresh->stats()->per_kind, st->stats()->per_kind);
 }
@@ -794,28 +810,13 @@ TEST(Sync, Srd51WeaponsTakeTheirPropertiesFromTheSrdTableV1Carries) {
   EXPECT_TRUE(report->failed.empty());
 
   // The list failing, or skipped after a recent failure, keeps the stored properties (and v1's own weapons).
-  FailingSource down(testing::fixture_mirror(), "v1/weapons/", Status::unavailable("HTTP 503"));
-  report = sync(down, *st, SyncOptions{});
-  ASSERT_TRUE(report.is_ok()) << report.status().to_string();
-  ASSERT_EQ(report->failed.size(), 1u);  // reported once, and not tried again with v1's lists
-  EXPECT_EQ(report->failed[0].endpoint, "v1/weapons");
-  EXPECT_EQ(stored_properties(*st, "srd_longbow"), table);
-  EXPECT_EQ(st->get("axespear", model::Kind::kWeapon, false)->size(), 1u);
-  SyncOptions skip;
-  skip.skip_endpoints = {"v1/weapons"};
-  report = sync(*make_directory_source(testing::fixture_mirror()), *st, skip);
-  ASSERT_TRUE(report.is_ok());
-  EXPECT_EQ(report->skipped_recent_failures, V{"v1/weapons"});
-  EXPECT_EQ(stored_properties(*st, "srd_longbow"), table);
-  EXPECT_EQ(st->get("axespear", model::Kind::kWeapon, false)->size(), 1u);
+  ASSERT_NO_FATAL_FAILURE(resync_while_unreadable(*st, "v1/weapons", [&] {
+    EXPECT_EQ(stored_properties(*st, "srd_longbow"), table);
+    EXPECT_EQ(st->get("axespear", model::Kind::kWeapon, false)->size(), 1u);
+  }));
 
   // Without the list on a fresh store, the weapons are v2's.
-  auto fresh = fresh_store(testing::temp_dir());
-  FailingSource v2_only(testing::fixture_mirror(), "v1/weapons/", Status::not_found("HTTP 404"));
-  report = sync(v2_only, *fresh, SyncOptions{});
-  ASSERT_TRUE(report.is_ok());
-  EXPECT_TRUE(report->failed.empty());
-  EXPECT_EQ(report->missing_endpoints, V{"v1/weapons"});
+  auto fresh = synced_without("v1/weapons");
   EXPECT_EQ(stored_properties(*fresh, "srd_longbow"), (V{"Ammunition (range 150/600)", "Two-Handed"}));
 }
 
@@ -837,24 +838,11 @@ TEST(Sync, Srd51SpellsGainThePaladinV1Names) {
   EXPECT_EQ(report->entities.at("spell"), 16);  // v1's spells add no spell
 
   // The list failing, or skipped, keeps the stored class lists.
-  FailingSource down(testing::fixture_mirror(), "v1/spells/", Status::unavailable("HTTP 503"));
-  report = sync(down, *st, SyncOptions{});
-  ASSERT_TRUE(report.is_ok()) << report.status().to_string();
-  ASSERT_EQ(report->failed.size(), 1u);
-  EXPECT_EQ(report->failed[0].endpoint, "v1/spells");
-  EXPECT_EQ(stored_classes(*st, "srd_cure-wounds"), cure);
-  SyncOptions skip;
-  skip.skip_endpoints = {"v1/spells"};
-  report = sync(*make_directory_source(testing::fixture_mirror()), *st, skip);
-  ASSERT_TRUE(report.is_ok());
-  EXPECT_EQ(stored_classes(*st, "srd_cure-wounds"), cure);
+  ASSERT_NO_FATAL_FAILURE(
+      resync_while_unreadable(*st, "v1/spells", [&] { EXPECT_EQ(stored_classes(*st, "srd_cure-wounds"), cure); }));
 
   // Without the list on a fresh store, the spells are v2's.
-  auto fresh = fresh_store(testing::temp_dir());
-  FailingSource v2_only(testing::fixture_mirror(), "v1/spells/", Status::not_found("HTTP 404"));
-  report = sync(v2_only, *fresh, SyncOptions{});
-  ASSERT_TRUE(report.is_ok());
-  EXPECT_EQ(report->missing_endpoints, std::vector<std::string>{"v1/spells"});
+  auto fresh = synced_without("v1/spells");
   EXPECT_EQ(stored_classes(*fresh, "srd_cure-wounds"), json({"Bard", "Cleric", "Druid", "Ranger"}));
 }
 
