@@ -417,8 +417,14 @@ void seed_bundled_vectors(const Config& cfg, store::Store& st) {
 
 // Builds a store at `db_path` from the snapshot inside the binary, with its vectors: written to a private file
 // first and linked into place only when complete, so a concurrent process (an MCP host's probe) never sees a
-// half-built store, and of two processes bootstrapping at once exactly one store wins.
+// half-built store, and of two processes bootstrapping at once exactly one store wins. Within a process one
+// bootstrap runs at a time: serve's workers each open the store on their first request, and the ones that waited
+// find it built (they had shared one private file and broke each other's builds).
 Status bootstrap_from_bundled(const Config& cfg, const std::string& db_path) {
+  static std::mutex one_at_a_time;
+  std::lock_guard<std::mutex> lock(one_at_a_time);
+  std::error_code exists_ec;
+  if (std::filesystem::exists(db_path, exists_ec)) return Status::ok();
   log::info("no store at " + db_path + "; building it from the bundled Open5e snapshot");
   const std::string tmp = db_path + ".bootstrap-" + std::to_string(getpid());
   {

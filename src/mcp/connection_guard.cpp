@@ -165,11 +165,10 @@ void ConnectionGuard::work_finished() {
   auto it = connections_.find(t_connection);
   if (it == connections_.end()) return;
   it->second.in_handler = false;
+  // The answer is written after the handler returns, within the deadline, during a stop too: the library writes
+  // only to a socket it can still read from (shutting reading down here lost every answer in flight at a stop),
+  // and once the listener is closed it reads no further request on the connection.
   it->second.deadline = std::chrono::steady_clock::now() + deadline_;
-  if (stopping_ && !it->second.read_shut) {
-    ::shutdown(it->second.dup, SHUT_RD);  // the answer is still written; no further request is read
-    it->second.read_shut = true;
-  }
 }
 
 void ConnectionGuard::stop() {
@@ -178,7 +177,7 @@ void ConnectionGuard::stop() {
     stopping_ = true;
     const auto grace = std::chrono::steady_clock::now() + std::min(deadline_, kStopGrace);
     for (auto& [id, c] : connections_) {
-      if (c.in_handler || c.read_shut) continue;  // answered, or being answered: it ends by itself
+      if (c.in_handler || c.shut_down) continue;  // being answered (it ends by itself), or closed
       c.deadline = std::min(c.deadline, grace);
     }
   }
@@ -198,7 +197,7 @@ void ConnectionGuard::watch() {
     for (auto& [id, c] : connections_) {
       if (!c.started || c.in_handler || c.deadline > now) continue;
       ::shutdown(c.dup, SHUT_RDWR);
-      c.read_shut = true;
+      c.shut_down = true;
       c.deadline = std::chrono::steady_clock::time_point::max();
       ++expired_;
       log::info("http: closed a connection that took longer than " +

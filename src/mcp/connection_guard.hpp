@@ -10,10 +10,11 @@
 // down (the socket, through a duplicate descriptor the guard owns, so a reused descriptor number is never hit);
 // its worker sees the read or write fail and ends the connection.
 //
-// stop(): a connection inside a handler stops reading as soon as its handler returns (shutdown for reading: its
-// answer is still written, no further request is read); every other connection has 2 s more to finish sending
-// the request it is sending (one that arrives is answered), then is closed. So a graceful stop ends within the
-// longest answer or 2 s, whatever idle or trickling clients do.
+// stop() (called after the listener is closed, so the library reads no further request on a connection once its
+// current one is answered): a connection inside a handler keeps no deadline until its handler returns, then has
+// the usual deadline to write its answer; every other connection has 2 s more to finish sending the request it is
+// sending (one that arrives is answered), then is closed. So a graceful stop answers every request it accepted
+// and ends within the longest answer, or 2 s, whatever idle or trickling clients do.
 #pragma once
 
 #include <httplib.h>
@@ -67,7 +68,7 @@ class ConnectionGuard {
     uint64_t inode = 0;    // the socket's identity (descriptor numbers are reused, inodes of live sockets not)
     bool started = false;  // a worker runs it: the deadline counts
     bool in_handler = false;
-    bool read_shut = false;
+    bool shut_down = false;
     std::chrono::steady_clock::time_point deadline;
   };
 

@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -57,12 +58,12 @@ int error_code(const httplib::Result& r) {
 class Served {
  public:
   explicit Served(HttpOptions options = {}, ServerOptions server_options = {},
-                  std::string store = testing::fixture_store()) {
+                  std::string store = testing::fixture_store(), EngineFactory make_engine = {}) {
     options.host = "127.0.0.1";
     options.port = 0;
     if (options.threads == HttpOptions{}.threads) options.threads = 4;
-    auto made =
-        HttpTransport::create(options, server_options, [store] { return std::make_unique<tools::Engine>(store); });
+    if (!make_engine) make_engine = [store] { return std::make_unique<tools::Engine>(store); };
+    auto made = HttpTransport::create(options, server_options, make_engine);
     if (!made) {
       ADD_FAILURE() << made.status().to_string();
       return;
@@ -383,6 +384,49 @@ TEST(HttpTransportTest, StopEndsServeWhateverIdleAndTricklingClientsDo) {
   EXPECT_TRUE(stopped);
   EXPECT_EQ(dropped, 3) << "a trickling client outlived the stop";
   EXPECT_TRUE(s.served().is_ok());
+}
+
+// A stop answers every request it accepted: the requests in their handlers when it comes (each worker's first
+// request makes the worker's engine, slowly here) all get their answers, and serve() then ends.
+TEST(HttpTransportTest, AStopAnswersTheRequestsInFlight) {
+  HttpOptions o;
+  o.threads = 4;
+  const std::string store = testing::fixture_store();
+  std::atomic<int> engines_made{0};
+  Served s(o, {}, store, [&] {
+    ++engines_made;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    return std::make_unique<tools::Engine>(store);
+  });
+  std::vector<std::thread> clients;
+  std::vector<std::optional<httplib::Result>> answers(4);
+  for (int i = 0; i < 4; ++i) {
+    clients.emplace_back([&, i] {
+      answers[i].emplace(
+          s.post(req(i + 1, "tools/call", {{"name", "list_documents"}}), {{"MCP-Protocol-Version", "2025-11-25"}}));
+    });
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (engines_made < 4 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(engines_made, 4) << "the requests did not all reach their handlers";
+  s.stop();  // while all four are being answered
+  for (auto& c : clients) c.join();
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_TRUE(answers[i].has_value());
+    const httplib::Result& r = *answers[i];
+    ASSERT_TRUE(r) << "request " << i + 1 << " got no answer: " << httplib::to_string(r.error());
+    EXPECT_EQ(r->status, 200) << r->body;
+    const json body = body_of(r);
+    EXPECT_EQ(body.value("id", 0), i + 1) << r->body;
+    EXPECT_TRUE(body.contains("result")) << r->body;
+  }
+  EXPECT_TRUE(s.served().is_ok());
+  // Nothing more is accepted.
+  httplib::Client late("127.0.0.1", s.port());
+  late.set_connection_timeout(1, 0);
+  EXPECT_FALSE(late.Get("/health"));
 }
 
 TEST(HttpTransportTest, DuplicateHostHeadersGet400) {

@@ -1,0 +1,99 @@
+"""`lorekeeper serve --http` stopped by SIGTERM answers every request it accepted: requests in flight when the signal
+comes (each waits for the store a first start builds from the bundled snapshot, a few seconds) all get their
+answers, the server exits 0, and nothing later is accepted. No proxy in front: an empty reply is a lost answer.
+
+Run: python3 test_serve_stop.py LOREKEEPER_BIN (standard library only).
+"""
+
+import http.client
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+
+BIN = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("LOREKEEPER_BIN", "build/lorekeeper")
+
+
+def post(port, body, timeout=60):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    conn.request("POST", "/mcp", json.dumps(body), {
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2025-11-25",
+    })
+    resp = conn.getresponse()
+    data = resp.read()
+    conn.close()
+    return resp.status, data
+
+
+class ServeStop(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        env = dict(os.environ, LOREKEEPER_DB_PATH=os.path.join(self.tmp.name, "store.db"), LOREKEEPER_EMBED="off",
+                   LOREKEEPER_AUTO_SYNC="off", LOREKEEPER_ENV_FILE=os.path.join(self.tmp.name, "none.env"))
+        self.proc = subprocess.Popen([BIN, "serve", "--http", "--port", "0", "--http-threads", "8"], env=env,
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                     text=True, cwd=self.tmp.name)
+        deadline = time.monotonic() + 15
+        self.port = None
+        while time.monotonic() < deadline and self.port is None:
+            line = self.proc.stderr.readline()
+            if not line:
+                break
+            m = re.search(r"listening on http://[^:]+:(\d+)", line)
+            if m:
+                self.port = int(m.group(1))
+        self.assertIsNotNone(self.port, "serve --http did not report its port")
+        self.log = []
+        threading.Thread(target=lambda: self.log.extend(self.proc.stderr), daemon=True).start()
+
+    def tearDown(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self.tmp.cleanup()
+
+    def test_every_request_in_flight_at_sigterm_is_answered(self):
+        n = 8
+        answers = [None] * n
+        done_at = [None] * n
+
+        def call(i):
+            try:
+                answers[i] = post(self.port, {"jsonrpc": "2.0", "id": i + 1, "method": "tools/call",
+                                              "params": {"name": "search_spell", "arguments": {"search": "fireball"}}})
+            except Exception as e:  # an empty reply or a reset: the answer was lost
+                answers[i] = (None, repr(e).encode())
+            done_at[i] = time.monotonic()
+
+        clients = [threading.Thread(target=call, args=(i,)) for i in range(n)]
+        for c in clients:
+            c.start()
+        time.sleep(0.5)  # the requests are read and wait for the store being built
+        signalled = time.monotonic()
+        self.proc.send_signal(signal.SIGTERM)
+        for c in clients:
+            c.join(60)
+        rc = self.proc.wait(timeout=60)
+        for i, (status, body) in enumerate(answers):
+            self.assertEqual(status, 200, "request %d: %r" % (i + 1, body[:300]))
+            reply = json.loads(body)
+            self.assertEqual(reply["id"], i + 1)
+            self.assertIn("Fireball", reply["result"]["content"][0]["text"])
+        # They were in flight at the signal: answered after it.
+        self.assertTrue(all(t > signalled for t in done_at),
+                        "the requests were answered before the signal; the test did not stop a server in flight")
+        self.assertEqual(rc, 0, "".join(self.log)[-2000:])
+        with self.assertRaises(OSError):
+            post(self.port, {"jsonrpc": "2.0", "id": 99, "method": "ping"}, timeout=2)
+
+
+if __name__ == "__main__":
+    unittest.main(argv=sys.argv[:1], verbosity=2)
