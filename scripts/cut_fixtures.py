@@ -33,7 +33,12 @@ PICK = {
     "magicitems": ["srd_bag-of-holding", "srd-2024_bag-of-holding", "srd_potion-of-healing",
                    "srd_vorpal-sword-longsword", "srd_cloak-of-elvenkind", "vom_aberrant-agreement"],
     "conditions": ["grappled", "prone", "poisoned", "frightened"],
-    "rules": ["srd_attacking_opportunity-attacks", "srd_attacking_grappling", "srd-2024_combat_cover"],
+    # With SRD 5.1's Damage and Healing rules, whose chapter v1's sections complete (Critical Hits holds another
+    # rule's text in v2).
+    "rules": ["srd_attacking_opportunity-attacks", "srd_attacking_grappling", "srd-2024_combat_cover",
+              "srd_damage-and-healing_critical-hits", "srd_damage-and-healing_damage-rolls",
+              "srd_damage-and-healing_damage-types", "srd_damage-and-healing_hit-points",
+              "srd_damage-and-healing_resistance-and-vulnerability"],
 }
 # Small reference endpoints are copied whole.
 WHOLE = ["documents", "damagetypes", "weaponproperties", "skills", "abilities", "spellschools", "languages",
@@ -47,11 +52,13 @@ PICK_V1 = {
     # SRD 5.1's Longbow: v2's record lacks the Heavy property the SRD table (and v1) gives it.
     "weapons": ["axespear", "longsword", "longbow", "dagger"],
     "armor": ["brigandine", "plate"],
-    # Read for the legendary-action preamble of the v2 creatures above (and one without a preamble).
-    "monsters": ["adult-red-dragon", "lich", "vampire", "goblin"],
-    # Read for the SRD 5.1 class lists: Cure Wounds and Shield of Faith are on the Paladin's list (v2 names no
-    # Paladin), Hold Person only through an oath (`archetype` "Paladin: Vengeance").
-    "spells": ["cure-wounds", "shield-of-faith", "hold-person", "fireball"],
+    # The monsters are the v1 records converted to the picked v2 creatures (main() picks them by v2_converted_path):
+    # what v2's creatures lack comes from them.
+    # The spells are the v1 records of the picked v2 spells (main() picks them by document and name): the class
+    # lists come from them (Cure Wounds and Shield of Faith are on the Paladin's list, which v2 never names; Hold
+    # Person is a Paladin's only through an oath, `archetype` "Paladin: Vengeance").
+    # Read for SRD 5.1's rules no v2 record holds (Healing, Death Saving Throws, ...; Short Rest, Long Rest).
+    "sections": ["damage-and-healing", "rest"],
 }
 
 
@@ -94,11 +101,22 @@ def main():
         recs = list(records(endpoint).values())
         if endpoint == "rulesets":
             # Rulesets embed every rule in full; keep the sections the fixture rules belong to, without the copies.
-            wanted = {"srd_attacking", "srd-2024_combat"}
+            wanted = {"srd_attacking", "srd-2024_combat", "srd_damage-and-healing"}
             recs = [dict(r, rules=[{"key": x["key"], "name": x["name"]} for x in r.get("rules", [])])
                     for r in recs if r["key"] in wanted]
         write_pages(endpoint, recs, 100)
     write_pages("documents", list(records("documents", "v1", "slug").values()), 100, "v1")
+    picked = set(PICK["creatures"])
+    monsters = [r for r in records("monsters", "v1", "v2_converted_path").values()
+                if (r.get("v2_converted_path") or "").strip("/").split("/")[-1] in picked]
+    write_pages("monsters", monsters, 100, "v1")
+    v2_spells = records("spells")
+    wanted = {(v2_spells[k]["document"]["key"], v2_spells[k]["name"].lower()) for k in PICK["spells"]}
+    v1_documents = {"wotc-srd": "srd-2014", "dmag": "deepm", "dmag-e": "deepmx", "a5e": "a5e-ag", "toh": "toh",
+                    "kp": "kp", "o5e": "open5e", "warlock": "wz"}  # kV1SpellDocuments
+    spells = [r for r in records("spells", "v1", "slug").values()
+              if (v1_documents.get(r["document__slug"]), r["name"].lower()) in wanted]
+    write_pages("spells", spells, 100, "v1")
     for endpoint, keys in PICK_V1.items():
         all_recs = records(endpoint, "v1", "slug")
         missing = [k for k in keys if k not in all_recs]

@@ -513,6 +513,18 @@ const std::vector<std::string>& condition_names() {
   return v;
 }
 
+const std::vector<std::string>& damage_type_names() {
+  static const std::vector<std::string> v = [] {
+    std::vector<std::string> out;
+    std::string_view all = LK_DAMAGE;
+    for (size_t bar; (bar = all.find('|')) != std::string_view::npos; all.remove_prefix(bar + 1))
+      out.emplace_back(all.substr(0, bar));
+    out.emplace_back(all);
+    return out;
+  }();
+  return v;
+}
+
 const std::vector<std::string>& ability_names() {
   static const std::vector<std::string> v = {"strength",     "dexterity", "constitution",
                                              "intelligence", "wisdom",    "charisma"};

@@ -155,52 +155,44 @@ const char* spell_roll_field(const std::vector<std::string>& damage_types, const
   return "roll";
 }
 
-// A creature record that is a placeholder, not a stat block: challenge 0 with no hit dice and no speed of any kind.
-// Three SRD 5.1 records are (srd_gnome-deep-svirfneblin and srd_elf-drow beside the complete
-// srd_deep-gnome-svirfneblin and srd_drow; srd_donkey, which SRD 5.1 has no stat block for); shown, they read as
-// a Drow with speed 0 worth 0 XP. Every real stat block has hit dice or a speed.
-bool empty_stat_block(const json& rec) {
-  if (num(rec, "challenge_rating").value_or(0) != 0 || !str(rec, "hit_dice").empty()) return false;
-  const json& speed = child(rec, "speed");
-  if (speed.is_object()) {
-    for (const auto& [mode, v] : speed.items()) {
-      if (v.is_number() && v.get<double>() > 0) return false;
+// A spell's class lists as v1 states them (note_v1_spell): the classes v1 lists it for, after the record's own
+// classes; a class of the record that v1 names only through a subclass's grant is removed (both API versions put
+// the Light domain's Burning Hands on the Cleric's list), and the grants are kept as `subclass_grants`. Facets as
+// map_spell writes them (an SRD 5.1 class's key is "srd_" + its slug).
+void apply_v1_classes(const json& rec, const V1SpellClasses& noted, Entity& e) {
+  std::set<std::string> granted_to, own;
+  for (const auto& g : noted.subclass_grants) granted_to.insert(text::fold(g.substr(0, g.find(':'))));
+  for (const auto& c : noted.classes) own.insert(text::fold(c));
+  std::vector<std::string> names;
+  std::map<std::string, std::string> keys;  // folded name -> the record's key for it
+  const json& cls = child(rec, "classes");
+  if (cls.is_array()) {
+    for (const auto& c : cls) {
+      const std::string n = name_of(c);
+      const std::string folded = text::fold(n);
+      if (n.empty() || (granted_to.count(folded) && !own.count(folded))) continue;
+      names.push_back(n);
+      if (!key_of(c).empty()) keys[folded] = text::lower(key_of(c));
     }
   }
-  return true;
-}
-
-// A list of saves or skills that is filler, not a stat block's: all `count` of them at +0 where that cannot be
-// (a save below its ability's modifier; no creature has all eighteen skills). SRD 5.1's mounts and pack animals
-// (Camel, Mule, Warhorse, ...) carry such lists in v2: every save and every skill +0, a Strength 18 horse
-// included. A 2024 commoner's six +0 saves on six 10s are its saves, and stay.
-bool all_zero_filler(const json& list, const json& abilities, size_t count) {
-  if (!list.is_object() || list.size() < count) return false;
-  for (const auto& [_, v] : list.items()) {
-    if (!v.is_number() || v.get<double>() != 0) return false;
+  for (const auto& c : noted.classes) {
+    const std::string folded = text::fold(c);
+    if (std::none_of(names.begin(), names.end(), [&](const std::string& n) { return text::fold(n) == folded; }))
+      names.push_back(c);
   }
-  if (!abilities.is_object()) return true;
-  for (const auto& [ability, score] : abilities.items()) {
-    if (score.is_number() && list.contains(ability) && std::floor((score.get<double>() - 10) / 2) > 0) return true;
-  }
-  return false;
-}
-
-// The classes of `names` a spell's class list lacks, added to it (data and facets, as map_spell writes them; an
-// SRD 5.1 class's key is "srd_" + its slug).
-void add_classes(Entity& e, const std::vector<std::string>& names) {
-  json& classes = e.data["classes"];
-  if (!classes.is_array()) classes = json::array();
-  for (const auto& name : names) {
-    const std::string folded = text::fold(name);
-    if (std::any_of(classes.begin(), classes.end(),
-                    [&](const json& c) { return c.is_string() && text::fold(c.get<std::string>()) == folded; })) {
-      continue;
-    }
-    classes.push_back(name);
+  e.data["classes"] = names;
+  e.facets.classes.clear();
+  for (const auto& n : names) {
+    const std::string folded = text::fold(n);
     e.facets.classes.push_back(folded);
-    e.facets.classes.push_back("srd_" + model::slug(name));
+    if (auto it = keys.find(folded); it != keys.end()) {
+      e.facets.classes.push_back(it->second);
+    } else if (std::any_of(std::begin(kSrd51SpellClasses), std::end(kSrd51SpellClasses),
+                           [&](std::string_view k) { return text::fold(k) == folded; })) {
+      e.facets.classes.push_back("srd_" + model::slug(n));
+    }
   }
+  if (!noted.subclass_grants.empty()) e.data["subclass_grants"] = noted.subclass_grants;
 }
 
 void map_spell(const json& rec, Entity& e) {
@@ -225,7 +217,17 @@ void map_spell(const json& rec, Entity& e) {
   put_str(d, "components", components_of(rec));
   put_str(d, "material", str(rec, "material_specified"));
   if (auto c = num(rec, "material_cost")) d["material_cost"] = *c;
-  if (json_util::boolean(rec, "material_consumed").value_or(false)) d["material_consumed"] = true;
+  if (json_util::boolean(rec, "material_consumed").value_or(false)) {
+    // A spell that consumes its material says so ("which the spell consumes"); 26 records (25 of SRD 5.2: Chromatic
+    // Orb's diamond, Clairvoyance's focus) mark materials consumed that their text keeps.
+    const std::string said =
+        text::lower(str(rec, "desc") + " " + str(rec, "material_specified") + " " + str(rec, "higher_level"));
+    if (said.find("consum") != std::string::npos) {
+      d["material_consumed"] = true;
+    } else {
+      d["correction"] = "the Open5e record marks the material consumed; the spell's text does not consume it";
+    }
+  }
   put_str(d, "duration", str(rec, "duration"));
   f.concentration = json_util::boolean(rec, "concentration").value_or(false);
   f.ritual = json_util::boolean(rec, "ritual").value_or(false);
@@ -286,154 +288,6 @@ void map_spell(const json& rec, Entity& e) {
   }
   std::vector<std::string> parts = {str(rec, "desc"), str(rec, "higher_level")};
   e.text = text::join(parts, "\n\n");
-}
-
-void map_creature(const json& rec, Entity& e) {
-  auto& f = e.facets;
-  auto& d = e.data;
-  const json& size = child(rec, "size");
-  const json& type = child(rec, "type");
-  f.size = text::lower(key_of(size));
-  f.type = text::lower(key_of(type));
-  put_str(d, "size", name_of(size));
-  put_str(d, "type", name_of(type));
-  put_str(d, "subcategory", str(rec, "subcategory"));
-  put_str(d, "alignment", str(rec, "alignment"));
-  if (auto ac = num(rec, "armor_class")) {
-    f.armor_class = static_cast<int>(*ac);
-    d["armor_class"] = *f.armor_class;
-  }
-  put_str(d, "armor_detail", str(rec, "armor_detail"));
-  if (auto hp = num(rec, "hit_points")) {
-    f.hit_points = static_cast<int>(*hp);
-    d["hit_points"] = *f.hit_points;
-  }
-  put_str(d, "hit_dice", str(rec, "hit_dice"));
-  const json& speed = child(rec, "speed");
-  if (speed.is_object()) {
-    json s = json::object();
-    for (auto it = speed.begin(); it != speed.end(); ++it) {
-      if (it.key() != "unit" && it->is_number()) s[it.key()] = *it;
-      if (it.key() == "hover" && it->is_boolean() && it->get<bool>()) s["hover"] = true;
-    }
-    put_if(d, "speed", s);
-  }
-  put_if(d, "ability_scores", child(rec, "ability_scores"));
-  if (!all_zero_filler(child(rec, "saving_throws"), child(rec, "ability_scores"), 6))
-    put_if(d, "saving_throws", child(rec, "saving_throws"));
-  if (!all_zero_filler(child(rec, "skill_bonuses"), json(), 18))
-    put_if(d, "skill_bonuses", child(rec, "skill_bonuses"));
-  const json& ri = child(rec, "resistances_and_immunities");
-  if (ri.is_object()) {
-    for (const char* k :
-         {"damage_vulnerabilities", "damage_resistances", "damage_immunities", "condition_immunities"}) {
-      // The display text as the book words it; a few records give only the list ("bludgeoning, piercing").
-      std::string display = str(ri, (std::string(k) + "_display").c_str());
-      if (display.empty()) display = text::lower(text::join(named_list(child(ri, k)), ", "));
-      put_str(d, k, display);
-    }
-  }
-  json senses = json::object();
-  for (const char* k : {"darkvision_range", "blindsight_range", "tremorsense_range", "truesight_range"}) {
-    if (auto v = num(rec, k); v && *v > 0) senses[std::string(k).substr(0, std::string(k).size() - 6)] = *v;
-  }
-  if (auto pp = num(rec, "passive_perception")) senses["passive_perception"] = *pp;
-  put_if(d, "senses", senses);
-  const json& langs = child(rec, "languages");
-  put_str(d, "languages", langs.is_object() ? str(langs, "as_string") : name_of(langs));
-  if (auto cr = num(rec, "challenge_rating")) {
-    f.cr = *cr;
-    d["challenge_rating"] = *cr;
-    d["challenge_rating_text"] = text::format_cr(*cr);
-  }
-  if (auto xp = num(rec, "experience_points")) d["experience_points"] = *xp;
-  if (auto pb = num(rec, "proficiency_bonus")) d["proficiency_bonus"] = *pb;
-  if (auto init = num(rec, "initiative_bonus")) d["initiative_bonus"] = *init;
-  std::vector<std::string> parts;
-  json traits = json::array();
-  const json& tr = child(rec, "traits");
-  if (tr.is_array()) {
-    for (const auto& t : tr) {
-      traits.push_back({{"name", str(t, "name")}, {"desc", str(t, "desc")}});
-      parts.push_back(str(t, "name") + ". " + str(t, "desc"));
-    }
-  }
-  put_if(d, "traits", traits);
-  // Actions in stat-block order, grouped the way a stat block prints them.
-  const json& acts = child(rec, "actions");
-  if (acts.is_array()) {
-    std::vector<const json*> sorted;
-    for (const auto& a : acts) sorted.push_back(&a);
-    auto group_rank = [](const std::string& t) {
-      if (t == "ACTION") return 0;
-      if (t == "BONUS_ACTION") return 1;
-      if (t == "REACTION") return 2;
-      if (t == "LEGENDARY_ACTION") return 3;
-      if (t == "MYTHIC_ACTION") return 4;
-      if (t == "LAIR_ACTION") return 5;
-      return 6;
-    };
-    std::stable_sort(sorted.begin(), sorted.end(), [&](const json* a, const json* b) {
-      const int ga = group_rank(str(*a, "action_type"));
-      const int gb = group_rank(str(*b, "action_type"));
-      if (ga != gb) return ga < gb;
-      return num(*a, "order_in_statblock").value_or(0) < num(*b, "order_in_statblock").value_or(0);
-    });
-    std::map<std::string, json> groups;
-    const std::map<std::string, std::string> group_field = {{"ACTION", "actions"},
-                                                            {"BONUS_ACTION", "bonus_actions"},
-                                                            {"REACTION", "reactions"},
-                                                            {"LEGENDARY_ACTION", "legendary_actions"},
-                                                            {"MYTHIC_ACTION", "mythic_actions"},
-                                                            {"LAIR_ACTION", "lair_actions"}};
-    for (const json* a : sorted) {
-      const std::string t = str(*a, "action_type");
-      auto gf = group_field.find(t);
-      const std::string field = gf == group_field.end() ? "actions" : gf->second;
-      json x = {{"name", str(*a, "name")}, {"desc", str(*a, "desc")}};
-      const json& usage = child(*a, "usage_limits");
-      if (usage.is_object()) {
-        const std::string ut = str(usage, "type");
-        const auto param = num(usage, "param");
-        // RECHARGE (SRD 5.2's records) and RECHARGE_ON_ROLL both recharge on a d6 roll of `param` or higher.
-        if ((ut == "RECHARGE_ON_ROLL" || ut == "RECHARGE") && param)
-          x["usage"] = *param >= 6 ? std::string("Recharge 6") : "Recharge " + text::format_number(*param) + "-6";
-        else if (ut == "PER_DAY" && param)
-          x["usage"] = text::format_number(*param) + "/Day";
-        else if (ut == "RECHARGE_AFTER_REST")
-          x["usage"] = "Recharges after a Short or Long Rest";
-      }
-      put_str(x, "limited_to", str(*a, "limited_to_form"));  // "Wolf or Hybrid Form Only", "Requires Magic Rope"
-      if (auto cost = num(*a, "legendary_action_cost"); cost && t == "LEGENDARY_ACTION" && *cost > 1) {
-        x["cost"] = *cost;
-      }
-      const json& attacks = child(*a, "attacks");
-      if (attacks.is_array() && !attacks.empty()) {
-        json at = json::array();
-        for (const auto& k : attacks) {
-          json y = json::object();
-          for (const char* fld : {"attack_type", "to_hit_mod", "reach", "range", "long_range"}) {
-            if (!child(k, fld).is_null()) y[fld] = child(k, fld);
-          }
-          const auto dc = num(k, "damage_die_count");
-          const std::string dt = str(k, "damage_die_type");
-          if (dc && !dt.empty()) {
-            std::string dice = text::format_number(*dc) + text::lower(dt);
-            if (auto b = num(k, "damage_bonus"); b && *b != 0) dice += (*b > 0 ? "+" : "") + text::format_number(*b);
-            y["damage"] = dice;
-          }
-          put_str(y, "damage_type", name_of(child(k, "damage_type")));
-          at.push_back(std::move(y));
-        }
-        x["attacks"] = std::move(at);
-      }
-      groups[field].push_back(std::move(x));
-      parts.push_back(str(*a, "name") + ". " + str(*a, "desc"));
-    }
-    for (auto& [field, list] : groups) d[field] = std::move(list);
-  }
-  put_if(d, "environments", named_list(child(rec, "environments")));
-  e.text = text::join(parts, "\n");
 }
 
 // The class table by level, as the book prints it: {"header": ["Level", "Proficiency Bonus", "Features", <the
@@ -879,12 +733,12 @@ void clean_strings(json& v) {
   }
 }
 
-void clean_entity(Entity& e) {
+}  // namespace
+
+void detail::clean_entity(Entity& e) {
   e.text = clean_markup(e.text);
   clean_strings(e.data);
 }
-
-}  // namespace
 
 const std::vector<Endpoint>& v2_endpoints() { return kEndpoints; }
 
@@ -989,36 +843,57 @@ Result<Entity> start_v2_entity(const Endpoint& endpoint, const json& rec, const 
 
 }  // namespace
 
-bool note_legendary_preamble(const json& rec, MappingContext& ctx) {
-  const std::string preamble = text::trim(str(rec, "legendary_desc"));
+std::string v2_key_of_v1_monster(const json& rec) {
   std::string path = str(rec, "v2_converted_path");  // "/v2/creatures/srd_aboleth/"
   while (!path.empty() && path.back() == '/') path.pop_back();
   const auto slash = path.rfind('/');
-  const std::string key = slash == std::string::npos ? path : path.substr(slash + 1);
-  if (preamble.empty() || key.empty() || path.find("/creatures/") == std::string::npos) return false;
-  ctx.legendary_preambles[key] = preamble;
+  if (path.find("/creatures/") == std::string::npos || slash == std::string::npos) return "";
+  return path.substr(slash + 1);
+}
+
+bool note_v1_monster(const json& rec, MappingContext& ctx) {
+  const std::string key = v2_key_of_v1_monster(rec);
+  if (key.empty() || !rec.is_object()) return false;
+  ctx.v1_monsters[key] = rec;
   return true;
 }
 
-bool note_srd_spell(const json& rec, MappingContext& ctx) {
-  const std::string slug = str(rec, "slug");
-  if (str(rec, "document__slug") != "wotc-srd" || slug.empty()) return false;
-  // "Paladin: Vengeance, Cleric: Light" -> the classes a subclass grants it to.
+std::string v1_spell_note_key(std::string_view document, std::string_view name) {
+  return std::string(document) + '\t' + text::fold(name);
+}
+
+bool note_v1_spell(const json& rec, MappingContext& ctx) {
+  const std::string v1_document = str(rec, "document__slug");
+  const std::string name = str(rec, "name");
+  std::string_view document;
+  for (const auto& [v1, v2] : kV1SpellDocuments) {
+    if (v1 == v1_document) document = v2;
+  }
+  if (document.empty() || text::fold(name).empty()) return false;
+  // "Cleric: Light, Warlock: Fiend", "Druid: Forest, Mountain, Underdark": the subclasses that grant the spell, each
+  // with its class; a part without a colon is another subclass of the class before it.
+  V1SpellClasses noted;
   std::set<std::string> by_subclass;
+  std::string current;
   for (const auto& part : text::split_commas(str(rec, "archetype"))) {
-    if (const size_t colon = part.find(':'); colon != std::string::npos)
-      by_subclass.insert(text::fold(part.substr(0, colon)));
-  }
-  std::vector<std::string> classes;
-  for (const auto& name : text::split_commas(str(rec, "dnd_class"))) {
-    const std::string folded = text::fold(name);
-    if (by_subclass.count(folded)) continue;
-    for (const std::string_view known : kSrd51SpellClasses) {
-      if (text::fold(known) == folded) classes.emplace_back(known);
+    std::string subclass = part;
+    if (const size_t colon = part.find(':'); colon != std::string::npos) {
+      current = text::trim(part.substr(0, colon));
+      subclass = text::trim(part.substr(colon + 1));
     }
+    if (current.empty() || subclass.empty()) continue;
+    by_subclass.insert(text::fold(current));
+    noted.subclass_grants.push_back(current + ": " + subclass);
   }
-  if (classes.empty()) return false;
-  ctx.srd_spell_classes["srd_" + slug] = std::move(classes);
+  for (std::string c : text::split_commas(str(rec, "dnd_class"))) {
+    if (text::fold(c) == "sorceror") c = "Sorcerer";  // Deep Magic Extended's spelling
+    const std::string folded = text::fold(c);
+    // A class named only for a subclass's grant is not on the class's list; "Ritual Caster" is a feat.
+    if (folded.empty() || folded == "ritual caster" || by_subclass.count(folded)) continue;
+    noted.classes.push_back(c);
+  }
+  if (noted.classes.empty() && noted.subclass_grants.empty()) return false;
+  ctx.v1_spell_classes[v1_spell_note_key(document, name)] = std::move(noted);
   return true;
 }
 
@@ -1069,15 +944,20 @@ Result<Entity> map_v2_record(const Endpoint& endpoint, const json& rec, const Ma
   switch (endpoint.kind) {
     case Kind::kSpell:
       map_spell(rec, e);
-      if (auto it = ctx.srd_spell_classes.find(e.key); it != ctx.srd_spell_classes.end()) add_classes(e, it->second);
+      if (auto it = ctx.v1_spell_classes.find(v1_spell_note_key(e.document.key, e.name));
+          it != ctx.v1_spell_classes.end()) {
+        apply_v1_classes(rec, it->second, e);
+      }
       break;
     case Kind::kCreature:
       if (empty_stat_block(rec)) {
         return Status::invalid_argument("an empty stat block (challenge 0, no hit dice, no speed)");
       }
-      map_creature(rec, e);
-      if (auto it = ctx.legendary_preambles.find(e.key); it != ctx.legendary_preambles.end()) {
-        e.data["legendary_desc"] = it->second;
+      if (auto it = ctx.v1_monsters.find(e.key); it != ctx.v1_monsters.end()) {
+        map_creature(rec, &it->second, e);
+        e.raw = json{{kRawV2, rec}, {kRawV1, it->second}};
+      } else {
+        map_creature(rec, nullptr, e);
       }
       break;
     case Kind::kClass: map_class(rec, e); break;

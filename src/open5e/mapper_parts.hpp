@@ -1,5 +1,6 @@
-// Shared by the mapper's sources (mapper.cpp: documents, dispatch and the creature and character kinds; gear.cpp:
-// weapons, armor, items and magic items, v2 and v1; rules.cpp: rules and rule sections). Private to lk_open5e.
+// Shared by the mapper's sources (mapper.cpp: documents, dispatch and the character kinds; creatures.cpp: creatures;
+// gear.cpp: weapons, armor, items and magic items, v2 and v1; rules.cpp: rules and rule sections). Private to
+// lk_open5e.
 #pragma once
 
 #include <optional>
@@ -32,6 +33,19 @@ void map_item_armor(const json& rec, Entity& e, const MappingContext& ctx);
 // Rules and rule sections (rules.cpp): a rule's section and chapter, and its name repaired (note_ruleset).
 void map_rule(const json& rec, Entity& e, const MappingContext& ctx);
 void map_rule_section(const json& rec, Entity& e);
+
+// A creature (creatures.cpp) from its v2 record, completed from the /v1/monsters/ record converted to it (`v1`,
+// null when there is none): the actions, traits, limits of use, lore, senses and speed notes v2 lacks, and attacks
+// that agree with their text.
+void map_creature(const json& rec, const json* v1, Entity& e);
+// A creature record that is a placeholder, not a stat block: challenge 0 with no hit dice and no speed of any kind.
+// Three SRD 5.1 records are (srd_gnome-deep-svirfneblin and srd_elf-drow beside the complete
+// srd_deep-gnome-svirfneblin and srd_drow; srd_donkey, which SRD 5.1 has no stat block for); shown, they read as
+// a Drow with speed 0 worth 0 XP. Every real stat block has hit dice or a speed.
+bool empty_stat_block(const json& rec);
+
+// Every mapped entity's text and string fields through clean_markup (mapper.cpp).
+void clean_entity(Entity& e);
 
 // v1 gear records (gear.cpp).
 void map_v1_magic_item(const json& rec, Entity& e);

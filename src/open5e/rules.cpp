@@ -166,6 +166,67 @@ void map_rule_section(const json& rec, Entity& e) {
 
 }  // namespace detail
 
+std::string squashed(std::string_view t) {
+  std::string out;
+  out.reserve(t.size());
+  for (const char c : t) {
+    const auto u = static_cast<unsigned char>(c);
+    if (std::isalnum(u)) out += static_cast<char>(std::tolower(u));
+  }
+  return out;
+}
+
+std::vector<Entity> map_v1_section(const json& rec, const MappingContext& ctx, const std::string& covered) {
+  std::vector<Entity> out;
+  const std::string slug = str(rec, "slug");
+  auto doc = ctx.documents.find("srd-2014");
+  if (str(rec, "document__slug") != "wotc-srd" || slug.empty() || doc == ctx.documents.end()) return out;
+  const std::string ruleset = "srd_" + slug;
+  auto known = ctx.rule_section_names.find(ruleset);
+  const std::string section_name = known != ctx.rule_section_names.end() ? known->second : str(rec, "name");
+  // The section's Markdown, cut at its headings ("## Healing", "### Death Saving Throws"): each heading with the
+  // text up to the next heading of any level.
+  const std::string desc = str(rec, "desc");
+  std::vector<std::pair<std::string, std::string>> parts;  // heading, body
+  size_t pos = 0;
+  while (pos < desc.size()) {
+    size_t end = desc.find('\n', pos);
+    if (end == std::string::npos) end = desc.size();
+    const std::string_view line(desc.data() + pos, end - pos);
+    if (!line.empty() && line.front() == '#') {
+      const size_t hashes = line.find_first_not_of('#');
+      if (hashes != std::string_view::npos) parts.push_back({text::trim(line.substr(hashes)), ""});
+    } else if (!parts.empty()) {
+      parts.back().second.append(line).append("\n");
+    }
+    pos = end + 1;
+  }
+  for (auto& [heading, body] : parts) {
+    body = text::trim(body);
+    // Compared as the v2 texts are stored: after clean_markup ("srd:prone" reads "prone").
+    const std::string probe = squashed(clean_markup(body)).substr(0, 120);
+    if (heading.empty() || probe.empty() || covered.find(probe) != std::string::npos) continue;
+    Entity e;
+    e.kind = Kind::kRule;
+    e.key = ruleset + "_" + model::slug(heading);
+    e.name = heading;
+    e.document = doc->second;
+    e.source_api = "open5e_v1";
+    e.url = ctx.base_url + "/v1/sections/" + slug + "/";
+    e.raw = rec;
+    e.data["desc"] = body;
+    e.data["section"] = section_name;
+    if (auto ch = detail::rule_chapters().find(ruleset); ch != detail::rule_chapters().end())
+      e.data["chapter"] = ch->second;
+    if (known != ctx.rule_section_names.end()) e.facets.parent_key = ruleset;
+    e.facets.section = detail::section_facet(ruleset, section_name);
+    e.text = body;
+    detail::clean_entity(e);
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
 void note_ruleset(const json& rec, MappingContext& ctx) {
   const json& doc = child(rec, "document");
   const std::string document = doc.is_object() ? str(doc, "key") : str(rec, "document");

@@ -220,8 +220,8 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
   }
   if (!docs.is_ok()) return docs;
 
-  // Three v1 lists carry what v2's records lack, and are read before the v2 lists: the monsters' legendary-action
-  // preamble, the SRD 5.1 weapon table's properties and the SRD 5.1 class spell lists. `read_early` walks one:
+  // Three v1 lists carry what v2's records lack, and are read before the v2 lists: the monsters (what v2's creature
+  // records lack), the SRD 5.1 weapon table's properties and the class spell lists. `read_early` walks one:
   // kKeepStored when the stored entities must lend what it would have given (skipped after a recent failure, or failing
   // now); kMissing for a list the source does not have on a fresh store (nothing to lend).
   enum class Early { kRead, kMissing, kKeepStored };
@@ -244,38 +244,44 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
     return Early::kKeepStored;
   };
   const std::string monsters(kV1MonstersEndpoint);
-  const auto preambles = read_early(monsters, [&](const json& rec) { note_legendary_preamble(rec, ctx); });
+  const auto preambles = read_early(monsters, [&](const json& rec) { note_v1_monster(rec, ctx); });
   if (!preambles) return preambles.status();
   const std::string v1_weapons(kV1WeaponsEndpoint);
   const auto weapons = read_early(v1_weapons, [&](const json& rec) { note_srd_weapon(rec, ctx); });
   if (!weapons) return weapons.status();
-  const auto spells = read_early(std::string(kV1SpellsEndpoint), [&](const json& rec) { note_srd_spell(rec, ctx); });
+  const auto spells = read_early(std::string(kV1SpellsEndpoint), [&](const json& rec) { note_v1_spell(rec, ctx); });
   if (!spells) return spells.status();
   const bool keep_stored_preambles = *preambles == Early::kKeepStored;
   const bool keep_stored_weapons = *weapons == Early::kKeepStored;
   const bool keep_stored_classes = *spells == Early::kKeepStored;
   if (keep_stored_preambles || keep_stored_weapons || keep_stored_classes) {
-    if (keep_stored_preambles) ctx.legendary_preambles.clear();
+    if (keep_stored_preambles) ctx.v1_monsters.clear();
     if (keep_stored_weapons) ctx.srd_weapon_properties.clear();
-    if (keep_stored_classes) ctx.srd_spell_classes.clear();
-    LOREKEEPER_RETURN_IF_ERROR(store.scan([&](const model::Entity& e) {
-      if (e.source_api != "open5e_v2") return true;
-      if (keep_stored_preambles && e.kind == Kind::kCreature && e.data.contains("legendary_desc") &&
-          e.data["legendary_desc"].is_string()) {
-        ctx.legendary_preambles[e.key] = e.data["legendary_desc"].get<std::string>();
-      }
-      if (keep_stored_weapons && e.kind == Kind::kWeapon && e.document.key == "srd-2014") {
-        if (auto noted = noted_properties(e); !noted.empty()) ctx.srd_weapon_properties[e.key] = std::move(noted);
-      }
-      if (keep_stored_classes && e.kind == Kind::kSpell && e.document.key == "srd-2014") {
-        std::vector<std::string> classes;
-        for (const auto& c : e.data.value("classes", json::array())) {
-          if (c.is_string()) classes.push_back(c.get<std::string>());
-        }
-        if (!classes.empty()) ctx.srd_spell_classes[e.key] = std::move(classes);
-      }
-      return true;
-    }));
+    if (keep_stored_classes) ctx.v1_spell_classes.clear();
+    LOREKEEPER_RETURN_IF_ERROR(store.scan(
+        [&](const model::Entity& e) {
+          if (e.source_api != "open5e_v2") return true;
+          // A stored creature keeps the v1 record it was completed from in its raw.
+          if (keep_stored_preambles && e.kind == Kind::kCreature && e.raw.contains(kRawV1) && e.raw[kRawV1].is_object())
+            ctx.v1_monsters[e.key] = e.raw[kRawV1];
+          if (keep_stored_weapons && e.kind == Kind::kWeapon && e.document.key == "srd-2014") {
+            if (auto noted = noted_properties(e); !noted.empty()) ctx.srd_weapon_properties[e.key] = std::move(noted);
+          }
+          // A stored spell's lists are what v1 gave it (its classes are v1's and the record's own, none a grant).
+          if (keep_stored_classes && e.kind == Kind::kSpell) {
+            V1SpellClasses kept;
+            for (const auto& c : e.data.value("classes", json::array())) {
+              if (c.is_string()) kept.classes.push_back(c.get<std::string>());
+            }
+            for (const auto& g : e.data.value("subclass_grants", json::array())) {
+              if (g.is_string()) kept.subclass_grants.push_back(g.get<std::string>());
+            }
+            if (!kept.classes.empty() || !kept.subclass_grants.empty())
+              ctx.v1_spell_classes[v1_spell_note_key(e.document.key, e.name)] = std::move(kept);
+          }
+          return true;
+        },
+        /*with_raw=*/keep_stored_preambles));
   }
 
   // Everything is written in one batch, page by page, and published by one commit at the end. Each endpoint
@@ -381,6 +387,7 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
     return Status::ok();
   };
 
+  std::string srd51_rule_texts;  // squashed, for the rules of /v1/sections/ that v2 lacks
   for (const auto& ep : v2_endpoints()) {
     const std::string endpoint = "v2/" + std::string(ep.path);
     if (skipped_now(endpoint)) {
@@ -424,7 +431,13 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
             note_ruleset(rec, ctx);
           }
           std::vector<model::Entity> out = split_by_document(std::move(*e), ctx);
-          for (const auto& x : out) kind_documents.push_back({static_cast<int>(x.kind), x.document.key});
+          for (const auto& x : out) {
+            kind_documents.push_back({static_cast<int>(x.kind), x.document.key});
+            if (x.document.key == "srd-2014" &&
+                (x.kind == Kind::kRule || x.kind == Kind::kRuleSection || x.kind == Kind::kCondition)) {
+              srd51_rule_texts += squashed(x.text) + '\n';
+            }
+          }
           return out;
         },
         standalone_armor);
@@ -435,6 +448,42 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
       v2_kind_documents.insert(kind_documents.begin(), kind_documents.end());
     } else if (s.code() != StatusCode::kNotFound) {
       v2_failed_kinds.insert(static_cast<int>(ep.kind));
+    }
+  }
+
+  // SRD 5.1's rules that only v1's rule chapters hold. Which those are depends on v2's rules, rule sections and
+  // conditions: without them (failed or skipped) the stored ones stay.
+  const std::string sections(kV1SectionsEndpoint);
+  if (!skipped_now(sections)) {
+    if (v2_failed_kinds.count(static_cast<int>(Kind::kRule)) ||
+        v2_failed_kinds.count(static_cast<int>(Kind::kRuleSection)) ||
+        v2_failed_kinds.count(static_cast<int>(Kind::kCondition))) {
+      keep_baseline(sections);
+    } else {
+      std::map<std::string, int> replaced;  // per document: v2 rules whose place a v1 rule took (counted once)
+      Status s = run_endpoint(sections, {"open5e_v1", Kind::kRule, ""}, [&](const json& rec) {
+        std::vector<model::Entity> rules = map_v1_section(rec, ctx, srd51_rule_texts);
+        // A v2 rule of the same key holds another rule's text (SRD 5.1's Critical Hits holds Damage Rolls'): the
+        // rule v1's chapter gives takes its place.
+        for (auto& e : rules) {
+          if (seen.erase({static_cast<int>(e.kind), e.key})) {
+            ++replaced[e.document.key];
+            e.data["correction"] =
+                "the Open5e v2 record of this rule holds another rule's text; this is the "
+                "rule's text from the SRD 5.1 chapter as v1 records it (" +
+                e.url + ")";
+          }
+        }
+        return rules;
+      });
+      if (s.code() == StatusCode::kCancelled) return s;
+      if (!store_error.is_ok()) return store_error;
+      if (s.is_ok()) {
+        for (const auto& [document, n] : replaced) {
+          report.entities[std::string(model::kind_name(Kind::kRule))] -= n;
+          report.per_document[document] -= n;
+        }
+      }
     }
   }
 

@@ -1583,8 +1583,8 @@ Result<Stats> Store::stats() {
 
 namespace lorekeeper::store {
 
-Status Store::scan(const std::function<bool(const Entity&)>& visit) {
-  auto st = Stmt::prepare(db_, std::string("SELECT ") + kEntityColumns +
+Status Store::scan(const std::function<bool(const Entity&)>& visit, bool with_raw) {
+  auto st = Stmt::prepare(db_, std::string("SELECT ") + kEntityColumns + (with_raw ? ", b.raw" : "") +
                                    " FROM entities e JOIN documents d ON d.key = e.document_key"
                                    " JOIN entity_bodies b ON b.id = e.id ORDER BY e.kind, e.key");
   if (!st) return st.status();
@@ -1592,7 +1592,12 @@ Status Store::scan(const std::function<bool(const Entity&)>& visit) {
     auto row = st->step();
     if (!row) return row.status();
     if (!*row) break;
-    if (!visit(read_entity(*st))) break;
+    Entity e = read_entity(*st);
+    if (with_raw) {
+      std::string err;
+      e.raw = json_util::parse(st->text(22), &err, nullptr, kStoredJsonDepth).value_or(model::json::object());
+    }
+    if (!visit(e)) break;
   }
   return Status::ok();
 }

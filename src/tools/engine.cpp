@@ -155,7 +155,13 @@ ToolResult get_entity(store::Store& st, const json& args, std::string_view prefe
   std::vector<json> one = {to_result(e)};
   add_children(st, one);
   json r = std::move(one.front());
-  if (with_raw) r["source_record"] = e.raw;
+  // The API record as sent; an entry completed from a second record shows that one beside it.
+  if (with_raw && e.raw.contains(model::kRawPrimary) && e.raw.contains(model::kRawSecondary)) {
+    r["source_record"] = e.raw[model::kRawPrimary];
+    r["source_record_v1"] = e.raw[model::kRawSecondary];
+  } else if (with_raw) {
+    r["source_record"] = e.raw;
+  }
   // What answers the next question: the creatures that cast this spell, what inflicts this condition, ...
   if (json rel = related(st, e); !rel.empty()) r["_related"] = std::move(rel);
   // Within the full budget whatever the entry's size: long text fields are cut shorter until it fits.
@@ -163,6 +169,9 @@ ToolResult get_entity(store::Store& st, const json& args, std::string_view prefe
   Whole w = whole_within(r, kFullFieldChars, room_left(kFullBudget, envelope, 0), 1000, [&](const json& c) {
     std::string text = render_entity(c) + render_related(c.value("_related", json()));
     if (with_raw) text += "\n**Source record:**\n```json\n" + json_util::dump(c["source_record"]) + "\n```\n";
+    if (with_raw && c.contains("source_record_v1"))
+      text += "\n**Source record (v1, which completed it):**\n```json\n" + json_util::dump(c["source_record_v1"]) +
+              "\n```\n";
     return text;
   });
   ToolResult out;

@@ -108,6 +108,7 @@ void named_entries(std::string& out, const char* heading, const json& list, cons
     std::string name = str(x, "name");
     if (auto u = str(x, "usage"); !u.empty()) name += " (" + u + ")";
     if (auto l = str(x, "limited_to"); !l.empty()) name += " (" + l + ")";
+    if (auto sp = str(x, "spell"); !sp.empty()) name += " (" + sp + ")";
     if (auto c = num(x, "cost"); c) name += " (Costs " + text::format_number(*c) + " Actions)";
     if (x.contains("levels") && x["levels"].is_array()) {
       std::vector<std::string> lv;
@@ -147,6 +148,7 @@ void render_spell(std::string& out, const json& r) {
   if (r.value("concentration", false)) duration = "Concentration, " + duration;
   if (!duration.empty()) out += "**Duration:** " + duration + "  \n";
   field(out, "Classes", r, "classes");
+  field(out, "Subclass Grants", r, "subclass_grants");
   field(out, "Damage", r, "damage_roll");
   field(out, "Healing", r, "healing_roll");
   field(out, "Roll", r, "roll");
@@ -162,6 +164,7 @@ void render_spell(std::string& out, const json& r) {
 
 void render_creature(std::string& out, const json& r) {
   std::string line = str(r, "size") + " " + text::lower(str(r, "type"));
+  if (!str(r, "subcategory").empty()) line += " (" + str(r, "subcategory") + ")";
   if (!str(r, "alignment").empty()) line += ", " + str(r, "alignment");
   out += "*" + line + "*\n\n";
   std::string ac = r.contains("armor_class") ? scalar(r["armor_class"]) : "";
@@ -182,7 +185,9 @@ void render_creature(std::string& out, const json& r) {
       parts.push_back(it.key() + " " + text::format_number(it->get<double>()) + " ft.");
     }
     if (sp.value("hover", false)) parts.back() += " (hover)";
-    out += "**Speed:** " + text::join(parts, ", ") + "  \n";
+    std::string line = text::join(parts, ", ");
+    if (!str(r, "speed_note").empty()) line += " (" + str(r, "speed_note") + ")";
+    out += "**Speed:** " + line + "  \n";
   }
   if (r.contains("ability_scores") && r["ability_scores"].is_object()) {
     const auto& a = r["ability_scores"];
@@ -199,7 +204,12 @@ void render_creature(std::string& out, const json& r) {
   field(out, "Damage Resistances", r, "damage_resistances");
   field(out, "Damage Immunities", r, "damage_immunities");
   field(out, "Condition Immunities", r, "condition_immunities");
-  if (r.contains("senses") && r["senses"].is_object()) {
+  if (std::string detail = str(r, "senses_detail"); !detail.empty()) {
+    const auto pp = r.contains("senses") ? num(r["senses"], "passive_perception") : std::nullopt;
+    if (pp && text::fold(detail).find("passive perception") == std::string::npos)
+      detail += ", passive Perception " + text::format_number(*pp);
+    out += "**Senses:** " + detail + "  \n";
+  } else if (r.contains("senses") && r["senses"].is_object()) {
     std::vector<std::string> parts;
     for (auto it = r["senses"].begin(); it != r["senses"].end(); ++it) {
       if (it.key() == "passive_perception") continue;
@@ -222,6 +232,7 @@ void render_creature(std::string& out, const json& r) {
   named_entries(out, "Legendary Actions", r.value("legendary_actions", json()), str(r, "legendary_desc"));
   named_entries(out, "Mythic Actions", r.value("mythic_actions", json()));
   named_entries(out, "Lair Actions", r.value("lair_actions", json()), str(r, "lair_desc"));
+  if (!str(r, "desc").empty()) out += "\n" + str(r, "desc") + "\n";
 }
 
 // "Finesse, Thrown (range 20/60), Nick [Mastery]".
@@ -458,6 +469,9 @@ std::string render_entity(const json& r) {
   source += " · key `" + str(r, "key") + "` · " + str(r, "kind") + "*\n\n";
   out += source;
   if (const std::string also = other_editions(r); !also.empty()) out += "*Other editions: " + also + "*\n\n";
+  // What the mapping corrected in the API's record, and on what evidence (data/README.md).
+  if (const std::string corrected = str(r, "correction"); !corrected.empty())
+    out += "*Corrected: " + corrected + "*\n\n";
   const std::string kind = str(r, "kind");
   if (kind == "spell")
     render_spell(out, r);

@@ -332,7 +332,9 @@ std::vector<ToolSpec> build_specs() {
        "One entry in full by its key (from a search result), e.g. \"srd_fireball\"; a name only one entry has is "
        "taken as its key (a name of several entries lists their keys).",
        {str_param("key", "The entry's key.", {}, true), kind_param("kind", "Its kind, when a key exists in several."),
-        bool_param("include_source", "Also return the original source record.")},
+        bool_param("include_source",
+                   "Also return the original source record (and the v1 record that completed it, for a creature "
+                   "Open5e keeps in both API versions).")},
        entity_output_schema()});
   specs.push_back({"find_similar",
                    "Find similar entries",

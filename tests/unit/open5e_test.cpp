@@ -291,6 +291,113 @@ TEST(Mapper, CreatureActionsStayInStatBlockOrder) {
   EXPECT_NE(e->text.find("Frightful Presence"), std::string::npos);
 }
 
+// A creature's v1 record completes its v2 record: each rule of docs/entity-model.md ("Completed from v1") on a
+// hand-written v1 record beside the recorded v2 goblin.
+TEST(Mapper, ACreatureIsCompletedFromItsV1Record) {
+  MappingContext ctx = context();
+  json v2 = record("creatures", "srd_goblin");
+  // v2 files the legendary Tail Swipe among the actions too, and gives the Shortbow its legendary namesake's text.
+  v2["actions"].push_back({{"name", "Tail Swipe"}, {"desc", "The goblin swipes."}, {"action_type", "ACTION"}});
+  v2["actions"].push_back(
+      {{"name", "Tail Swipe"}, {"desc", "The goblin swipes."}, {"action_type", "LEGENDARY_ACTION"}});
+  v2["actions"].push_back({{"name", "Shortbow"}, {"desc", "The goblin shoots."}, {"action_type", "LEGENDARY_ACTION"}});
+  v2["actions"][1]["desc"] = "The goblin shoots.";
+  v2["actions"].push_back({{"name", "Rally"}, {"desc", "The goblin rallies."}, {"action_type", "LEGENDARY_ACTION"}});
+  const json v1 = {
+      {"slug", "goblin"},
+      {"v2_converted_path", "/v2/creatures/srd_goblin/"},
+      {"desc", "**Goblins** are small, black-hearted humanoids."},
+      {"subtype", "goblinoid"},
+      {"senses", "darkvision 60 ft. (only in darkness), passive Perception 9"},
+      {"speed", {{"walk", 30}, {"notes", "40 ft. when mounted"}}},
+      {"damage_resistances", "False"},
+      {"languages", "Common, Goblin"},
+      {"special_abilities",
+       json::array({{{"name", "Nimble Escape"}, {"desc", "x"}},
+                    {{"name", "Sunlight Sensitivity"}, {"desc", "While in sunlight, the goblin has disadvantage."}}})},
+      {"actions", json::array({{{"name", "Scimitar (Goblin Form Only)"}, {"desc", "ignored: v2 has it"}},
+                               {{"name", "Shortbow (Recharge 5-6)."},
+                                {"desc",
+                                 "Ranged Weapon Attack: +4 to hit, range 80/320 ft., one target. Hit: 5 (1d6 + "
+                                 "2) piercing damage plus 2 (1d4) poison damage."}},
+                               {{"name", "Shriek (1/Day, While Bloodied)"}, {"desc", "The goblin shrieks."}},
+                               {{"name", "Hex (1st-Level; V, S)"}, {"desc", "The goblin casts hex."}},
+                               {{"name", "Giant Form (1/Day"}, {"desc", "The goblin grows."}},
+                               {{"name", "Bite"},
+                                {"desc",
+                                 "Melee Weapon Attack: +3 to hit, 5 ft., one target, 4 (1d4+2) piercing damage "
+                                 "+ 3 (1d6) fire."}},
+                               {{"name", "Goblin swipe"}, {"desc", "The goblin swipes."}}})},
+      {"legendary_actions", json::array({{{"name", "Tail Swipe (Costs 2 Actions)"}, {"desc", "The goblin swipes."}},
+                                         {{"name", "Shortbow"}, {"desc", "The goblin shoots."}},
+                                         {{"name", "Rally (3)"}, {"desc", "The goblin rallies."}}})}};
+  ctx.v1_monsters["srd_goblin"] = v1;
+  auto e = map_v2_record(endpoint("creatures"), v2, ctx);
+  ASSERT_TRUE(e.is_ok()) << e.status().to_string();
+  const json& d = e->data;
+  auto names = [&](const char* group) {
+    std::vector<std::string> out;
+    for (const auto& a : d.value(group, json::array())) out.push_back(a.value("name", ""));
+    return out;
+  };
+  using V = std::vector<std::string>;
+  // Added in v1's order after v2's own; the copy of a legendary action is gone; a text v2 holds is not repeated.
+  EXPECT_EQ(names("actions"), (V{"Scimitar", "Shortbow", "Shriek", "Hex", "Giant Form", "Bite"}));
+  EXPECT_EQ(names("legendary_actions"), (V{"Tail Swipe", "Shortbow", "Rally"}));
+  const json& acts = d["actions"];
+  EXPECT_EQ(acts[0].value("limited_to", ""), "Goblin Form Only");
+  EXPECT_EQ(acts[1].value("usage", ""), "Recharge 5-6");
+  EXPECT_EQ(acts[1].value("desc", "").rfind("Ranged Weapon Attack", 0), 0u);  // v1's text, not the legendary copy
+  EXPECT_EQ(acts[2].value("usage", ""), "1/Day");
+  EXPECT_EQ(acts[2].value("limited_to", ""), "While Bloodied");
+  EXPECT_EQ(acts[3].value("spell", ""), "1st-Level; V, S");
+  EXPECT_FALSE(acts[3].contains("limited_to"));
+  EXPECT_EQ(acts[4].value("usage", ""), "1/Day");  // a name cut inside its parenthesis gives its usage only
+  EXPECT_FALSE(acts[4].contains("limited_to"));
+  EXPECT_EQ(d["legendary_actions"][0].value("cost", 0), 2);
+  EXPECT_EQ(d["legendary_actions"][2].value("cost", 0), 3);  // "(3)" of a legendary action
+  // Attacks as the text states them: the recorded Scimitar's "Thunder" is the text's slashing.
+  EXPECT_EQ(acts[0]["attacks"][0].value("damage_type", ""), "Slashing");
+  EXPECT_EQ(acts[0]["attacks"][0].value("damage", ""), "1d6+2");
+  const json& shortbow = acts[1]["attacks"][0];
+  EXPECT_EQ(shortbow.value("range", 0), 80);
+  EXPECT_EQ(shortbow.value("long_range", 0), 320);
+  EXPECT_EQ(shortbow["extra_damage"], json::parse(R"([{"damage": "1d4", "damage_type": "Poison"}])"));
+  const json& bite = acts[5]["attacks"][0];  // Tome of Beasts 3's shorthand
+  EXPECT_EQ(bite.value("to_hit_mod", 0), 3);
+  EXPECT_EQ(bite.value("reach", 0), 5);
+  EXPECT_EQ(bite.value("damage", ""), "1d4+2");
+  EXPECT_EQ(bite.value("damage_type", ""), "Piercing");
+  EXPECT_EQ(bite["extra_damage"][0].value("damage_type", ""), "Fire");
+  // Traits, lore, subtype, senses, speed note; v1's "False" says nothing.
+  EXPECT_EQ(names("traits"), (V{"Nimble Escape", "Sunlight Sensitivity"}));
+  EXPECT_EQ(d.value("desc", ""), "**Goblins** are small, black-hearted humanoids.");
+  EXPECT_NE(e->text.find("black-hearted"), std::string::npos);
+  EXPECT_EQ(d.value("subcategory", ""), "goblinoid");
+  EXPECT_EQ(d.value("senses_detail", ""), "darkvision 60 ft. (only in darkness), passive Perception 9");
+  EXPECT_EQ(d.value("speed_note", ""), "40 ft. when mounted");
+  EXPECT_FALSE(d.contains("damage_resistances"));
+  EXPECT_EQ(d.value("languages", ""), "Common, Goblin");  // v2's own
+  // Both records are kept.
+  EXPECT_EQ(e->raw[kRawV2]["key"], "srd_goblin");
+  EXPECT_EQ(e->raw[kRawV1]["slug"], "goblin");
+  // Without a v1 record the same v2 record keeps v2's names and lists, still without the legendary copy.
+  auto alone = map_v2_record(endpoint("creatures"), v2, context());
+  ASSERT_TRUE(alone.is_ok());
+  EXPECT_EQ(alone->data["actions"].size(), 2u);
+  EXPECT_EQ(alone->raw["key"], "srd_goblin");
+}
+
+TEST(Mapper, NoteV1MonsterNeedsItsV2Path) {
+  MappingContext ctx;
+  EXPECT_TRUE(note_v1_monster({{"slug", "goblin"}, {"v2_converted_path", "/v2/creatures/srd_goblin/"}}, ctx));
+  EXPECT_EQ(ctx.v1_monsters.count("srd_goblin"), 1u);
+  EXPECT_FALSE(note_v1_monster({{"slug", "x"}}, ctx));
+  EXPECT_FALSE(note_v1_monster({{"slug", "x"}, {"v2_converted_path", "/v2/spells/srd_x/"}}, ctx));
+  EXPECT_FALSE(note_v1_monster({{"slug", "x"}, {"v2_converted_path", 7}}, ctx));
+  EXPECT_EQ(ctx.v1_monsters.size(), 1u);
+}
+
 TEST(Mapper, SavesAndSkillsThatAreAllZeroFillerAreLeftOut) {
   json saves = json::object(), skills = json::object();
   for (const char* a : {"strength", "dexterity", "constitution", "intelligence", "wisdom", "charisma"}) saves[a] = 0;
@@ -400,43 +507,73 @@ TEST(Mapper, AnSrd51WeaponTakesTheSrdTablesPropertiesWhereV2Differs) {
   EXPECT_TRUE(none.srd_weapon_properties.empty());
 }
 
-json v1_srd_spell(const std::string& slug, const std::string& classes, const std::string& archetype) {
-  return {{"slug", slug}, {"document__slug", "wotc-srd"}, {"dnd_class", classes}, {"archetype", archetype}};
+json v1_spell(const std::string& name, const std::string& classes, const std::string& archetype,
+              const std::string& document = "wotc-srd") {
+  return {{"slug", model::slug(name)},
+          {"name", name},
+          {"document__slug", document},
+          {"dnd_class", classes},
+          {"archetype", archetype}};
 }
 
-TEST(Mapper, AnSrd51SpellGainsTheClassesWhoseSrdListHasIt) {
+bool has_facet(const Entity& e, const std::string& v) {
+  return std::find(e.facets.classes.begin(), e.facets.classes.end(), v) != e.facets.classes.end();
+}
+
+TEST(Mapper, ASpellsClassesAreTheClassListsV1Names) {
   using V = std::vector<std::string>;
   MappingContext ctx = context();
   // v2's Cure Wounds lacks the Paladin; v1 names it, and no subclass grants it.
-  ASSERT_TRUE(note_srd_spell(v1_srd_spell("cure-wounds", "Bard, Cleric, Druid, Paladin, Ranger", ""), ctx));
+  ASSERT_TRUE(note_v1_spell(v1_spell("Cure Wounds", "Bard, Cleric, Druid, Paladin, Ranger", ""), ctx));
   auto cure = map_v2_record(endpoint("spells"), record("spells", "srd_cure-wounds"), ctx);
   ASSERT_TRUE(cure.is_ok());
   EXPECT_EQ(cure->data["classes"], json({"Bard", "Cleric", "Druid", "Ranger", "Paladin"}));
-  EXPECT_NE(std::find(cure->facets.classes.begin(), cure->facets.classes.end(), "paladin"), cure->facets.classes.end());
-  EXPECT_NE(std::find(cure->facets.classes.begin(), cure->facets.classes.end(), "srd_paladin"),
-            cure->facets.classes.end());
+  EXPECT_TRUE(has_facet(*cure, "paladin"));
+  EXPECT_TRUE(has_facet(*cure, "srd_paladin"));
+  EXPECT_FALSE(cure->data.contains("subclass_grants"));
   // Hold Person is a Paladin's only through the Oath of Vengeance; "Ritual Caster" is a feat, not a class.
-  ASSERT_TRUE(note_srd_spell(
-      v1_srd_spell("hold-person", "Bard, Cleric, Druid, Paladin, Ritual Caster, Wizard", "Paladin: Vengeance"), ctx));
-  EXPECT_EQ(ctx.srd_spell_classes.at("srd_hold-person"), (V{"Bard", "Cleric", "Druid", "Wizard"}));
-  // Nothing is taken away: a class v2 names and v1 does not stays.
-  ASSERT_TRUE(note_srd_spell(v1_srd_spell("fireball", "Wizard", ""), ctx));
-  auto fireball = map_v2_record(endpoint("spells"), record("spells", "srd_fireball"), ctx);
+  ASSERT_TRUE(note_v1_spell(
+      v1_spell("Hold Person", "Bard, Cleric, Druid, Paladin, Ritual Caster, Wizard", "Paladin: Vengeance"), ctx));
+  const auto& hold = ctx.v1_spell_classes.at(v1_spell_note_key("srd-2014", "Hold Person"));
+  EXPECT_EQ(hold.classes, (V{"Bard", "Cleric", "Druid", "Wizard"}));
+  EXPECT_EQ(hold.subclass_grants, (V{"Paladin: Vengeance"}));
+  // A class v2 names and v1 names only through a subclass's grant is the subclass's, not the class's: the Light
+  // domain's Fireball is no Cleric spell. A class v2 names that v1 does not mention stays.
+  ASSERT_TRUE(note_v1_spell(v1_spell("Fireball", "Cleric, Wizard", "Cleric: Light, Druid: Coast, Grassland"), ctx));
+  json fireball_record = record("spells", "srd_fireball");
+  fireball_record["classes"].push_back({{"name", "Cleric"}, {"key", "srd_cleric"}});
+  auto fireball = map_v2_record(endpoint("spells"), fireball_record, ctx);
   ASSERT_TRUE(fireball.is_ok());
   EXPECT_EQ(fireball->data["classes"], json({"Sorcerer", "Wizard"}));
+  EXPECT_EQ(fireball->data["subclass_grants"], json({"Cleric: Light", "Druid: Coast", "Druid: Grassland"}));
+  EXPECT_FALSE(has_facet(*fireball, "cleric"));
+  EXPECT_FALSE(has_facet(*fireball, "srd_cleric"));
+  EXPECT_TRUE(has_facet(*fireball, "srd_sorcerer"));
   // Another edition's spell of the same name is another spell.
   auto cure24 = map_v2_record(endpoint("spells"), record("spells", "srd-2024_cure-wounds"), ctx);
   ASSERT_TRUE(cure24.is_ok());
   EXPECT_EQ(cure24->data["classes"], json({"Bard", "Cleric", "Druid", "Paladin", "Ranger"}));
+  // A third-party spell: v1's document names the v2 one (Deep Magic Extended is "dmag-e"), "Sorceror" is the
+  // Sorcerer, and a class no SRD has keeps only its name as a facet.
+  ASSERT_TRUE(note_v1_spell(v1_spell("Shield of Star and Shadow", "Sorceror, Herald", "", "dmag-e"), ctx));
+  auto star = map_v2_record(endpoint("spells"), record("spells", "deepmx_shield-of-star-and-shadow"), ctx);
+  ASSERT_TRUE(star.is_ok());
+  const json star_classes = star->data["classes"];
+  EXPECT_NE(std::find(star_classes.begin(), star_classes.end(), "Sorcerer"), star_classes.end()) << star_classes;
+  EXPECT_NE(std::find(star_classes.begin(), star_classes.end(), "Herald"), star_classes.end()) << star_classes;
+  EXPECT_TRUE(has_facet(*star, "herald"));
+  EXPECT_FALSE(has_facet(*star, "srd_herald"));
 
   MappingContext none = context();
-  EXPECT_FALSE(note_srd_spell({{"slug", "bless"}, {"document__slug", "o5e"}, {"dnd_class", "Cleric"}}, none));
-  EXPECT_FALSE(note_srd_spell(v1_srd_spell("bless", "", ""), none));
-  EXPECT_FALSE(note_srd_spell(v1_srd_spell("bless", "Ritual Caster", ""), none));
-  EXPECT_FALSE(note_srd_spell(v1_srd_spell("bless", "Paladin", "Paladin: Devotion"), none));
-  EXPECT_FALSE(note_srd_spell(v1_srd_spell("", "Cleric", ""), none));
-  EXPECT_FALSE(note_srd_spell({{"slug", "bless"}, {"document__slug", "wotc-srd"}, {"dnd_class", 3}}, none));
-  EXPECT_TRUE(none.srd_spell_classes.empty());
+  EXPECT_FALSE(note_v1_spell(v1_spell("Bless", "Cleric", "", "no-such-document"), none));
+  EXPECT_FALSE(note_v1_spell(v1_spell("Bless", "", ""), none));
+  EXPECT_FALSE(note_v1_spell(v1_spell("Bless", "Ritual Caster", ""), none));
+  EXPECT_FALSE(note_v1_spell(v1_spell("", "Cleric", ""), none));
+  EXPECT_FALSE(
+      note_v1_spell({{"slug", "bless"}, {"name", "Bless"}, {"document__slug", "wotc-srd"}, {"dnd_class", 3}}, none));
+  EXPECT_TRUE(none.v1_spell_classes.empty());
+  // A grant alone is noted: the class it names is taken off the class's list.
+  EXPECT_TRUE(note_v1_spell(v1_spell("Bless", "Paladin", "Paladin: Devotion"), none));
 }
 
 TEST(Mapper, ArmorKeepsAcRules) {
@@ -774,7 +911,7 @@ TEST(Sync, CreaturesGetTheLegendaryPreambleOnlyV1Carries) {
   auto st = fresh_store(testing::temp_dir());
   auto report = sync(*make_directory_source(testing::fixture_mirror()), *st, SyncOptions{});
   ASSERT_TRUE(report.is_ok()) << report.status().to_string();
-  EXPECT_EQ(report->records.at("v1/monsters"), 4);
+  EXPECT_EQ(report->records.at("v1/monsters"), 11);  // those converted to the fixture's creatures
   EXPECT_EQ(report->entities.count("creature") ? report->entities.at("creature") : 0, 13);  // v1 adds no creature
   const std::string dragon = legendary_desc(*st, "srd_adult-red-dragon");
   EXPECT_EQ(dragon.rfind("The dragon can take 3 legendary actions", 0), 0u) << dragon;
@@ -783,13 +920,22 @@ TEST(Sync, CreaturesGetTheLegendaryPreambleOnlyV1Carries) {
   EXPECT_EQ(legendary_desc(*st, "srd-2024_adult-red-dragon"), "");  // no v1 record converts to it
   EXPECT_TRUE(st->get("adult-red-dragon", model::Kind::kCreature, false)->empty());
 
-  // The list failing, or skipped after a recent failure, keeps the stored preambles with the new creatures.
-  ASSERT_NO_FATAL_FAILURE(resync_while_unreadable(
-      *st, "v1/monsters", [&] { EXPECT_EQ(legendary_desc(*st, "srd_adult-red-dragon"), dragon); }));
+  auto subcategory = [&](store::Store& s, const std::string& key) {
+    auto got = s.get(key, model::Kind::kCreature, false);
+    return got.is_ok() && got->size() == 1 ? (*got)[0].data.value("subcategory", "") : "<no " + key + ">";
+  };
+  EXPECT_EQ(subcategory(*st, "srd_goblin"), "goblinoid");  // v1's subtype
+
+  // The list failing, or skipped after a recent failure, keeps what the stored creatures took from it.
+  ASSERT_NO_FATAL_FAILURE(resync_while_unreadable(*st, "v1/monsters", [&] {
+    EXPECT_EQ(legendary_desc(*st, "srd_adult-red-dragon"), dragon);
+    EXPECT_EQ(subcategory(*st, "srd_goblin"), "goblinoid");
+  }));
 
   // A source without the list (an API that dropped v1) is a missing list on a fresh store, not a failure.
   auto fresh = synced_without("v1/monsters");
   EXPECT_EQ(legendary_desc(*fresh, "srd_adult-red-dragon"), "");
+  EXPECT_EQ(subcategory(*fresh, "srd_goblin"), "");
   EXPECT_EQ(fresh->stats()->per_kind, st->stats()->per_kind);
 }
 
@@ -831,7 +977,7 @@ TEST(Sync, Srd51SpellsGainThePaladinV1Names) {
   auto st = fresh_store(testing::temp_dir());
   auto report = sync(*make_directory_source(testing::fixture_mirror()), *st, SyncOptions{});
   ASSERT_TRUE(report.is_ok()) << report.status().to_string();
-  EXPECT_EQ(report->records.at("v1/spells"), 4);
+  EXPECT_EQ(report->records.at("v1/spells"), 13);  // those of the fixture's spells
   EXPECT_EQ(stored_classes(*st, "srd_cure-wounds"), cure);
   EXPECT_EQ(stored_classes(*st, "srd_shield-of-faith"), json({"Cleric", "Paladin"}));
   EXPECT_EQ(stored_classes(*st, "srd_hold-person"), json({"Bard", "Cleric", "Druid", "Sorcerer", "Warlock", "Wizard"}));
@@ -844,6 +990,73 @@ TEST(Sync, Srd51SpellsGainThePaladinV1Names) {
   // Without the list on a fresh store, the spells are v2's.
   auto fresh = synced_without("v1/spells");
   EXPECT_EQ(stored_classes(*fresh, "srd_cure-wounds"), json({"Bard", "Cleric", "Druid", "Ranger"}));
+}
+
+std::string rule_text(store::Store& st, const std::string& key) {
+  auto got = st.get(key, model::Kind::kRule, false);
+  if (!got.is_ok() || got->size() != 1) return "<no " + key + ">";
+  return (*got)[0].data.value("desc", "");
+}
+
+TEST(Sync, Srd51RulesOnlyV1sChaptersHoldAreRules) {
+  auto st = fresh_store(testing::temp_dir());
+  auto report = sync(*make_directory_source(testing::fixture_mirror()), *st, SyncOptions{});
+  ASSERT_TRUE(report.is_ok()) << report.status().to_string();
+  EXPECT_EQ(report->records.at("v1/sections"), 2);
+  const std::string death = rule_text(*st, "srd_damage-and-healing_death-saving-throws");
+  EXPECT_EQ(death.rfind("Whenever you start your turn with 0 hit points", 0), 0u) << death;
+  EXPECT_NE(rule_text(*st, "srd_rest_long-rest").find("a period of extended downtime, at least 8 hours long"),
+            std::string::npos);
+  auto got = st->get("srd_damage-and-healing_death-saving-throws", model::Kind::kRule, false);
+  ASSERT_EQ(got->size(), 1u);
+  EXPECT_EQ((*got)[0].document.key, "srd-2014");
+  EXPECT_EQ((*got)[0].source_api, "open5e_v1");
+  EXPECT_EQ((*got)[0].url, "https://api.open5e.com/v1/sections/damage-and-healing/");
+
+  // The list failing, or skipped, keeps the stored rules; a fresh store without it has none of them.
+  ASSERT_NO_FATAL_FAILURE(resync_while_unreadable(
+      *st, "v1/sections", [&] { EXPECT_EQ(rule_text(*st, "srd_damage-and-healing_death-saving-throws"), death); }));
+  auto fresh = synced_without("v1/sections");
+  EXPECT_EQ(rule_text(*fresh, "srd_damage-and-healing_death-saving-throws"),
+            "<no srd_damage-and-healing_death-saving-throws>");
+  // v2's rules failing: which chapters' rules v2 lacks is unknown, so the stored ones stay and none is written.
+  FailingSource no_rules(testing::fixture_mirror(), "v2/rules/", Status::unavailable("HTTP 503"));
+  report = sync(no_rules, *st, SyncOptions{});
+  ASSERT_TRUE(report.is_ok()) << report.status().to_string();
+  EXPECT_EQ(rule_text(*st, "srd_damage-and-healing_death-saving-throws"), death);
+}
+
+TEST(Mapper, AV1ChapterGivesTheRulesNoV2TextHolds) {
+  MappingContext ctx = context();
+  ctx.rule_section_names["srd_damage-and-healing"] = "Damage and Healing";
+  const json chapter = {{"slug", "damage-and-healing"},
+                        {"name", "Damage and Healing"},
+                        {"document__slug", "wotc-srd"},
+                        {"desc",
+                         "Intro.\n\n## Healing\n\nRest can restore a creature's hit points.\n\n"
+                         "## Dropping to 0 Hit Points\n\nWhen you drop to 0 hit points, you either die "
+                         "outright or fall unconscious.\n\n### Instant Death\n\nMassive damage can kill you "
+                         "instantly.\n\n## Empty\n\n"}};
+  // v2 already holds the Instant Death text (spaces and case aside).
+  const std::string covered = squashed("MASSIVE damage can kill you\ninstantly.");
+  auto rules = map_v1_section(chapter, ctx, covered);
+  std::vector<std::string> keys;
+  for (const auto& r : rules) keys.push_back(r.key);
+  EXPECT_EQ(keys, (std::vector<std::string>{"srd_damage-and-healing_healing",
+                                            "srd_damage-and-healing_dropping-to-0-hit-points"}));
+  ASSERT_EQ(rules.size(), 2u);
+  EXPECT_EQ(rules[0].name, "Healing");
+  EXPECT_EQ(rules[0].data["desc"], "Rest can restore a creature's hit points.");
+  EXPECT_EQ(rules[0].data["section"], "Damage and Healing");
+  EXPECT_EQ(rules[0].facets.parent_key, "srd_damage-and-healing");
+  EXPECT_EQ(rules[0].document.key, "srd-2014");
+  // Another document's chapter, or one without a slug, gives nothing.
+  json other = chapter;
+  other["document__slug"] = "o5e";
+  EXPECT_TRUE(map_v1_section(other, ctx, "").empty());
+  other = chapter;
+  other.erase("slug");
+  EXPECT_TRUE(map_v1_section(other, ctx, "").empty());
 }
 
 TEST(Sync, AFailingEndpointKeepsItsPreviousData) {

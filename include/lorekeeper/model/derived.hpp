@@ -19,6 +19,8 @@ inline constexpr std::string_view kDerivedFacetsVersion = "3";
 
 // The conditions of the rules, as facet values ("blinded", ..., "exhaustion").
 const std::vector<std::string>& condition_names();
+// The damage types of the rules, as facet values ("acid", ..., "thunder").
+const std::vector<std::string>& damage_type_names();
 // The six abilities, as facet values ("strength", ...).
 const std::vector<std::string>& ability_names();
 // The values of Facets::attack_ranges and Facets::traits.

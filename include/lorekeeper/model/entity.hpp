@@ -101,9 +101,15 @@ struct Entity {
   std::string url;             // the API resource it came from
   std::string text;            // plain description text, for lexical search and embedding
   json data = json::object();  // canonical fields shown to users (kind-specific; see docs/entity-model.md)
-  json raw = json::object();   // the full original record, untouched
+  json raw = json::object();   // the full original record, untouched (two records: see kRawPrimary)
   Facets facets;
 };
+
+// An entity completed from a second record (a v2 creature from the /v1/monsters/ record of it) keeps both,
+// untouched, in `raw`: {"open5e_v2": the record it was made from, "open5e_v1": the one that completed it}. Every
+// other entity's raw is its one record.
+inline constexpr const char* kRawPrimary = "open5e_v2";
+inline constexpr const char* kRawSecondary = "open5e_v1";
 
 }  // namespace lorekeeper::model
 

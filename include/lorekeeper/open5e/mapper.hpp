@@ -30,6 +30,13 @@ const std::vector<Endpoint>& v2_endpoints();
 // twice under v1 and v2 names.
 const std::vector<Endpoint>& v1_endpoints();
 
+// A spell's class lists as a /v1/spells/ record states them: the classes whose own list has it ("Sorcerer",
+// "Wizard") and the subclasses that grant it ("Cleric: Light", "Warlock: Fiend").
+struct V1SpellClasses {
+  std::vector<std::string> classes;
+  std::vector<std::string> subclass_grants;
+};
+
 // What the mapper needs to know beyond one record: the documents (by key) and rule-section names.
 struct MappingContext {
   std::string base_url = "https://api.open5e.com";
@@ -37,29 +44,41 @@ struct MappingContext {
   std::map<std::string, std::string> rule_section_names;  // ruleset key -> name
   // document key -> folded rule name -> the keys of that document's rules of that name (note_ruleset)
   std::map<std::string, std::map<std::string, std::vector<std::string>>> rule_names;
-  std::map<std::string, Document> v1_documents;            // v1 document slug -> the document to attribute to
-  std::map<std::string, json> gear;                        // weapon/armor key -> the /v2/items/ record for it
-  std::vector<json> standalone_armor;                      // /v2/items/ records that are armor without an armor record
-  std::map<std::string, std::string> legendary_preambles;  // v2 creature key -> its v1 `legendary_desc`
+  std::map<std::string, Document> v1_documents;  // v1 document slug -> the document to attribute to
+  std::map<std::string, json> gear;              // weapon/armor key -> the /v2/items/ record for it
+  std::vector<json> standalone_armor;            // /v2/items/ records that are armor without an armor record
+  std::map<std::string, json> v1_monsters;       // v2 creature key -> the /v1/monsters/ record of it
   // SRD 5.1 weapon key ("srd_whip") -> its properties as the SRD's weapon table gives them, from /v1/weapons/
   // ("finesse", "reach"; "thrown (range 20/60)"); see note_srd_weapon.
   std::map<std::string, std::vector<std::string>> srd_weapon_properties;
-  // SRD 5.1 spell key ("srd_bless") -> the classes whose SRD spell list has it, from /v1/spells/ (note_srd_spell).
-  std::map<std::string, std::vector<std::string>> srd_spell_classes;
+  // v1_spell_note_key(v2 document, spell name) -> the spell's class lists as /v1/spells/ states them
+  // (note_v1_spell).
+  std::map<std::string, V1SpellClasses> v1_spell_classes;
 };
 
 // Notes the names and keys of the rules a /v2/rulesets/ record lists, per document, for map_rule's repair of a
 // misnamed rule (the rulesets are read before the rules).
 void note_ruleset(const json& record, MappingContext& ctx);
 
-// The v1 list read only for what v2's records lack: /v1/monsters/, for the legendary-action preamble ("The
-// aboleth can take 3 legendary actions, ...") v2's creatures do not carry.
+// The v1 list read before v2's creatures for what their records lack: /v1/monsters/. v2's Tome of Beasts 3
+// creatures have no actions (1 of 397), v2 drops the limit of use v1 keeps in an action's name ("Acid Spray
+// (Recharge 6)"), the lore (Tome of Beasts 1-2, SRD 5.1's NPCs), sense qualifiers ("blind beyond this radius"),
+// speed notes and the legendary-action preamble ("The aboleth can take 3 legendary actions, ...").
 inline constexpr std::string_view kV1MonstersEndpoint = "v1/monsters";
 
-// Notes a /v1/monsters/ record's legendary-action preamble in ctx.legendary_preambles under the key of the v2
-// creature it was converted to (`v2_converted_path`, "/v2/creatures/srd_aboleth/"). Returns false for a record
-// without a preamble or without a v2 path.
-bool note_legendary_preamble(const json& record, MappingContext& ctx);
+// A merged entity's `raw`: {"open5e_v2": the v2 record, "open5e_v1": the v1 record that completed it}, both
+// untouched (model::kRawPrimary, kRawSecondary). Other entities' raw is their one record.
+inline constexpr const char* kRawV2 = model::kRawPrimary;
+inline constexpr const char* kRawV1 = model::kRawSecondary;
+
+// The key of the v2 creature a /v1/monsters/ record was converted to (`v2_converted_path`,
+// "/v2/creatures/srd_aboleth/" -> "srd_aboleth"); empty without one.
+std::string v2_key_of_v1_monster(const json& record);
+
+// Notes a /v1/monsters/ record in ctx.v1_monsters under the key of the v2 creature it was converted to. The v2
+// creature is completed from it (map_v2_record; docs/entity-model.md says what is taken). Returns false for a
+// record without a v2 path.
+bool note_v1_monster(const json& record, MappingContext& ctx);
 
 // The v1 list read before v2's weapons for the SRD 5.1 weapon table's property lists. v2's SRD 5.1 weapons lack
 // or misstate properties for 16 of 37 weapons (every Heavy weapon lacks Heavy, the Whip Finesse, the Handaxe
@@ -73,20 +92,49 @@ inline constexpr std::string_view kV1WeaponsEndpoint = "v1/weapons";
 // where the table states none ("Special (Lance)"). Returns false, noting nothing, for another document's record,
 // one without properties (a list that says nothing removes nothing) or a malformed one.
 bool note_srd_weapon(const json& record, MappingContext& ctx);
-// The v1 list read before v2's spells for the SRD 5.1 class spell lists: v2's SRD 5.1 spells name no Paladin (31
-// spells of the SRD's Paladin list, Find Steed and Branding Smite with no class at all); v1's `dnd_class` names it.
+// The v1 list read before v2's spells for the class spell lists: v2's SRD 5.1 spells name no Paladin (31 spells
+// of the SRD's Paladin list; Find Steed and Branding Smite have no class at all) and put the spells a subclass grants
+// on the class's own list (Burning Hands on the Cleric's, from the Light domain); 950 third-party spells have no
+// class in v2 (Deep Magic, Level Up, Tome of Heroes, Warlock Archives, Kobold Press) or lose the Sorcerer (Deep
+// Magic Extended spells it "Sorceror"). v1's `dnd_class` names the classes, `archetype` the subclass grants.
 inline constexpr std::string_view kV1SpellsEndpoint = "v1/spells";
 
 // The SRD 5.1 spellcasting classes, as /v1/spells/ names them.
 inline constexpr std::string_view kSrd51SpellClasses[] = {"Bard",   "Cleric",   "Druid",   "Paladin",
                                                           "Ranger", "Sorcerer", "Warlock", "Wizard"};
 
-// Notes a /v1/spells/ record of SRD 5.1 (document "wotc-srd") in ctx.srd_spell_classes under the key of its v2
-// record ("srd_" + slug): the classes its `dnd_class` names that its `archetype` does not (v1 also names the
-// classes whose subclass grants the spell, "Paladin: Vengeance" for Bane and Hold Person, which are not on the
-// Paladin's list), of kSrd51SpellClasses. A v2 SRD 5.1 spell gains the noted classes it lacks; none is taken
-// away. Returns false, noting nothing, for another document's record or one that names no class.
-bool note_srd_spell(const json& record, MappingContext& ctx);
+// The v2 document of each v1 document that has spells (the v1 documents' `v2_related_key`; v1's "a5e" spells are
+// v2's Level Up Adventurer's Guide).
+inline constexpr std::pair<std::string_view, std::string_view> kV1SpellDocuments[] = {
+    {"wotc-srd", "srd-2014"}, {"dmag", "deepm"}, {"dmag-e", "deepmx"}, {"a5e", "a5e-ag"},
+    {"toh", "toh"},           {"kp", "kp"},      {"o5e", "open5e"},    {"warlock", "wz"}};
+
+// The key a spell's v1 class lists are noted under: its v2 document and its folded name.
+std::string v1_spell_note_key(std::string_view document, std::string_view name);
+
+// Notes a /v1/spells/ record's class lists in ctx.v1_spell_classes for the v2 spell of the same name in the v2
+// document of its v1 document (kV1SpellDocuments): the classes `dnd_class` names that `archetype` does not name as a
+// subclass's grant ("Cleric: Light" for Burning Hands), "Sorceror" read as Sorcerer and "Ritual Caster" (a feat)
+// left out, and the grants. The v2 spell's classes become its own classes that no grant names, then the noted
+// classes it lacks; the grants are its `subclass_grants`. Returns false, noting nothing, for a record of a document
+// without v2 spells, without a name, or naming no class and no grant.
+bool note_v1_spell(const json& record, MappingContext& ctx);
+
+// The v1 list of SRD 5.1's rule chapters, read after v2's rules for the rules v2 lacks: SRD 5.1's Healing, Dropping
+// to 0 Hit Points, Death Saving Throws, Stabilizing a Creature, Instant Death, Temporary Hit Points, Short Rest and
+// Long Rest are in no v2 record.
+inline constexpr std::string_view kV1SectionsEndpoint = "v1/sections";
+
+// Lower-case letters and digits of `text` only: what the coverage of a v1 section's text is judged on (v1's texts
+// lose spaces at line ends, "theday").
+std::string squashed(std::string_view text);
+
+// The rules of a /v1/sections/ record of SRD 5.1 ("wotc-srd") that no v2 record holds: the section's Markdown cut at
+// its headings, each heading with its text up to the next heading, kept when the first 120 squashed characters of
+// that text are not in `covered` (the squashed texts of SRD 5.1's v2 rules, rule sections and conditions). Each is a
+// rule of srd-2014 with source_api "open5e_v1", keyed "srd_<section slug>_<heading slug>", in the v2 rule section of
+// the same slug where there is one ("Damage and Healing"), else in a section named as v1 names it ("Rest").
+std::vector<Entity> map_v1_section(const json& record, const MappingContext& ctx, const std::string& covered);
 
 // A stored weapon's properties as note_srd_weapon notes them ("thrown (range 20/60)"): what a sync that cannot
 // read /v1/weapons/ keeps.
@@ -132,8 +180,8 @@ Result<Entity> map_v1_record(const Endpoint& endpoint, const json& record, const
 // document keeps the record's key). Any other entity is returned as it is, alone.
 std::vector<Entity> split_by_document(Entity entity, const MappingContext& ctx);
 
-// Maps one record of `endpoint` into an Entity (a creature with a preamble in ctx.legendary_preambles gets it as
-// `legendary_desc`). Errors (InvalidArgument) name what is missing or malformed;
+// Maps one record of `endpoint` into an Entity (a creature with a record in ctx.v1_monsters is completed from it,
+// and its raw holds both records). Errors (InvalidArgument) name what is missing or malformed;
 // the caller skips such records and reports them.
 Result<Entity> map_v2_record(const Endpoint& endpoint, const json& record, const MappingContext& ctx);
 

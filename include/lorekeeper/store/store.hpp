@@ -273,9 +273,9 @@ class Store {
   Result<std::optional<model::Document>> document(std::string_view key);
   Result<std::vector<DocumentInfo>> documents();
 
-  // Every entity with its text, data and facets (not `raw`), in kind and key order; `visit` returning false
-  // stops the scan.
-  Status scan(const std::function<bool(const Entity&)>& visit);
+  // Every entity with its text, data and facets (and `raw` when `with_raw`), in kind and key order; `visit`
+  // returning false stops the scan.
+  Status scan(const std::function<bool(const Entity&)>& visit, bool with_raw = false);
 
   // One stored embedding: passage `passage` of an entity's text, embedded by `model`.
   struct VectorRow {
