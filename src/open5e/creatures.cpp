@@ -3,6 +3,7 @@
 #include <re2/re2.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -199,6 +200,16 @@ std::string tidy_dice(const std::string& dice, const std::string& sign, const st
   return out;
 }
 
+// A number of a stat block's text ("+5", "reach 10 ft."); none for more digits than any stat block has (the
+// records come over the network, and a number past int would otherwise throw).
+std::optional<int> small_number(const std::string& digits) {
+  int v = 0;
+  if (digits.empty() || digits.size() > 6) return std::nullopt;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  if (ec != std::errc() || end != digits.data() + digits.size()) return std::nullopt;
+  return v;
+}
+
 // "(acid|bludgeoning|...|thunder)": the damage types, for the patterns below.
 const std::string& damage_alternation() {
   static const std::string alt = "(" + text::join(model::damage_type_names(), "|") + ")";
@@ -236,7 +247,7 @@ json text_attack(const std::string& desc) {
   for (char c : to_hit) {
     if (std::isdigit(static_cast<unsigned char>(c))) digits += c;
   }
-  if (!digits.empty()) y["to_hit_mod"] = (to_hit.find('+') == std::string::npos ? -1 : 1) * std::stoi(digits);
+  if (auto n = small_number(digits)) y["to_hit_mod"] = (to_hit.find('+') == std::string::npos ? -1 : 1) * *n;
   // Reach and range before "Hit:" (or the first damage), the damage after it, so a save's damage or a range later
   // in the same action is not taken for the attack's.
   const std::string rest(input.data(), input.size());
@@ -244,14 +255,18 @@ json text_attack(const std::string& desc) {
   const std::string head = hit == std::string::npos ? rest : rest.substr(0, hit);
   const std::string after = hit == std::string::npos ? rest : rest.substr(hit);
   std::string a, b;
-  if (RE2::PartialMatch(head, kReach, &a) || (k == "melee" && RE2::PartialMatch(head, kBareReach, &a)))
-    y["reach"] = std::stoi(a);
+  if (RE2::PartialMatch(head, kReach, &a) || (k == "melee" && RE2::PartialMatch(head, kBareReach, &a))) {
+    if (auto n = small_number(a)) y["reach"] = *n;
+  }
   if (k != "melee") {
     if (RE2::PartialMatch(head, kRange, &a, &b)) {
-      y["range"] = std::stoi(a);
-      y["long_range"] = std::stoi(b);
+      const auto near = small_number(a), far = small_number(b);
+      if (near && far) {
+        y["range"] = *near;
+        y["long_range"] = *far;
+      }
     } else if (RE2::PartialMatch(head, kOneRange, &a)) {
-      y["range"] = std::stoi(a);
+      if (auto n = small_number(a)) y["range"] = *n;
     }
   }
   std::string dice, sign, bonus, type;
@@ -534,9 +549,9 @@ std::vector<Action> v2_actions(const json& rec) {
         x.data["usage"] = "Recharges after a Short or Long Rest";
     }
     // A name that already states its usage ("Petrifying Gaze (Recharge 4-6)") is shown with it once.
-    if (const std::string usage = str(x.data, "usage"); !usage.empty()) {
+    if (const std::string shown = str(x.data, "usage"); !shown.empty()) {
       std::string name = str(x.data, "name");
-      const std::string folded_usage = text::fold(usage);
+      const std::string folded_usage = text::fold(shown);
       const size_t open = name.rfind(" (");
       if (open != std::string::npos && text::fold(name.substr(open)) == folded_usage) {
         x.data["name"] = text::trim(name.substr(0, open));

@@ -388,6 +388,41 @@ TEST(Mapper, ACreatureIsCompletedFromItsV1Record) {
   EXPECT_EQ(alone->raw["key"], "srd_goblin");
 }
 
+// A v1 record is network input: numbers past int, lists of the wrong type and fields of the wrong type are read
+// as nothing, never as an exception.
+TEST(Mapper, AHostileV1RecordCompletesNothingItCannotRead) {
+  MappingContext ctx = context();
+  const std::string huge(40, '9');
+  ctx.v1_monsters["srd_goblin"] = {
+      {"actions",
+       json::array({{{"name", "Bite"},
+                     {"desc", "Melee Weapon Attack: +" + huge + " to hit, reach " + huge + " ft., one target. Hit: " +
+                                  huge + " (" + huge + "d" + huge + " + " + huge + ") piercing damage."}},
+                    {{"name", 7}, {"desc", json::array()}},
+                    "not an action",
+                    {{"name", "Bow (Recharge 9-6)"},
+                     {"desc", "Ranged Weapon Attack: +4 to hit, range " + huge + "/" + huge + " ft., one target."}}})},
+      {"legendary_actions", "none"},
+      {"special_abilities", json::object()},
+      {"senses", 12},
+      {"speed", "fast"},
+      {"desc", json::array()},
+      {"subtype", json::object()}};
+  auto e = map_v2_record(endpoint("creatures"), record("creatures", "srd_goblin"), ctx);
+  ASSERT_TRUE(e.is_ok()) << e.status().to_string();
+  for (const auto& a : e->data["actions"]) {
+    for (const auto& k : a.value("attacks", json::array())) {
+      EXPECT_FALSE(k.contains("reach") && k["reach"] != 5) << k;
+      EXPECT_FALSE(k.contains("range") && k["range"] != 80) << k;
+      if (a.value("name", "") == "Bite") {
+        EXPECT_FALSE(k.contains("to_hit_mod")) << k;
+      }
+    }
+  }
+  EXPECT_FALSE(e->data.contains("desc"));
+  EXPECT_FALSE(e->data.contains("senses_detail"));
+}
+
 TEST(Mapper, NoteV1MonsterNeedsItsV2Path) {
   MappingContext ctx;
   EXPECT_TRUE(note_v1_monster({{"slug", "goblin"}, {"v2_converted_path", "/v2/creatures/srd_goblin/"}}, ctx));
