@@ -1,6 +1,7 @@
 #include "search_tools.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <map>
 #include <optional>
@@ -10,6 +11,7 @@
 #include "lorekeeper/core/text.hpp"
 #include "lorekeeper/gm/encounter_math.hpp"
 #include "lorekeeper/model/derived.hpp"
+#include "lorekeeper/model/open_content.hpp"
 #include "lorekeeper/search/editions.hpp"
 #include "lorekeeper/search/ranker.hpp"
 #include "lorekeeper/search/similar.hpp"
@@ -252,6 +254,41 @@ std::pair<json, std::string> understood_labels(const std::vector<search::QueryFa
 
 }  // namespace
 
+namespace {
+
+// A query that names something rather than describing it: one to four words, each written with a capital ("Mind
+// Flayer", "Beholder"), or a name the open licences leave out. When no entry has that name the answer says so
+// before anything that only shares its words or meaning.
+bool names_something(const std::string& query) {
+  if (!model::product_identity_name(query).empty()) return true;
+  std::vector<std::string> words;
+  for (size_t at = 0; at < query.size();) {
+    const size_t space = query.find(' ', at);
+    const size_t end = space == std::string::npos ? query.size() : space;
+    if (end > at) words.push_back(query.substr(at, end - at));
+    at = end + 1;
+  }
+  if (words.empty() || words.size() > 4) return false;
+  return std::all_of(words.begin(), words.end(), [](const std::string& w) {
+    const auto c = static_cast<unsigned char>(w[0]);
+    return std::isupper(c) || std::isdigit(c);
+  });
+}
+
+// "No creature is named "Mind Flayer" in these documents." and, for a name the open licences leave out, why.
+std::string not_named(const std::string& label, const std::string& search, bool documents_chosen) {
+  std::string out = "No " + label + " is named " + quoted_query(text::trim(search)) +
+                    (documents_chosen ? " in these documents." : " in any document.");
+  if (const std::string_view pi = model::product_identity_name(search); !pi.empty()) {
+    out += " The " + std::string(pi) +
+           " is Wizards of the Coast's product identity (SRD 5.1, Legal Information), outside every open licence: "
+           "no open document describes it. Search by what it does to find open creatures like it.";
+  }
+  return out;
+}
+
+}  // namespace
+
 ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilder& build, bool top_level_default,
                            Match match, const SearchContext& ctx) {
   auto built = build(args);
@@ -278,6 +315,15 @@ ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilde
     const int exact = found->exact_total;
     header = "Found " + plural(label, exact) + " named " + quoted_query(search) +
              (found->total > exact ? ", then " + std::to_string(found->total - exact) + " other match(es)" : "") +
+             (found->total > static_cast<int>(found->results.size())
+                  ? " (showing " + std::to_string(found->results.size()) + ")."
+                  : ".");
+  } else if (found->how != "filters" && found->how != "name contains" && found->how != "close name" &&
+             names_something(search)) {
+    // Nothing is named so: what follows only shares words or meaning with the name.
+    header = not_named(label, search, args.contains("documents") || args.contains("game_system")) +
+             " Near matches by the words" + (found->semantic ? " and meaning" : "") +
+             " of their text, not it: " + plural(label, found->total) +
              (found->total > static_cast<int>(found->results.size())
                   ? " (showing " + std::to_string(found->results.size()) + ")."
                   : ".");
@@ -309,6 +355,8 @@ ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilde
   }
   if (found->results.empty()) {
     std::vector<std::string> hints;
+    if (!model::product_identity_name(search).empty())
+      hints.push_back(not_named(label, search, args.contains("documents") || args.contains("game_system")));
     if (!text::trim(search).empty()) {
       auto close = closest_names(st, q, search, 5);
       if (!close.empty())

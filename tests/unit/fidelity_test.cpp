@@ -1033,6 +1033,34 @@ TEST_F(Fidelity, Srd51RulesOnlyV1HoldsAreRules) {
   EXPECT_EQ(from_v1, 14);  // docs/entity-model.md lists them
 }
 
+// A name no entry has is never answered as if found: the answer says so first, and why for a name the open
+// licences leave out; near matches follow as near matches. A name an entry has is answered as before.
+TEST_F(Fidelity, ANameNoEntryHasIsSaidToBeMissing) {
+  auto flayer = call("search_creature", {{"search", "Mind Flayer"}});
+  ASSERT_FALSE(flayer.is_error) << flayer.text;
+  EXPECT_EQ(flayer.text.rfind("No creature is named \"Mind Flayer\" in any document.", 0), 0u) << flayer.text;
+  EXPECT_NE(flayer.text.find("product identity"), std::string::npos) << flayer.text;
+  EXPECT_NE(flayer.text.find("Near matches"), std::string::npos) << flayer.text;
+  auto beholder = call("search_creature", {{"search", "Beholder"}, {"documents", {"srd-2014"}}});
+  EXPECT_NE(beholder.text.find("No creature is named \"Beholder\" in these documents."), std::string::npos)
+      << beholder.text;
+  EXPECT_NE(beholder.text.find("product identity"), std::string::npos) << beholder.text;
+  // A capitalised name no entry has, outside the list: said missing, without the licence's reason.
+  auto kraken = call("search_creature", {{"search", "Frost Kraken Tyrant"}});
+  if (!kraken.structured["result"].empty()) {
+    EXPECT_EQ(kraken.text.rfind("No creature is named \"Frost Kraken Tyrant\"", 0), 0u) << kraken.text;
+  }
+  EXPECT_EQ(kraken.text.find("product identity"), std::string::npos) << kraken.text;
+  // Names entries have, and descriptions, keep their answers.
+  auto goblin = call("search_creature", {{"search", "Goblin"}});
+  EXPECT_EQ(goblin.text.rfind("Found", 0), 0u) << goblin.text.substr(0, 200);
+  EXPECT_EQ(goblin.text.find("is named \"Goblin\" in"), std::string::npos);
+  auto described = call("search_creature", {{"search", "a tiny dragon that steals shiny coins"}});
+  EXPECT_EQ(described.text.find("No creature is named"), std::string::npos) << described.text.substr(0, 200);
+  auto misspelt = call("search_creature", {{"search", "Gobiln"}});
+  EXPECT_EQ(misspelt.text.find("No creature is named"), std::string::npos) << misspelt.text.substr(0, 200);
+}
+
 // Questions across entities on the whole bundled snapshot (issue scenarios): what casts a spell, what petrifies, what
 // a condition is inflicted by.
 TEST_F(Fidelity, CrossEntityQuestionsOnTheWholeSnapshot) {
