@@ -76,7 +76,7 @@ json summary_of(const json& r, bool reasons) {
 
 // Cuts every text field of `r` longer than `max_chars` where a word ends, marking the result `truncated`: one
 // entity of any size (a homebrew description of megabytes) stays within an answer's budget.
-void clip_fields(json& r, size_t max_chars) {
+bool clip_fields(json& r, size_t max_chars) {
   bool clipped = false;
   std::function<void(json&)> walk = [&](json& v) {
     if (v.is_string()) {
@@ -89,8 +89,16 @@ void clip_fields(json& r, size_t max_chars) {
     }
   };
   walk(r);
-  if (clipped) r["truncated"] = "Long text is cut short here ([…]); get_entity with detail full shows more.";
+  return clipped;
 }
+
+namespace {
+
+// The field of a kind that is lore rather than rules: shortened, then left out, before any rule text is cut. A
+// creature's `desc` is the book's description (the stat block is its rules); every other kind's `desc` is its rules.
+const char* lore_field(const json& r) { return r.value("kind", "") == "creature" ? "desc" : nullptr; }
+
+}  // namespace
 
 double round3(double v) { return std::round(v * 1000.0) / 1000.0; }
 
@@ -100,13 +108,49 @@ Detail detail_of(const json& args) {
 }
 
 Whole whole_within(const json& r, size_t cap, size_t room, size_t floor,
-                   const std::function<std::string(const json&)>& render) {
-  for (;; cap /= 2) {
+                   const std::function<std::string(const json&)>& render, std::string_view whole_from) {
+  // The lore goes first: at its shortest, then not at all; only then is rule text cut, halving the cap each time.
+  const char* lore = lore_field(r);
+  const bool has_lore =
+      lore && r.contains(lore) && r[lore].is_string() && r[lore].get_ref<const std::string&>().size() > 0;
+  enum class Lore { kKept, kShort, kLeftOut };
+  for (Lore step = Lore::kKept;;) {
     Whole w{r, {}, false};
-    clip_fields(w.result, cap);
+    std::vector<std::string> cut;
+    if (step == Lore::kShort) {
+      std::string& t = w.result[lore].get_ref<std::string&>();
+      if (t.size() > kLoreShortChars) {
+        t = text::cut_at_word(t, kLoreShortChars) + " […]";
+        cut.push_back("the description (" + std::string(lore) + ")");
+      }
+    } else if (step == Lore::kLeftOut) {
+      w.result.erase(lore);
+    }
+    // Rule text is cut only once the lore is out of the way.
+    const size_t field_cap = step == Lore::kLeftOut || !has_lore ? cap : std::max(cap, kStandardFieldChars);
+    if (step == Lore::kKept && has_lore && clip_fields(w.result[lore], field_cap)) {
+      cut.push_back("the description (" + std::string(lore) + ")");
+    }
+    const bool clipped = clip_fields(w.result, field_cap);
     if (render) w.text = render(w.result);
     w.fits = w.text.size() + w.result.dump().size() <= room;
-    if (w.fits || cap < floor) return w;
+    const bool last = step == Lore::kLeftOut || !has_lore ? field_cap < floor : false;
+    if (w.fits || last) {
+      std::vector<std::string> parts;
+      if (step == Lore::kLeftOut) parts.push_back("the description (" + std::string(lore) + ") is left out");
+      if (!cut.empty()) parts.push_back(cut.front() + " is cut short ([…])");
+      if (clipped) parts.push_back((cut.empty() ? "" : "other ") + std::string("long text is cut short ([…])"));
+      if (!parts.empty()) {
+        w.result["truncated"] = "To fit the answer " + text::join(parts, "; ") + "; " + std::string(whole_from) + ".";
+        if (render) w.text = render(w.result);
+      }
+      return w;
+    }
+    if (has_lore && step != Lore::kLeftOut) {
+      step = step == Lore::kKept ? Lore::kShort : Lore::kLeftOut;
+    } else {
+      cap /= 2;
+    }
   }
 }
 
@@ -165,9 +209,10 @@ ToolResult list_answer(std::vector<json> results, const std::string& header, std
       // The first result is always shown in full, its long fields cut shorter until it fits; it keeps its text
       // before the lines after it keep their reasons. The others in full yield to the lines with reasons.
       const size_t reserve = i == 0 ? costs.compact_after[1] : costs.full_after[i + 1];
-      Whole w = whole_within(r, detail == Detail::kFull ? kFullFieldChars : kStandardFieldChars,
-                             room_left(budget, used, reserve), i == 0 ? kFirstFieldFloor : SIZE_MAX,
-                             [](const json& c) { return render_entity(c) + "\n---\n\n"; });
+      Whole w = whole_within(
+          r, detail == Detail::kFull ? kFullFieldChars : kStandardFieldChars, room_left(budget, used, reserve),
+          i == 0 ? kFirstFieldFloor : SIZE_MAX, [](const json& c) { return render_entity(c) + "\n---\n\n"; },
+          "get_entity(key) gives the entry whole");
       if (w.fits || i == 0) {
         used += w.text.size() + w.result.dump().size();
         body += w.text;

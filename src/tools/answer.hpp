@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "lorekeeper/model/entity.hpp"
@@ -41,21 +42,26 @@ Detail detail_of(const json& args);
 // marked `summarized`; with `reasons`, also `_matched` and a short `_snippet`.
 json summary_of(const json& r, bool reasons = true);
 
-// Cuts every text field of `r` longer than `max_chars` where a word ends, marking the result `truncated`.
-void clip_fields(json& r, size_t max_chars);
+// Cuts every text field of `r` longer than `max_chars` where a word ends, marked " […]"; true when one was cut.
+bool clip_fields(json& r, size_t max_chars);
+
+// A creature's description (its lore) when shortened before any rule text is cut.
+inline constexpr size_t kLoreShortChars = 600;
 
 double round3(double v);
 
-// One result whole: its text fields cut at `cap` characters, then at half as many again and again while its
-// Markdown (`render`) and JSON together exceed `room`, until the cap falls below `floor`. `fits` says whether it
-// ended within `room`.
+// One result whole: its text fields cut at `cap` characters; while its Markdown (`render`) and JSON together
+// exceed `room`, its lore (a creature's description) cut to kLoreShortChars, then left out, and only then its
+// text fields cut at half as many characters again and again, until the cap falls below `floor`. `fits` says
+// whether it ended within `room`. A result shortened says what was left out or cut in `truncated` (shown in its
+// Markdown), ending with `whole_from`: where the rest is ("get_entity(key) gives the entry whole").
 struct Whole {
   json result;
   std::string text;
   bool fits = false;
 };
 Whole whole_within(const json& r, size_t cap, size_t room, size_t floor,
-                   const std::function<std::string(const json&)>& render);
+                   const std::function<std::string(const json&)>& render, std::string_view whole_from);
 
 // Room left in a budget once `used` and `reserve` are spent.
 size_t room_left(size_t budget, size_t used, size_t reserve);

@@ -166,14 +166,17 @@ ToolResult get_entity(store::Store& st, const json& args, std::string_view prefe
   if (json rel = related(st, e); !rel.empty()) r["_related"] = std::move(rel);
   // Within the full budget whatever the entry's size: long text fields are cut shorter until it fits.
   const size_t envelope = json{{"filters", args}, {"result", 0}, {"total", 1}}.dump().size() - 1;
-  Whole w = whole_within(r, kFullFieldChars, room_left(kFullBudget, envelope, 0), 1000, [&](const json& c) {
-    std::string text = render_entity(c) + render_related(c.value("_related", json()));
-    if (with_raw) text += "\n**Source record:**\n```json\n" + json_util::dump(c["source_record"]) + "\n```\n";
-    if (with_raw && c.contains("source_record_v1"))
-      text += "\n**Source record (v1, which completed it):**\n```json\n" + json_util::dump(c["source_record_v1"]) +
-              "\n```\n";
-    return text;
-  });
+  Whole w = whole_within(
+      r, kFullFieldChars, room_left(kFullBudget, envelope, 0), 1000,
+      [&](const json& c) {
+        std::string text = render_entity(c) + render_related(c.value("_related", json()));
+        if (with_raw) text += "\n**Source record:**\n```json\n" + json_util::dump(c["source_record"]) + "\n```\n";
+        if (with_raw && c.contains("source_record_v1"))
+          text += "\n**Source record (v1, which completed it):**\n```json\n" + json_util::dump(c["source_record_v1"]) +
+                  "\n```\n";
+        return text;
+      },
+      "an answer holds at most " + std::to_string(kFullBudget / 1000) + ",000 characters");
   ToolResult out;
   out.text = named.empty() ? std::move(w.text) : named + "\n\n" + w.text;
   out.structured = {{"result", std::move(w.result)}, {"total", 1}, {"filters", args}};

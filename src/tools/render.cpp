@@ -185,9 +185,9 @@ void render_creature(std::string& out, const json& r) {
       parts.push_back(it.key() + " " + text::format_number(it->get<double>()) + " ft.");
     }
     if (sp.value("hover", false)) parts.back() += " (hover)";
-    std::string line = text::join(parts, ", ");
-    if (!str(r, "speed_note").empty()) line += " (" + str(r, "speed_note") + ")";
-    out += "**Speed:** " + line + "  \n";
+    std::string speeds = text::join(parts, ", ");
+    if (!str(r, "speed_note").empty()) speeds += " (" + str(r, "speed_note") + ")";
+    out += "**Speed:** " + speeds + "  \n";
   }
   if (r.contains("ability_scores") && r["ability_scores"].is_object()) {
     const auto& a = r["ability_scores"];
@@ -485,6 +485,8 @@ std::string render_entity(const json& r) {
     render_item(out, r);
   else
     render_generic(out, r);
+  // What was left out or cut to fit the answer, and where the rest is.
+  if (const std::string cut = str(r, "truncated"); !cut.empty()) out += "\n*" + cut + "*\n";
   return out;
 }
 

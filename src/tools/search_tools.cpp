@@ -495,9 +495,10 @@ ToolResult search_all(store::Store& st, const json& args, const SearchContext& c
       const bool whole = detail == Detail::kFull || (detail == Detail::kStandard && i < kStandardInFull);
       if (whole) {
         const size_t reserve = i == 0 ? costs.compact_after[1] : costs.full_after[i + 1];
-        Whole w = whole_within(r, detail == Detail::kFull ? kFullFieldChars : kStandardFieldChars,
-                               room_left(budget, used, reserve), SIZE_MAX,
-                               [](const json& c) { return render_summary_line(c) + "\n"; });
+        Whole w = whole_within(
+            r, detail == Detail::kFull ? kFullFieldChars : kStandardFieldChars, room_left(budget, used, reserve),
+            SIZE_MAX, [](const json& c) { return render_summary_line(c) + "\n"; },
+            "get_entity(key) gives the entry whole");
         if (w.fits) {
           used += w.text.size() + w.result.dump().size();
           r = std::move(w.result);

@@ -1112,6 +1112,45 @@ TEST(Engine, OneLineResultsLoseTheirReasonsBeforeTheBudget) {
   }
 }
 
+// A creature's lore is shortened, then left out, before a word of its rules is cut, and the answer says which.
+TEST(Engine, ACreaturesLoreGivesWayBeforeItsRules) {
+  const std::string path = testing::temp_dir() + "/lore.db";
+  const std::string breath =
+      "The dragon exhales acid in a 60-foot line that is 5 feet wide. Each creature in that line must make a DC 18 "
+      "Dexterity saving throw, taking 54 (12d8) acid damage on a failed save, or half as much damage on a "
+      "successful one.";
+  {
+    auto st = store::Store::open(path, store::Store::Mode::kReadWrite);
+    ASSERT_TRUE(st.is_ok());
+    model::Document doc{"home", "Homebrew", "", "", "", "5e-2014", "test", "", ""};
+    model::Entity e;
+    e.kind = model::Kind::kCreature;
+    e.key = "home_lore-drake";
+    e.name = "Lore Drake";
+    e.document = doc;
+    e.source_api = "test";
+    e.url = "https://example.invalid/drake";
+    std::string lore;
+    while (lore.size() < 40000) lore += "Drakes of this kind hoard old songs and older grudges. ";
+    json actions = json::array();
+    for (int i = 0; i < 8; ++i) actions.push_back({{"name", "Breath " + std::to_string(i)}, {"desc", breath}});
+    e.data = {{"size", "Huge"}, {"type", "Dragon"}, {"actions", actions}, {"desc", lore}};
+    e.text = breath;
+    e.facets.type = "dragon";
+    ASSERT_TRUE((*st)->upsert({doc}, {e}).is_ok());
+  }
+  Engine engine(path);
+  auto r = engine.call("search_creature", {{"search", "Lore Drake"}});
+  ASSERT_FALSE(r.is_error) << r.text.substr(0, 300);
+  EXPECT_LE(r.text.size() + r.structured.dump().size(), 16000u);
+  const json& drake = r.structured["result"][0];
+  for (const auto& a : drake["actions"]) EXPECT_EQ(a.value("desc", ""), breath);  // every DC and damage whole
+  EXPECT_NE(drake.value("truncated", "").find("the description (desc)"), std::string::npos) << r.text.substr(0, 3000);
+  EXPECT_NE(r.text.find("*To fit the answer the description (desc)"), std::string::npos);
+  EXPECT_NE(r.text.find("get_entity(key) gives the entry whole"), std::string::npos);
+  EXPECT_EQ(r.text.find("detail full shows more"), std::string::npos);  // get_entity has no detail parameter
+}
+
 TEST(Engine, OneHugeEntryStaysWithinTheBudget) {
   const std::string path = testing::temp_dir() + "/huge.db";
   {
