@@ -52,6 +52,9 @@ struct Action {
   bool from_v2 = true;   // false: added from the v1 record
   bool matched = false;  // a v1 action of the same name was found for it
   double order = 0;      // v2's order_in_statblock
+  // Folded once (folding is the merge's main cost): the name, the name without its parenthesis, the text.
+  std::string name, base, desc;
+  void fold_fields();
 };
 
 // "Recharge 5-6" from a recharge roll of `param`.
@@ -148,6 +151,12 @@ SplitName split_name(const std::string& full) {
   if (out.closed) q.pop_back();
   out.qualifier = text::trim(q);
   return out;
+}
+
+void Action::fold_fields() {
+  name = text::fold(str(data, "name"));
+  base = text::fold(split_name(str(data, "name")).base);
+  desc = text::fold(str(data, "desc"));
 }
 
 void apply_qualifier(json& x, const Qualifier& q, bool replace_usage) {
@@ -333,9 +342,10 @@ json reconciled_attacks(const json& attacks, const std::string& desc) {
   return out;
 }
 
-bool contains_folded(const std::string& haystack, const std::string& needle) {
+// Whether `folded_haystack` (folded already) holds `needle`'s folded words.
+bool contains_folded(const std::string& folded_haystack, const std::string& needle) {
   const std::string n = text::fold(needle);
-  return !n.empty() && text::fold(haystack).find(n) != std::string::npos;
+  return !n.empty() && folded_haystack.find(n) != std::string::npos;
 }
 
 // An action, bonus action or reaction with the name and text of one of the creature's legendary actions is that
@@ -345,8 +355,7 @@ void drop_legendary_copies(std::vector<Action>& actions) {
   // An entry is its folded name, its folded text and its structured attacks: a copy carrying an attack the legendary
   // action does not is an attack whose text v2 overwrote, and stays.
   auto entry = [](const Action& a) {
-    return text::fold(split_name(str(a.data, "name")).base) + '\n' + text::fold(str(a.data, "desc")) + '\n' +
-           a.data.value("attacks", json::array()).dump();
+    return a.base + '\n' + a.desc + '\n' + a.data.value("attacks", json::array()).dump();
   };
   const size_t legendary = group_of("LEGENDARY_ACTION");
   std::set<std::string> entries;
@@ -374,7 +383,7 @@ void merge_v1_actions(std::vector<Action>& actions, const json& v1, const std::s
   }
   auto find = [&](size_t g, const std::string& folded) -> Action* {
     for (auto& x : actions) {
-      if (!x.matched && x.group == g && text::fold(str(x.data, "name")) == folded) return &x;
+      if (!x.matched && x.group == g && x.name == folded) return &x;
     }
     return nullptr;
   };
@@ -387,15 +396,17 @@ void merge_v1_actions(std::vector<Action>& actions, const json& v1, const std::s
       const std::string full = str(a, "name");
       const SplitName n = split_name(full);
       if (n.base.empty()) continue;
-      Action* hit = find(g, text::fold(full));
+      const std::string folded_full = text::fold(full);
+      const std::string folded_base = text::fold(n.base);
+      Action* hit = find(g, folded_full);
       bool exact = hit != nullptr;
-      if (!hit) hit = find(g, text::fold(n.base));
+      if (!hit) hit = find(g, folded_base);
       if (!hit) {
         // Filed by v2 under a group v1 does not list it in ("Bite" of tob_zmey's actions kept only as a legendary
         // action): moved to v1's group.
         for (auto& x : actions) {
-          const std::string f = text::fold(str(x.data, "name"));
-          if (x.matched || x.group == g || (f != text::fold(full) && f != text::fold(n.base))) continue;
+          const std::string& f = x.name;
+          if (x.matched || x.group == g || (f != folded_full && f != folded_base)) continue;
           if (v1_groups[f].count(x.group)) continue;
           hit = &x;
           hit->group = g;
@@ -409,13 +420,13 @@ void merge_v1_actions(std::vector<Action>& actions, const json& v1, const std::s
         // v2 gave an action the text of its namesake in another group (the Aatxe's Gore attack reads "The aatxe
         // makes one gore attack.", its legendary action's text): v1's own text is the action's.
         const std::string v1_desc = str(a, "desc");
-        const std::string v2_desc = text::fold(str(hit->data, "desc"));
-        if (!v1_desc.empty() && text::fold(v1_desc) != v2_desc &&
-            std::any_of(actions.begin(), actions.end(), [&](const Action& y) {
-              return &y != hit && y.group != hit->group && text::fold(str(y.data, "desc")) == v2_desc;
-            })) {
+        if (!v1_desc.empty() &&
+            std::any_of(actions.begin(), actions.end(),
+                        [&](const Action& y) { return &y != hit && y.group != hit->group && y.desc == hit->desc; }) &&
+            text::fold(v1_desc) != hit->desc) {
           hit->data["desc"] = v1_desc;
           hit->data.erase("attacks");
+          hit->fold_fields();
         }
         // v1's name states the book's limit; a v2 usage that disagrees is the record's error ("144/Day" for
         // "recharges after 10 minutes").
@@ -424,7 +435,7 @@ void merge_v1_actions(std::vector<Action>& actions, const json& v1, const std::s
       }
       const std::string desc = str(a, "desc");
       // A text v2 already holds under another name (v1 cut some descriptions into two entries) is not repeated.
-      if (!desc.empty() && contains_folded(v2_text, desc) && !v2_text.empty()) continue;
+      if (!desc.empty() && contains_folded(v2_text, desc)) continue;
       Action added;
       added.group = g;
       added.from_v2 = false;
@@ -432,6 +443,7 @@ void merge_v1_actions(std::vector<Action>& actions, const json& v1, const std::s
       added.order = 1e9;
       added.data = {{"name", n.base}, {"desc", desc}};
       apply_qualifier(added.data, q, true);
+      added.fold_fields();
       actions.push_back(std::move(added));
     }
   }
@@ -440,13 +452,11 @@ void merge_v1_actions(std::vector<Action>& actions, const json& v1, const std::s
   std::vector<Action> kept;
   for (auto& x : actions) {
     if (x.from_v2 && !x.matched) {
-      const SplitName n = split_name(str(x.data, "name"));
-      const std::string f = text::fold(n.base);
+      const std::string& f = x.base;
       auto it = v1_groups.find(f);
       const bool elsewhere = it != v1_groups.end() && !it->second.count(x.group) &&
                              std::any_of(actions.begin(), actions.end(), [&](const Action& y) {
-                               return &y != &x && y.group != x.group && it->second.count(y.group) &&
-                                      text::fold(split_name(str(y.data, "name")).base) == f;
+                               return &y != &x && y.group != x.group && it->second.count(y.group) && y.base == f;
                              });
       if (elsewhere) continue;
     }
@@ -567,6 +577,7 @@ std::vector<Action> v2_actions(const json& rec) {
       for (const auto& k : attacks) at.push_back(v2_attack(k));
       x.data["attacks"] = std::move(at);
     }
+    x.fold_fields();
     out.push_back(std::move(x));
   }
   std::stable_sort(out.begin(), out.end(), [](const Action& a, const Action& b) {
@@ -662,10 +673,10 @@ void map_creature(const json& rec, const json* v1, Entity& e) {
   }
   std::vector<Action> actions = v2_actions(rec);
   if (v1) {
-    // Every text the v2 record holds, to recognise a v1 entry v2 keeps under another name.
+    // Every text the v2 record holds, folded, to recognise a v1 entry v2 keeps under another name.
     std::string v2_text;
-    for (const auto& t : traits) v2_text += str(t, "desc") + "\n";
-    for (const auto& a : actions) v2_text += str(a.data, "desc") + "\n";
+    for (const auto& t : traits) v2_text += text::fold(str(t, "desc")) + "\n";
+    for (const auto& a : actions) v2_text += a.desc + "\n";
     merge_v1_traits(traits, *v1, v2_text);
     merge_v1_actions(actions, *v1, v2_text);
     put_str(d, "legendary_desc", text::trim(str(*v1, "legendary_desc")));
