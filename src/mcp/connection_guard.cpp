@@ -1,5 +1,7 @@
 #include "connection_guard.hpp"
 
+#include <poll.h>
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -169,6 +171,44 @@ void ConnectionGuard::work_finished() {
   // only to a socket it can still read from (shutting reading down here lost every answer in flight at a stop),
   // and once the listener is closed it reads no further request on the connection.
   it->second.deadline = std::chrono::steady_clock::now() + deadline_;
+}
+
+void ConnectionGuard::close_after_answer(size_t drain) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = connections_.find(t_connection);
+  if (it == connections_.end()) return;
+  it->second.closing = true;
+  it->second.close_after_answer = drain;
+}
+
+void ConnectionGuard::answered() {
+  int fd = -1;
+  size_t drain = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = connections_.find(t_connection);
+    if (it == connections_.end() || !it->second.closing || it->second.shut_down) return;
+    fd = it->second.dup;
+    drain = it->second.close_after_answer;
+  }
+  // The answer is written: stop sending, read and drop what the client is still sending (at most `drain` bytes,
+  // for at most half a second), then close both ways so the library reads no further request from the body.
+  ::shutdown(fd, SHUT_WR);
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(500);
+  char buf[16384];
+  size_t dropped = 0;
+  while (dropped < drain && std::chrono::steady_clock::now() < until) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 50) <= 0) continue;
+    const ssize_t n = ::recv(fd, buf, sizeof buf, MSG_DONTWAIT);
+    if (n <= 0) break;
+    dropped += static_cast<size_t>(n);
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = connections_.find(t_connection);
+  if (it == connections_.end() || it->second.shut_down) return;
+  ::shutdown(it->second.dup, SHUT_RDWR);
+  it->second.shut_down = true;
 }
 
 void ConnectionGuard::stop() {

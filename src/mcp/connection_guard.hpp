@@ -56,6 +56,13 @@ class ConnectionGuard {
   // Called on a worker thread when a handler returns (also when work_started was not called).
   void work_finished();
 
+  // Called on a worker thread while a request is being answered: the connection ends once its answer is written
+  // (answered()), after reading and dropping at most `drain` bytes more, so that the client, which may still be
+  // sending, reads the answer rather than a reset. For a body declared too large, answered before it is read.
+  void close_after_answer(size_t drain);
+  // Called on a worker thread when the library has written an answer (its logger).
+  void answered();
+
   // Ends every connection's reading within the grace (see above). Thread-safe; the guard keeps running.
   void stop();
 
@@ -69,6 +76,8 @@ class ConnectionGuard {
     bool started = false;  // a worker runs it: the deadline counts
     bool in_handler = false;
     bool shut_down = false;
+    size_t close_after_answer = 0;  // bytes to drain once answered; 0: stays open
+    bool closing = false;
     std::chrono::steady_clock::time_point deadline;
   };
 

@@ -637,9 +637,35 @@ Result<std::unique_ptr<HttpTransport>> HttpTransport::create(HttpOptions options
     }
     Impl::send_json(res, 500, make_error(nullptr, kInternalError, "Internal error."));
   });
-  s.set_logger([](const httplib::Request& req, const httplib::Response& res) {
+  s.set_logger([p](const httplib::Request& req, const httplib::Response& res) {
+    // The answer is written: a connection to end after it ends now.
+    if (p->guard) p->guard->answered();
     if (log::level() > log::Level::kDebug) return;
     log::debug("http " + req.method + " " + req.path + " " + std::to_string(res.status) + " from " + req.remote_addr);
+  });
+  // Before any body is read: a body declared larger than a message may be is answered 413 at once, and a request
+  // whose length is ambiguous (two Content-Length headers, or one beside Transfer-Encoding) 400; either connection
+  // ends once answered (the library would otherwise read the whole declared body, or read the rest as the next
+  // request).
+  s.set_pre_routing_handler([p](const httplib::Request& req, httplib::Response& res) {
+    const size_t lengths = req.get_header_value_count("Content-Length");
+    const std::string v = req.get_header_value("Content-Length");
+    const bool digits = !v.empty() && v.find_first_not_of("0123456789") == std::string::npos;
+    const bool ambiguous = lengths > 1 || (lengths == 1 && (req.has_header("Transfer-Encoding") || !digits));
+    const bool oversized =
+        lengths == 1 && !ambiguous && (v.size() > 18 || std::stoull(v) > p->server_options.max_message_bytes);
+    if (!ambiguous && !oversized) return httplib::Server::HandlerResponse::Unhandled;
+    if (p->guard) p->guard->close_after_answer(kDrainBytes);
+    res.set_header("Connection", "close");
+    if (oversized) {
+      Impl::send_json(res, 413, p->oversized());
+    } else {
+      Impl::send_json(res, 400,
+                      make_error(nullptr, kInvalidRequest,
+                                 "Bad Request: the body's length is ambiguous (two Content-Length headers, one "
+                                 "that is not a number, or Content-Length with Transfer-Encoding)."));
+    }
+    return httplib::Server::HandlerResponse::Handled;
   });
   s.Post(o.path, [p](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
     Impl::Work work(p->guard.get());

@@ -297,6 +297,11 @@ class RawClient {
   RawClient(const RawClient&) = delete;
   RawClient& operator=(const RawClient&) = delete;
   bool connected() const { return connected_; }
+  // A send that cannot go on for `ms` fails instead of blocking.
+  void send_timeout(int ms) {
+    timeval tv{ms / 1000, (ms % 1000) * 1000};
+    ::setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+  }
   bool send(const std::string& s) {
     return ::send(fd_, s.data(), s.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(s.size());
   }
@@ -526,6 +531,41 @@ TEST(HttpTransportTest, OversizedBodiesGet413) {
       16384);
   ASSERT_TRUE(r) << httplib::to_string(r.error());
   EXPECT_EQ(r->status, 413);
+  // The server still answers normal requests.
+  EXPECT_EQ(s.post(req(1, "ping"))->status, 200);
+}
+
+// A body declared far over the limit is answered 413 before it is read, and the connection closed: a client that
+// keeps sending gets the answer within the drain (the library had read the whole declared length, 100 GB, until
+// the 15 s deadline closed the connection without an answer). A length that is ambiguous is a 400, likewise.
+TEST(HttpTransportTest, ABodyDeclaredTooLargeIsRefusedBeforeItIsRead) {
+  Served s;
+  const std::string head = "POST /mcp HTTP/1.1\r\nHost: " + s.host_header() +
+                           "\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n";
+  RawClient c(s.port());
+  ASSERT_TRUE(c.connected());
+  c.send_timeout(1000);
+  ASSERT_TRUE(c.send(head + "Content-Length: 100000000000\r\n\r\n"));
+  std::atomic<bool> done{false};
+  std::thread sender([&] {
+    const std::string junk(65536, 'x');
+    for (int i = 0; i < 16384 && !done && c.send(junk); ++i) {  // at most 1 GiB
+    }
+  });
+  const bool closed = c.closed_by_server(8000);  // well within the 15 s request deadline
+  done = true;
+  sender.join();
+  EXPECT_TRUE(closed) << "the server read on instead of answering";
+  EXPECT_EQ(c.received().rfind("HTTP/1.1 413", 0), 0u) << c.received().substr(0, 200);
+
+  for (const std::string lengths :
+       {"Content-Length: 16\r\nContent-Length: 16\r\n", "Content-Length: 16\r\nTransfer-Encoding: chunked\r\n",
+        "Content-Length: 1e3\r\n"}) {
+    RawClient d(s.port());
+    ASSERT_TRUE(d.send(head + lengths + "\r\n" + json_util::dump(req(1, "ping"))));
+    EXPECT_TRUE(d.closed_by_server(8000)) << lengths;
+    EXPECT_EQ(d.received().rfind("HTTP/1.1 400", 0), 0u) << lengths << d.received().substr(0, 200);
+  }
   // The server still answers normal requests.
   EXPECT_EQ(s.post(req(1, "ping"))->status, 200);
 }
