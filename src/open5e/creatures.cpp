@@ -430,7 +430,16 @@ void merge_v1_actions(std::vector<Action>& actions, const json& v1, const std::s
         }
         // v1's name states the book's limit; a v2 usage that disagrees is the record's error ("144/Day" for
         // "recharges after 10 minutes").
-        apply_qualifier(hit->data, q, true);
+        // A text that opens with the same parenthesis ("(Cantrip; V, S) Ranged Spell Attack: ...", Level Up's
+        // spells) already shows the spell's level and the condition of use: they are not repeated in its name.
+        Qualifier shown = q;
+        const std::string text = str(hit->data, "desc");
+        if (!text.empty() && text.front() == '(' && text.find(')') != std::string::npos &&
+            text::fold(text.substr(1, text.find(')') - 1)) == text::fold(n.qualifier)) {
+          shown.spell.clear();
+          shown.limited_to.clear();
+        }
+        apply_qualifier(hit->data, shown, true);
         continue;
       }
       const std::string desc = str(a, "desc");

@@ -303,6 +303,10 @@ TEST(Mapper, ACreatureIsCompletedFromItsV1Record) {
   v2["actions"].push_back({{"name", "Shortbow"}, {"desc", "The goblin shoots."}, {"action_type", "LEGENDARY_ACTION"}});
   v2["actions"][1]["desc"] = "The goblin shoots.";
   v2["actions"].push_back({{"name", "Rally"}, {"desc", "The goblin rallies."}, {"action_type", "LEGENDARY_ACTION"}});
+  // Level Up's records open a spell's text with its level and components.
+  v2["actions"].push_back({{"name", "Mage Armor"},
+                           {"desc", "(1st-Level; V, S) The goblin's skin hardens."},
+                           {"action_type", "BONUS_ACTION"}});
   const json v1 = {
       {"slug", "goblin"},
       {"v2_converted_path", "/v2/creatures/srd_goblin/"},
@@ -328,6 +332,7 @@ TEST(Mapper, ACreatureIsCompletedFromItsV1Record) {
                                  "Melee Weapon Attack: +3 to hit, 5 ft., one target, 4 (1d4+2) piercing damage "
                                  "+ 3 (1d6) fire."}},
                                {{"name", "Goblin swipe"}, {"desc", "The goblin swipes."}}})},
+      {"bonus_actions", json::array({{{"name", "Mage Armor (1st-Level; V, S)"}, {"desc", "x"}}})},
       {"legendary_actions", json::array({{{"name", "Tail Swipe (Costs 2 Actions)"}, {"desc", "The goblin swipes."}},
                                          {{"name", "Shortbow"}, {"desc", "The goblin shoots."}},
                                          {{"name", "Rally (3)"}, {"desc", "The goblin rallies."}}})}};
@@ -354,6 +359,7 @@ TEST(Mapper, ACreatureIsCompletedFromItsV1Record) {
   EXPECT_FALSE(acts[3].contains("limited_to"));
   EXPECT_EQ(acts[4].value("usage", ""), "1/Day");  // a name cut inside its parenthesis gives its usage only
   EXPECT_FALSE(acts[4].contains("limited_to"));
+  EXPECT_FALSE(d["bonus_actions"][0].contains("spell")) << d["bonus_actions"];  // its text says it already
   EXPECT_EQ(d["legendary_actions"][0].value("cost", 0), 2);
   EXPECT_EQ(d["legendary_actions"][2].value("cost", 0), 3);  // "(3)" of a legendary action
   // Attacks as the text states them: the recorded Scimitar's "Thunder" is the text's slashing.
