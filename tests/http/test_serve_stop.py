@@ -76,7 +76,7 @@ class ServeStop(unittest.TestCase):
         clients = [threading.Thread(target=call, args=(i,)) for i in range(n)]
         for c in clients:
             c.start()
-        time.sleep(0.5)  # the requests are read and wait for the store being built
+        time.sleep(1.0)  # the requests are read and wait for the store being built (a few seconds)
         signalled = time.monotonic()
         self.proc.send_signal(signal.SIGTERM)
         for c in clients:
