@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <regex>
 #include <set>
 
@@ -1112,6 +1113,23 @@ TEST(Engine, OneLineResultsLoseTheirReasonsBeforeTheBudget) {
   }
 }
 
+// A store at `path` holding one homebrew entry of `kind`, keyed home_<slug>, made by `fill` (data, text, facets).
+void store_one(const std::string& path, model::Kind kind, const std::string& name,
+               const std::function<void(model::Entity&)>& fill) {
+  auto st = store::Store::open(path, store::Store::Mode::kReadWrite);
+  ASSERT_TRUE(st.is_ok());
+  model::Document doc{"home", "Homebrew", "", "", "", "5e-2014", "test", "", ""};
+  model::Entity e;
+  e.kind = kind;
+  e.key = "home_" + model::slug(name);
+  e.name = name;
+  e.document = doc;
+  e.source_api = "test";
+  e.url = "https://example.invalid/" + model::slug(name);
+  fill(e);
+  ASSERT_TRUE((*st)->upsert({doc}, {e}).is_ok());
+}
+
 // A creature's lore is shortened, then left out, before a word of its rules is cut, and the answer says which.
 TEST(Engine, ACreaturesLoreGivesWayBeforeItsRules) {
   const std::string path = testing::temp_dir() + "/lore.db";
@@ -1119,17 +1137,7 @@ TEST(Engine, ACreaturesLoreGivesWayBeforeItsRules) {
       "The dragon exhales acid in a 60-foot line that is 5 feet wide. Each creature in that line must make a DC 18 "
       "Dexterity saving throw, taking 54 (12d8) acid damage on a failed save, or half as much damage on a "
       "successful one.";
-  {
-    auto st = store::Store::open(path, store::Store::Mode::kReadWrite);
-    ASSERT_TRUE(st.is_ok());
-    model::Document doc{"home", "Homebrew", "", "", "", "5e-2014", "test", "", ""};
-    model::Entity e;
-    e.kind = model::Kind::kCreature;
-    e.key = "home_lore-drake";
-    e.name = "Lore Drake";
-    e.document = doc;
-    e.source_api = "test";
-    e.url = "https://example.invalid/drake";
+  store_one(path, model::Kind::kCreature, "Lore Drake", [&](model::Entity& e) {
     std::string lore;
     while (lore.size() < 40000) lore += "Drakes of this kind hoard old songs and older grudges. ";
     json actions = json::array();
@@ -1137,8 +1145,7 @@ TEST(Engine, ACreaturesLoreGivesWayBeforeItsRules) {
     e.data = {{"size", "Huge"}, {"type", "Dragon"}, {"actions", actions}, {"desc", lore}};
     e.text = breath;
     e.facets.type = "dragon";
-    ASSERT_TRUE((*st)->upsert({doc}, {e}).is_ok());
-  }
+  });
   Engine engine(path);
   auto r = engine.call("search_creature", {{"search", "Lore Drake"}});
   ASSERT_FALSE(r.is_error) << r.text.substr(0, 300);
@@ -1153,24 +1160,13 @@ TEST(Engine, ACreaturesLoreGivesWayBeforeItsRules) {
 
 TEST(Engine, OneHugeEntryStaysWithinTheBudget) {
   const std::string path = testing::temp_dir() + "/huge.db";
-  {
-    auto st = store::Store::open(path, store::Store::Mode::kReadWrite);
-    ASSERT_TRUE(st.is_ok());
-    model::Document doc{"home", "Homebrew", "", "", "", "5e-2014", "test", "", ""};
-    model::Entity e;
-    e.kind = model::Kind::kSpell;
-    e.key = "home_endless";
-    e.name = "Endless Words";
-    e.document = doc;
-    e.source_api = "test";
-    e.url = "https://example.invalid/endless";
+  store_one(path, model::Kind::kSpell, "Endless Words", [](model::Entity& e) {
     std::string desc;
     while (desc.size() < 10 * 1024 * 1024) desc += "The words go on and on. ";
     e.data = {{"level", 1}, {"school", "Evocation"}, {"desc", desc}};
     e.text = desc.substr(0, 1000);
     e.facets.level = 1;
-    ASSERT_TRUE((*st)->upsert({doc}, {e}).is_ok());
-  }
+  });
   Engine engine(path);
   for (const std::string detail : {"summary", "standard", "full"}) {
     auto r = engine.call("search_spell", {{"search", "Endless Words"}, {"detail", detail}});
@@ -1178,7 +1174,7 @@ TEST(Engine, OneHugeEntryStaysWithinTheBudget) {
     EXPECT_LE(r.text.size() + r.structured.dump().size(), detail == "full" ? 80000u : 16000u) << detail;
     ASSERT_EQ(r.structured["result"].size(), 1u) << detail;
   }
-  auto one = engine.call("get_entity", {{"key", "home_endless"}});
+  auto one = engine.call("get_entity", {{"key", "home_endless-words"}});
   ASSERT_FALSE(one.is_error);
   EXPECT_LE(one.text.size() + one.structured.dump().size(), 80000u);
   EXPECT_TRUE(one.structured["result"].contains("truncated"));
