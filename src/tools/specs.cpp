@@ -77,7 +77,10 @@ namespace {
 ParamSpec detail_param() {
   return {"detail",
           ParamType::kString,
-          "standard: the first 3 results in full, the rest one line each; summary: one line each; full: all in full.",
+          "standard (about 16,000 characters in all): up to the first 3 results in full as far as they fit (the first "
+          "always, its creature lore and then its longest texts shortened if it must be), the rest one line each; "
+          "summary: one line each; full (about 80,000 characters): every result in full as far as they fit. A "
+          "shortened result says what was cut; get_entity(key) gives one entry whole.",
           {"summary", "standard", "full"},
           {},
           {},
