@@ -318,8 +318,9 @@ ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilde
              (found->total > static_cast<int>(found->results.size())
                   ? " (showing " + std::to_string(found->results.size()) + ")."
                   : ".");
-  } else if (found->how != "filters" && found->how != "name contains" && found->how != "close name" &&
-             names_something(search)) {
+  } else if (found->how != "filters" && names_something(search) &&
+             (!model::product_identity_name(search).empty() ||
+              (found->how != "name contains" && found->how != "close name"))) {
     // Nothing is named so: what follows only shares words or meaning with the name.
     header = not_named(label, search, args.contains("documents") || args.contains("game_system")) +
              " Near matches by the words" + (found->semantic ? " and meaning" : "") +
@@ -460,6 +461,7 @@ ToolResult search_all(store::Store& st, const json& args, const SearchContext& c
   std::string body;
   std::string message = docs.message;
   std::pair<json, std::string> understood;
+  std::string how;  // how the first results matched: "exact name", "name contains", "close name", ...
   if (!docs.select_nothing) {
     // One ranking across the kinds (so scores compare), then grouped by kind in order of each kind's best.
     Query q;
@@ -474,6 +476,7 @@ ToolResult search_all(store::Store& st, const json& args, const SearchContext& c
     auto f = find(st, q, query, pool, Match::kNamesAndText, ctx, OnExactName::kItFirst, group);
     if (!f) return error_result("Search failed: " + f.status().to_string());
     understood = understood_labels(f->understood);
+    how = f->how;
     {
       std::map<std::string, int> taken;
       std::vector<json> kept;
@@ -536,7 +539,16 @@ ToolResult search_all(store::Store& st, const json& args, const SearchContext& c
                                            : "Closest names: " + text::join(close, ", ") + ".";
     message = (message.empty() ? "" : message + " ") + hint;
   }
-  out.text = (total > 0 ? "Found " + std::to_string(total) + " result(s) for " + quoted_query(query) +
+  const bool documents_chosen = args.contains("documents") || args.contains("game_system");
+  // A name nothing has: said first, before what only shares its words or meaning (as the other search tools do).
+  std::string not_it;
+  // A product identity name is never a misspelling of another name (Beholder is not Bewilder).
+  const bool pi = !model::product_identity_name(query).empty();
+  if (names_something(query) && how != "exact name" && (pi || (how != "name contains" && how != "close name"))) {
+    not_it = not_named("entry", query, documents_chosen) + (total > 0 ? " Near matches, not it: " : " ");
+  }
+  out.text = not_it +
+             (total > 0 ? "Found " + std::to_string(total) + " result(s) for " + quoted_query(query) +
                               ", grouped by kind. "
                               "Use get_entity(key) for "
                               "one in full." +

@@ -1057,6 +1057,13 @@ TEST_F(Fidelity, ANameNoEntryHasIsSaidToBeMissing) {
   EXPECT_EQ(goblin.text.find("is named \"Goblin\" in"), std::string::npos);
   auto described = call("search_creature", {{"search", "a tiny dragon that steals shiny coins"}});
   EXPECT_EQ(described.text.find("No creature is named"), std::string::npos) << described.text.substr(0, 200);
+  // search_all says it too, and a product identity name is never taken for a misspelling of a look-alike
+  // ("Beholder" is within two edits of the spell Bewilder).
+  auto all = call("search_all", {{"query", "Beholder"}});
+  EXPECT_EQ(all.text.rfind("No entry is named \"Beholder\" in any document.", 0), 0u) << all.text.substr(0, 300);
+  EXPECT_NE(all.text.find("Near matches, not it"), std::string::npos) << all.text.substr(0, 300);
+  auto fireball = call("search_all", {{"query", "Fireball"}});
+  EXPECT_EQ(fireball.text.rfind("Found", 0), 0u) << fireball.text.substr(0, 200);
   auto misspelt = call("search_creature", {{"search", "Gobiln"}});
   EXPECT_EQ(misspelt.text.find("No creature is named"), std::string::npos) << misspelt.text.substr(0, 200);
 }
