@@ -177,7 +177,6 @@ void ConnectionGuard::close_after_answer(size_t drain) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = connections_.find(t_connection);
   if (it == connections_.end()) return;
-  it->second.closing = true;
   it->second.close_after_answer = drain;
 }
 
@@ -187,9 +186,9 @@ void ConnectionGuard::answered() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = connections_.find(t_connection);
-    if (it == connections_.end() || !it->second.closing || it->second.shut_down) return;
+    if (it == connections_.end() || !it->second.close_after_answer || it->second.shut_down) return;
     fd = it->second.dup;
-    drain = it->second.close_after_answer;
+    drain = *it->second.close_after_answer;
   }
   // The answer is written: stop sending, read and drop what the client is still sending (at most `drain` bytes,
   // for at most half a second), then close both ways so the library reads no further request from the body.

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -76,8 +77,7 @@ class ConnectionGuard {
     bool started = false;  // a worker runs it: the deadline counts
     bool in_handler = false;
     bool shut_down = false;
-    size_t close_after_answer = 0;  // bytes to drain once answered; 0: stays open
-    bool closing = false;
+    std::optional<size_t> close_after_answer;  // ends once answered, after draining this many bytes at most
     std::chrono::steady_clock::time_point deadline;
   };
 

@@ -62,6 +62,13 @@ std::string recharge_text(double param) {
   return param >= 6 ? std::string("Recharge 6") : "Recharge " + text::format_number(param) + "-6";
 }
 
+// "Slashing" from "slashing", "Rest" from "REST".
+std::string capitalised(std::string s) {
+  s = text::lower(s);
+  if (!s.empty()) s[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(s[0])));
+  return s;
+}
+
 // What the parenthesis of a v1 action's name says about its use: "Acid Spray (Recharge 6)", "Slimy Cloud (1/Day,
 // While Bloodied)", "Swallow (3 actions, Roc Form Only)", "Shield (1st-Level; V, S)". v2 keeps the bare name and
 // drops the limit for about 160 actions.
@@ -112,8 +119,7 @@ Qualifier parse_qualifier(std::string q, bool closed, bool legendary) {
     out.usage = out.usage.empty() ? day : out.usage + ", " + day;
     RE2::Replace(&q, kPerDay, "");
   } else if (RE2::PartialMatch(q, kPer, &n, &unit)) {
-    std::string u = text::lower(unit);
-    u[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(u[0])));
+    const std::string u = capitalised(unit);
     out.usage = out.usage.empty() ? n + "/" + u : out.usage + ", " + n + "/" + u;
     RE2::Replace(&q, kPer, "");
   }
@@ -159,8 +165,10 @@ void Action::fold_fields() {
   desc = text::fold(str(data, "desc"));
 }
 
-void apply_qualifier(json& x, const Qualifier& q, bool replace_usage) {
-  if (!q.usage.empty() && (replace_usage || str(x, "usage").empty())) x["usage"] = q.usage;
+// v1's name states the book's limit, so its usage replaces a v2 usage that disagrees (the Doppelrat's "144/Day"
+// for "recharges after 10 minutes"); a condition of use and a cost fill what the entry lacks.
+void apply_qualifier(json& x, const Qualifier& q) {
+  if (!q.usage.empty()) x["usage"] = q.usage;
   if (!q.limited_to.empty() && str(x, "limited_to").empty()) x["limited_to"] = q.limited_to;
   if (!q.spell.empty()) x["spell"] = q.spell;
   if (q.cost && *q.cost > 1 && !x.contains("cost")) x["cost"] = *q.cost;
@@ -194,12 +202,6 @@ json v2_attack(const json& k) {
     y["extra_damage"] = json::array({e});
   }
   return y;
-}
-
-std::string capitalised(std::string s) {
-  s = text::lower(s);
-  if (!s.empty()) s[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(s[0])));
-  return s;
 }
 
 // "2d6+3" from "2d6 + 3", "2d6+3", "1d8 - 1"; dice as written otherwise.
@@ -428,8 +430,6 @@ void merge_v1_actions(std::vector<Action>& actions, const json& v1, const std::s
           hit->data.erase("attacks");
           hit->fold_fields();
         }
-        // v1's name states the book's limit; a v2 usage that disagrees is the record's error ("144/Day" for
-        // "recharges after 10 minutes").
         // A text that opens with the same parenthesis ("(Cantrip; V, S) Ranged Spell Attack: ...", Level Up's
         // spells) already shows the spell's level and the condition of use: they are not repeated in its name.
         Qualifier shown = q;
@@ -439,7 +439,7 @@ void merge_v1_actions(std::vector<Action>& actions, const json& v1, const std::s
           shown.spell.clear();
           shown.limited_to.clear();
         }
-        apply_qualifier(hit->data, shown, true);
+        apply_qualifier(hit->data, shown);
         continue;
       }
       const std::string desc = str(a, "desc");
@@ -451,7 +451,7 @@ void merge_v1_actions(std::vector<Action>& actions, const json& v1, const std::s
       added.matched = true;
       added.order = 1e9;
       added.data = {{"name", n.base}, {"desc", desc}};
-      apply_qualifier(added.data, q, true);
+      apply_qualifier(added.data, q);
       added.fold_fields();
       actions.push_back(std::move(added));
     }
@@ -472,7 +472,6 @@ void merge_v1_actions(std::vector<Action>& actions, const json& v1, const std::s
     kept.push_back(std::move(x));
   }
   actions = std::move(kept);
-  drop_legendary_copies(actions);
 }
 
 // v1's traits (`special_abilities`) that the v2 record lacks, by name and text.
@@ -689,9 +688,8 @@ void map_creature(const json& rec, const json* v1, Entity& e) {
     merge_v1_traits(traits, *v1, v2_text);
     merge_v1_actions(actions, *v1, v2_text);
     put_str(d, "legendary_desc", text::trim(str(*v1, "legendary_desc")));
-  } else {
-    drop_legendary_copies(actions);
   }
+  drop_legendary_copies(actions);
   std::vector<std::string> parts;
   for (const auto& t : traits) parts.push_back(str(t, "name") + ". " + str(t, "desc"));
   put_if(d, "traits", traits);

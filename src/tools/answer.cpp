@@ -116,30 +116,28 @@ Whole whole_within(const json& r, size_t cap, size_t room, size_t floor,
   enum class Lore { kKept, kShort, kLeftOut };
   for (Lore step = Lore::kKept;;) {
     Whole w{r, {}, false};
-    std::vector<std::string> cut;
+    bool lore_cut = false;
     if (step == Lore::kShort) {
       std::string& t = w.result[lore].get_ref<std::string&>();
       if (t.size() > kLoreShortChars) {
         t = text::cut_at_word(t, kLoreShortChars) + " […]";
-        cut.push_back("the description (" + std::string(lore) + ")");
+        lore_cut = true;
       }
     } else if (step == Lore::kLeftOut) {
       w.result.erase(lore);
     }
     // Rule text is cut only once the lore is out of the way.
-    const size_t field_cap = step == Lore::kLeftOut || !has_lore ? cap : std::max(cap, kStandardFieldChars);
-    if (step == Lore::kKept && has_lore && clip_fields(w.result[lore], field_cap)) {
-      cut.push_back("the description (" + std::string(lore) + ")");
-    }
+    const bool rules_may_be_cut = step == Lore::kLeftOut || !has_lore;
+    const size_t field_cap = rules_may_be_cut ? cap : std::max(cap, kStandardFieldChars);
+    if (step == Lore::kKept && has_lore && clip_fields(w.result[lore], field_cap)) lore_cut = true;
     const bool clipped = clip_fields(w.result, field_cap);
     if (render) w.text = render(w.result);
     w.fits = w.text.size() + w.result.dump().size() <= room;
-    const bool last = step == Lore::kLeftOut || !has_lore ? field_cap < floor : false;
-    if (w.fits || last) {
+    if (w.fits || (rules_may_be_cut && field_cap < floor)) {
       std::vector<std::string> parts;
       if (step == Lore::kLeftOut) parts.push_back("the description (" + std::string(lore) + ") is left out");
-      if (!cut.empty()) parts.push_back(cut.front() + " is cut short ([…])");
-      if (clipped) parts.push_back((cut.empty() ? "" : "other ") + std::string("long text is cut short ([…])"));
+      if (lore_cut) parts.push_back("the description (" + std::string(lore) + ") is cut short ([…])");
+      if (clipped) parts.push_back((lore_cut ? "other " : "") + std::string("long text is cut short ([…])"));
       if (!parts.empty()) {
         w.result["truncated"] = "To fit the answer " + text::join(parts, "; ") + "; " + std::string(whole_from) + ".";
         if (render) w.text = render(w.result);
