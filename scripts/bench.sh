@@ -27,6 +27,9 @@ LOREKEEPER_BENCH_DB=build/bench/store.db LOREKEEPER_BENCH_ORCBREW=build/bench/la
 echo "== lorekeeper_stdio_bench (process spawn and stdio round trips)"
 build/lorekeeper_stdio_bench build/lorekeeper build/bench/store.db 50 2000
 
+echo "== the costliest legal tool calls: every string and array parameter at its bound (docs/LIMITS.md)"
+python3 scripts/worst-calls.py build/lorekeeper build/bench/store.db --top 5
+
 echo "== sync benchmarks: the whole recorded API (v1 + v2 list pages) from the bundled archive, a directory, loopback HTTP"
 rm -rf build/bench/mirror build/bench/sync-*.db*
 mkdir -p build/bench/mirror

@@ -271,6 +271,7 @@ ToolSpec spec() {
   ParamSpec documents = param("documents", ParamType::kStringArray,
                               "Only versions of these documents (\"srd-2014\", \"srd-2024\", \"a5e-ag\", \"bfrd\"); "
                               "omitted: every edition. An entry given by key is always shown.");
+  documents.max_length = kMaxDocumentNameLength;
   ojson version = {{"type", "object"},
                    {"properties",
                     {{"key", {{"type", "string"}}},

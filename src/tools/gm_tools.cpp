@@ -195,6 +195,7 @@ std::vector<ToolSpec> specs(const std::vector<ParamSpec>& creature_filters) {
                                "Dice notation: terms joined by + or -, e.g. \"2d6+3\", \"4d6kh3\" (keep highest 3), "
                                "\"2d20kl1\", \"d%\", \"8d6\". Up to 1000 dice of up to 1000 sides.");
     notation.required = true;
+    notation.max_length = gm::kMaxNotationLength;
     ParamSpec mode = param("mode", ParamType::kString, "Roll each plain 1d20 with advantage or disadvantage.");
     mode.enum_values = {"normal", "advantage", "disadvantage"};
     mode.default_value = "normal";

@@ -95,6 +95,31 @@ std::optional<double> parse_fraction(const std::string& given) {
   return *num / *den;
 }
 
+size_t code_points(const std::string& s) {
+  size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+// The checks every string value of a parameter gets: no NUL, no more than its maximum length.
+Status check_string(const ParamSpec& p, const std::string& where, const std::string& s) {
+  if (s.find('\0') != std::string::npos) return Status::invalid_argument(where + kNoNul);
+  if (const size_t n = code_points(s); n > max_length_of(p)) {
+    return Status::invalid_argument(where + " is " + text::group_thousands(static_cast<long long>(n)) +
+                                    " characters long; at most " +
+                                    text::group_thousands(static_cast<long long>(max_length_of(p))) + " are allowed.");
+  }
+  return Status::ok();
+}
+
+Status check_items(const ParamSpec& p, const std::string& where, const json& v) {
+  if (v.size() > max_items_of(p)) {
+    return Status::invalid_argument(where + " has " + std::to_string(v.size()) + " items; at most " +
+                                    std::to_string(max_items_of(p)) + " are allowed.");
+  }
+  return Status::ok();
+}
+
 void put_range(ojson& s, const ParamSpec& p) {
   if (p.minimum) {
     if (p.type == ParamType::kInteger)
@@ -112,6 +137,9 @@ void put_range(ojson& s, const ParamSpec& p) {
 
 }  // namespace
 
+size_t max_length_of(const ParamSpec& p) { return p.max_length.value_or(kMaxStringLength); }
+size_t max_items_of(const ParamSpec& p) { return p.max_items.value_or(kMaxItems); }
+
 ojson input_schema(const std::vector<ParamSpec>& params) {
   ojson props = ojson::object();
   ojson required = ojson::array();
@@ -126,7 +154,10 @@ ojson input_schema(const std::vector<ParamSpec>& params) {
     }
     if (p.type == ParamType::kStringArray) {
       s["items"] = {{"type", "string"}};
-      if (!p.enum_values.empty()) s["items"]["enum"] = p.enum_values;
+      if (!p.enum_values.empty())
+        s["items"]["enum"] = p.enum_values;
+      else
+        s["items"]["maxLength"] = max_length_of(p);
     } else if (p.type == ParamType::kIntegerArray) {
       ojson item = {{"type", "integer"}};
       ParamSpec as_integer = p;
@@ -136,7 +167,10 @@ ojson input_schema(const std::vector<ParamSpec>& params) {
     } else if (p.type == ParamType::kObjectArray) {
       s["items"] = input_schema(p.fields);
     }
-    if (p.max_items) s["maxItems"] = *p.max_items;
+    if (p.type == ParamType::kStringArray || p.type == ParamType::kIntegerArray || p.type == ParamType::kObjectArray) {
+      s["maxItems"] = max_items_of(p);
+    }
+    if (p.type == ParamType::kString && p.enum_values.empty()) s["maxLength"] = max_length_of(p);
     s["description"] = p.description;
     if (!p.enum_values.empty() && p.type != ParamType::kStringArray) s["enum"] = p.enum_values;
     if (p.type != ParamType::kFraction && p.type != ParamType::kIntegerArray) put_range(s, p);
@@ -191,7 +225,7 @@ Result<json> validate_arguments(const std::vector<ParamSpec>& params, const json
                                           ".");
         }
         std::string s = v.get<std::string>();
-        if (s.find('\0') != std::string::npos) return Status::invalid_argument(where + kNoNul);
+        if (Status checked = check_string(p, where, s); !checked.is_ok()) return checked;
         if (!p.enum_values.empty()) {
           auto m = match_enum(p, s);
           if (!m) {
@@ -251,10 +285,7 @@ Result<json> validate_arguments(const std::vector<ParamSpec>& params, const json
           return Status::invalid_argument(where + " must be " + describe_type(p.type) + ", got " + short_value(v) +
                                           ".");
         }
-        if (p.max_items && v.size() > *p.max_items) {
-          return Status::invalid_argument(where + " has " + std::to_string(v.size()) + " items; at most " +
-                                          std::to_string(*p.max_items) + " are allowed.");
-        }
+        if (Status checked = check_items(p, where, v); !checked.is_ok()) return checked;
         json arr = json::array();
         for (size_t i = 0; i < v.size(); ++i) {
           const json& x = v[i];
@@ -285,17 +316,14 @@ Result<json> validate_arguments(const std::vector<ParamSpec>& params, const json
         if (!v.is_array()) {
           return Status::invalid_argument(where + " must be an array of strings, got " + short_value(v) + ".");
         }
-        if (p.max_items && v.size() > *p.max_items) {
-          return Status::invalid_argument(where + " has " + std::to_string(v.size()) + " items; at most " +
-                                          std::to_string(*p.max_items) + " are allowed.");
-        }
+        if (Status checked = check_items(p, where, v); !checked.is_ok()) return checked;
         json arr = json::array();
         for (const auto& x : v) {
           if (!x.is_string()) {
             return Status::invalid_argument(where + " must hold only strings, got " + short_value(x) + ".");
           }
           std::string s = x.get<std::string>();
-          if (s.find('\0') != std::string::npos) return Status::invalid_argument(where + kNoNul);
+          if (Status checked = check_string(p, where + " item", s); !checked.is_ok()) return checked;
           if (!p.enum_values.empty()) {
             auto m = match_enum(p, s);
             if (!m) {

@@ -6,6 +6,7 @@
 #include "lorekeeper/core/text.hpp"
 #include "lorekeeper/model/entity.hpp"
 #include "lorekeeper/search/ranker.hpp"
+#include "lorekeeper/tools/params.hpp"
 
 namespace lorekeeper::tools {
 
@@ -58,6 +59,14 @@ const std::vector<PromptSpec>& prompt_specs() {
 }
 
 Result<json> get_prompt(Engine& engine, const std::string& name, const json& arguments) {
+  if (arguments.is_object()) {
+    for (auto it = arguments.begin(); it != arguments.end(); ++it) {
+      if (it->is_string() && it->get_ref<const std::string&>().size() > kMaxStringLength) {
+        return Status::invalid_argument("Argument '" + it.key() + "' is longer than " +
+                                        std::to_string(kMaxStringLength) + " characters.");
+      }
+    }
+  }
   if (name == "lookup_entry") {
     const std::string kind_text = arg(arguments, "kind");
     const std::string entry = arg(arguments, "name");

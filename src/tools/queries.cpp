@@ -94,8 +94,18 @@ DocFilter resolve_documents(store::Store& st, const json& args) {
     std::sort(scored.begin(), scored.end());
     std::vector<std::string> close;
     for (size_t i = 0; i < scored.size() && i < 5; ++i) close.push_back(scored[i].second);
-    f.message = "Unknown document(s): " + text::join(unknown, ", ") + ". Closest known: " + text::join(close, ", ") +
-                " (see list_documents).";
+    // The answer names a few of the unknown documents, not all of them: a list of 64 long wrong names would
+    // otherwise be echoed whole into every answer.
+    constexpr size_t kNamed = 5;
+    std::vector<std::string> named(unknown.begin(),
+                                   unknown.begin() + static_cast<std::ptrdiff_t>(std::min(unknown.size(), kNamed)));
+    for (auto& n : named) {
+      if (std::string cut = text::cut_at_word(n, 60); cut.size() < n.size()) n = cut + "...";
+    }
+    std::string listed = text::join(named, ", ");
+    if (unknown.size() > kNamed) listed += " and " + std::to_string(unknown.size() - kNamed) + " more";
+    f.message =
+        "Unknown document(s): " + listed + ". Closest known: " + text::join(close, ", ") + " (see list_documents).";
   }
   if (keys.empty()) f.select_nothing = true;
   return f;

@@ -51,15 +51,18 @@ ParamSpec search_param() {
 }  // namespace
 
 ParamSpec documents_param() {
-  return {"documents",
-          ParamType::kStringArray,
-          "Source documents by key (\"srd-2014\", \"srd-2024\", \"tob\") or name; see list_documents. Omitted: all.",
-          {},
-          {},
-          {},
-          json(),
-          false,
-          {}};
+  ParamSpec p{
+      "documents",
+      ParamType::kStringArray,
+      "Source documents by key (\"srd-2014\", \"srd-2024\", \"tob\") or name; see list_documents. Omitted: all.",
+      {},
+      {},
+      {},
+      json(),
+      false,
+      {}};
+  p.max_length = kMaxDocumentNameLength;
+  return p;
 }
 ParamSpec game_system_param() {
   return {"game_system",

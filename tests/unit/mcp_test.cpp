@@ -300,6 +300,14 @@ TEST_F(McpTest, PromptsAndTheirCompletions) {
   EXPECT_EQ(send(req(4, "prompts/get",
                      {{"name", "plan_encounter"}, {"arguments", {{"party_level", "25"}}}}))["error"]["code"],
             -32602);
+  // An argument past the string bound is refused, naming it, whatever the prompt would make of it.
+  json too_long = send(req(
+      9, "prompts/get",
+      {{"name", "plan_encounter"}, {"arguments", {{"party_level", "5"}, {"environment", std::string(1001, 'x')}}}}));
+  EXPECT_EQ(too_long["error"]["code"], -32602);
+  EXPECT_NE(too_long["error"]["message"].get<std::string>().find("'environment' is longer than 1000"),
+            std::string::npos)
+      << too_long.dump();
   json enc = send(req(5, "prompts/get", {{"name", "plan_encounter"}, {"arguments", {{"party_level", "5"}}}}));
   EXPECT_NE(enc["result"]["messages"][0]["content"]["text"].get<std::string>().find(
                 "build_encounter tool with party_size 4, party_level 5:"),

@@ -60,6 +60,84 @@ TEST(Params, SchemaComesFromTheSameSpecAsValidation) {
   }
 }
 
+// Every string and array parameter of every tool (legacy ones and the fields of object arrays too) states a bound
+// in its schema, and the validator takes a value at the bound and refuses one just past it.
+TEST(Params, EveryStringAndArrayIsBoundedInTheSchemaAndTheValidator) {
+  std::function<void(const std::string&, const std::vector<ParamSpec>&)> check = [&](const std::string& tool,
+                                                                                     const std::vector<ParamSpec>& ps) {
+    const ojson schema = input_schema(ps);
+    for (const auto& p : ps) {
+      const std::string where = tool + "." + p.name;
+      const ojson& s = schema["properties"][p.name];
+      // A valid value of this parameter at its bound, and one just past it.
+      json at, past;
+      switch (p.type) {
+        case ParamType::kString:
+          if (!p.enum_values.empty()) continue;  // bounded by its values
+          ASSERT_EQ(s.value("maxLength", size_t{0}), max_length_of(p)) << where;
+          // Two-byte characters: the bound counts characters, as JSON Schema's maxLength does.
+          at = std::string(max_length_of(p) * 2, 'x');
+          for (size_t i = 0; i < max_length_of(p); ++i) at.get_ref<std::string&>().replace(2 * i, 2, "\xC3\xA9");
+          past = at.get<std::string>() + "e";
+          break;
+        case ParamType::kStringArray:
+        case ParamType::kIntegerArray:
+        case ParamType::kObjectArray: {
+          ASSERT_EQ(s.value("maxItems", size_t{0}), max_items_of(p)) << where;
+          json item = p.type == ParamType::kIntegerArray  ? json(p.minimum ? static_cast<long long>(*p.minimum) : 1)
+                      : p.type == ParamType::kObjectArray ? json::object()
+                      : p.enum_values.empty()             ? json("x")
+                                                          : json(p.enum_values.front());
+          if (p.type == ParamType::kObjectArray) {
+            check(where, p.fields);
+            for (const auto& f : p.fields) {
+              if (f.required) item[f.name] = f.type == ParamType::kString ? json("x") : json(1);
+            }
+          }
+          if (p.type == ParamType::kStringArray && p.enum_values.empty()) {
+            ASSERT_EQ(s["items"].value("maxLength", size_t{0}), max_length_of(p)) << where;
+            json long_item = json::array({std::string(max_length_of(p) + 1, 'x')});
+            EXPECT_FALSE(validate_arguments({p}, {{p.name, long_item}}).is_ok()) << where << ": a long item";
+          }
+          at = json::array();
+          for (size_t i = 0; i < max_items_of(p); ++i) at.push_back(item);
+          past = at;
+          past.push_back(item);
+          break;
+        }
+        default: continue;
+      }
+      // The parameter alone, so that the tool's other required parameters do not answer first.
+      const std::vector<ParamSpec> alone = {p};
+      auto taken = validate_arguments(alone, {{p.name, at}});
+      const std::string bound = p.type == ParamType::kString ? " characters long; at most " : " items; at most ";
+      EXPECT_TRUE(taken.is_ok() || taken.status().message().find(bound) == std::string::npos)
+          << where << ": " << taken.status().message();
+      auto refused = validate_arguments(alone, {{p.name, past}});
+      ASSERT_FALSE(refused.is_ok()) << where;
+      EXPECT_NE(refused.status().message().find(bound), std::string::npos)
+          << where << ": " << refused.status().message();
+    }
+  };
+  for (const ToolSpec* spec : tool_specs(true)) check(spec->name, spec->params);
+}
+
+// 64 unknown documents of 200 characters each: the answer names five of them, shortened, and counts the rest,
+// instead of echoing 13 KB of wrong names (a list of 1.5 MB was echoed whole before the arguments were bounded).
+TEST_F(ToolsTest, UnknownDocumentsAreNamedAFewAtATime) {
+  json documents = json::array();
+  for (int i = 0; i < 64; ++i) documents.push_back("unknown-" + std::to_string(i) + std::string(190, 'q'));
+  ToolResult r = call("search_spell", {{"search", "fire"}, {"documents", documents}});
+  EXPECT_NE(r.text.find("Unknown document(s): unknown-0"), std::string::npos) << r.text.substr(0, 400);
+  EXPECT_NE(r.text.find("and 59 more"), std::string::npos) << r.text.substr(0, 400);
+  EXPECT_EQ(r.text.find("unknown-5"), std::string::npos);
+  EXPECT_LT(r.text.size(), 2000u);
+  documents.push_back("one too many");
+  r = call("search_spell", {{"search", "fire"}, {"documents", documents}});
+  EXPECT_TRUE(r.is_error);
+  EXPECT_NE(r.text.find("has 65 items; at most 64"), std::string::npos) << r.text;
+}
+
 TEST(Params, AFractionsSchemaAllowsEveryStringTheValidatorTakesAndBothRefuseTheSameWords) {
   const ToolSpec* creature = find_tool("search_creature");
   ASSERT_NE(creature, nullptr);
@@ -819,8 +897,8 @@ TEST_F(ToolsTest, RaceAndSpeciesAreOneType) {
 
 TEST_F(ToolsTest, ALongQueryIsQuotedShortInTheAnswer) {
   std::string query;
-  for (int i = 0; i < 2000; ++i) query += i % 7 == 0 ? "fire " : "ancient burning wyrm ";
-  // Found or not, the answer quotes its start (the search_all one too), not the 40,000 characters.
+  for (int i = 0; query.size() < kMaxStringLength - 25; ++i) query += i % 7 == 0 ? "fire " : "ancient burning wyrm ";
+  // Found or not, the answer quotes its start (the search_all one too), not the 1,000 characters.
   for (const std::string tool : {"search_spell", "search_creature", "search_all"}) {
     auto r = call(tool, {{tool == "search_all" ? "query" : "search", query}});
     ASSERT_FALSE(r.is_error) << tool << ": " << r.text.substr(0, 300);

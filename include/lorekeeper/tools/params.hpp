@@ -42,9 +42,23 @@ struct ParamSpec {
   bool required = false;
   // Extra accepted spellings mapped to an enum value (e.g. "very rare" -> "very-rare"); not in the schema.
   std::vector<std::pair<std::string, std::string>> aliases;
-  std::vector<ParamSpec> fields = {};              // kObjectArray: the parameters of each object
-  std::optional<size_t> max_items = std::nullopt;  // arrays: at most this many items
+  std::vector<ParamSpec> fields = {};               // kObjectArray: the parameters of each object
+  std::optional<size_t> max_items = std::nullopt;   // arrays: at most this many items (kMaxItems when unset)
+  std::optional<size_t> max_length = std::nullopt;  // strings and string items: at most this many characters
+                                                    // (code points; kMaxStringLength when unset)
 };
+
+// Every string and array parameter is bounded, so no legal call can make a tool's work or answer grow without
+// limit: a string (a search, a name, a dice expression) holds at most kMaxStringLength characters unless its spec
+// says fewer, an array at most kMaxItems items. The schema states each bound as maxLength and maxItems.
+inline constexpr size_t kMaxStringLength = 1000;
+inline constexpr size_t kMaxItems = 64;
+// A document given by key or name: recorded keys and names are a few dozen characters long.
+inline constexpr size_t kMaxDocumentNameLength = 200;
+
+// The bounds that apply to a parameter (its own, or the defaults above).
+size_t max_length_of(const ParamSpec& p);
+size_t max_items_of(const ParamSpec& p);
 
 // The JSON Schema (2020-12, flat and portable: type/description/enum/default/minimum/maximum; anyOf of a number
 // and a pattern-checked string for kFraction; enum on the items of a string array) of a parameter list, as used
