@@ -43,6 +43,7 @@
 #include "lorekeeper/store/store.hpp"
 #include "lorekeeper/tools/engine.hpp"
 #include "model_fetch.hpp"
+#include "store_files.hpp"
 
 namespace lorekeeper::cli {
 
@@ -72,6 +73,10 @@ std::string age_of(const std::string& iso) {
 int cmd_status(const Config& cfg, bool as_json) {
   json j = {{"version", kVersion}, {"db_path", cfg.db_path}, {"config_origin", cfg.origin}};
   auto opened = store::Store::open(cfg.db_path, store::Store::Mode::kExistingOnly);
+  if (opened) {
+    // The whole file is checked: a damaged store reads back wrong counts without an error.
+    if (Status checked = (*opened)->check(); !checked.is_ok()) opened = checked;
+  }
   if (!opened) {
     const StatusCode code = opened.status().code();
     const bool missing = code == StatusCode::kNotFound;
@@ -82,14 +87,19 @@ int cmd_status(const Config& cfg, bool as_json) {
         : code == StatusCode::kCorruption
             ? "Move the damaged file aside and rebuild the store with: lorekeeper sync --source bundled --move-aside"
             : "The file could not be read or written (see above); the store itself may be intact";
-    j["store"] = {{"state", missing ? "missing" : "unreadable"}, {"error", opened.status().message()}};
+    j["store"] = {{"state", missing                           ? "missing"
+                            : code == StatusCode::kCorruption ? "damaged"
+                                                              : "unreadable"},
+                  {"error", opened.status().message()}};
     j["hint"] = hint;
     if (as_json) {
       out(j.dump(2) + "\n");
     } else {
       out("LoreKeeper " + std::string(kVersion) + "\nStore: " + cfg.db_path + "\n  " +
-          (missing ? "empty: no store has been created yet." : "unreadable: " + opened.status().message()) + "\n  " +
-          hint + "\n");
+          (missing                           ? "empty: no store has been created yet."
+           : code == StatusCode::kCorruption ? "damaged: " + opened.status().message()
+                                             : "unreadable: " + opened.status().message()) +
+          "\n  " + hint + "\n");
     }
     return missing ? 0 : 1;
   }
@@ -426,8 +436,9 @@ Status bootstrap_from_bundled(const Config& cfg, const std::string& db_path) {
   std::error_code exists_ec;
   if (std::filesystem::exists(db_path, exists_ec)) return Status::ok();
   log::info("no store at " + db_path + "; building it from the bundled Open5e snapshot");
-  const std::string tmp = db_path + ".bootstrap-" + std::to_string(getpid());
-  {
+  remove_stale_builds(db_path);
+  const std::string tmp = private_build_path(db_path, "bootstrap");
+  Status built = [&]() -> Status {
     auto st = store::Store::open(tmp, store::Store::Mode::kReadWrite);
     if (!st) return st.status();
     auto src = open5e::make_bundled_source();
@@ -436,13 +447,14 @@ Status bootstrap_from_bundled(const Config& cfg, const std::string& db_path) {
     if (!report) return report.status();
     log::info("loaded " + std::to_string(report->total_entities()) + " entities from the bundled snapshot");
     seed_bundled_vectors(cfg, **st);
+    return Status::ok();
+  }();
+  if (!built.is_ok()) {
+    remove_store_files(tmp);
+    return built;
   }
-  const int rc = link(tmp.c_str(), db_path.c_str());
-  const int err = errno;
-  std::error_code ec;
-  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(tmp + suffix, ec);
-  if (rc != 0 && err != EEXIST) return Status::io_error("cannot create " + db_path + ": " + std::strerror(err));
-  return Status::ok();
+  auto placed = link_into_place(tmp, db_path);
+  return placed.status();
 }
 
 // The meaning-based search service, unless turned off (a missing model gives a service that says so).
@@ -473,6 +485,7 @@ tools::Engine make_long_lived_engine(const Config& cfg, std::shared_ptr<search::
   tools::Engine engine = make_engine(cfg, std::move(semantic), std::move(built));
   engine.set_text_index_in_memory(true);
   engine.set_memory_mapped(false);
+  engine.set_check_on_open(true);
   return engine;
 }
 
@@ -653,27 +666,6 @@ class BackgroundEmbedder {
   std::thread thread_;
 };
 
-// Renames a damaged store (and its -wal and -shm files) to <path>.damaged-<UTC time>; returns the new name.
-Result<std::string> move_aside(const std::string& path) {
-  char stamp[32];
-  const std::time_t now = std::time(nullptr);
-  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", std::gmtime(&now));
-  const std::string target = path + ".damaged-" + stamp;
-  std::error_code ec;
-  std::filesystem::rename(path, target, ec);
-  if (ec) return Status::io_error("cannot move " + path + " aside: " + ec.message());
-  for (const char* suffix : {"-wal", "-shm"}) {
-    if (std::filesystem::exists(path + suffix, ec)) std::filesystem::rename(path + suffix, target + suffix, ec);
-  }
-  return target;
-}
-
-// Deletes a store this command created (with its -wal and -shm files) when it ends up holding nothing.
-void remove_created_store(const std::string& path) {
-  std::error_code ec;
-  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::filesystem::remove(path + suffix, ec);
-}
-
 int cmd_sync(const Config& cfg, std::string source, bool force, bool quiet, int page_size, bool accept_incomplete,
              bool move_damaged_aside, bool as_json) {
   if (source.empty()) source = cfg.open5e_base_url;
@@ -684,7 +676,15 @@ int cmd_sync(const Config& cfg, std::string source, bool force, bool quiet, int 
   }
   std::error_code ec;
   bool existed = std::filesystem::exists(cfg.db_path, ec);
-  auto opened = store::Store::open(cfg.db_path, store::Store::Mode::kReadWrite);
+  // An existing store is checked whole before it is trusted: a damaged one must be neither taken as fresh nor
+  // written into.
+  auto open_checked = [&]() -> Result<std::unique_ptr<store::Store>> {
+    auto opened = store::Store::open(cfg.db_path, store::Store::Mode::kReadWrite);
+    if (!opened) return opened;
+    if (Status checked = (*opened)->check(); !checked.is_ok()) return checked;
+    return opened;
+  };
+  Result<std::unique_ptr<store::Store>> opened = existed ? open_checked() : Status::not_found(cfg.db_path);
   if (!opened && existed && move_damaged_aside && opened.status().code() != StatusCode::kIoError) {
     auto moved = move_aside(cfg.db_path);
     if (!moved) {
@@ -694,16 +694,25 @@ int cmd_sync(const Config& cfg, std::string source, bool force, bool quiet, int 
     std::fprintf(stderr, "Moved the unusable store (%s) to %s; building a new one.\n",
                  opened.status().message().c_str(), moved->c_str());
     existed = false;
-    opened = store::Store::open(cfg.db_path, store::Store::Mode::kReadWrite);
   }
-  if (!opened) {
+  if (!opened && existed) {
     std::fprintf(stderr, "lorekeeper sync: %s\n", opened.status().message().c_str());
-    if (existed && opened.status().code() == StatusCode::kCorruption) {
+    if (opened.status().code() == StatusCode::kCorruption) {
       std::fprintf(stderr, "Nothing was changed. To rebuild it: lorekeeper sync --source bundled --move-aside\n");
-    } else if (!existed) {
-      remove_created_store(cfg.db_path);
     }
     return 1;
+  }
+  // A new store is built in a private file and linked into place when complete (store_files.hpp): a sync that is
+  // interrupted leaves no store behind, never an empty one.
+  remove_stale_builds(cfg.db_path);
+  const std::string built_path = existed ? cfg.db_path : private_build_path(cfg.db_path, "sync");
+  if (!existed) {
+    opened = store::Store::open(built_path, store::Store::Mode::kReadWrite);
+    if (!opened) {
+      std::fprintf(stderr, "lorekeeper sync: %s\n", opened.status().message().c_str());
+      remove_store_files(built_path);
+      return 1;
+    }
   }
   store::Store& st = **opened;
   // Freshness: the same source synced less than the TTL ago is not fetched again unless forced.
@@ -734,7 +743,7 @@ int cmd_sync(const Config& cfg, std::string source, bool force, bool quiet, int 
   if (!report) {
     if (!existed) {
       opened->reset();  // closed before its file is deleted
-      remove_created_store(cfg.db_path);
+      remove_store_files(built_path);
       std::fprintf(stderr, "lorekeeper sync failed: %s\nNo store was created.\n", report.status().message().c_str());
     } else {
       std::fprintf(stderr, "lorekeeper sync failed: %s\nThe store was left as it was.\n",
@@ -744,6 +753,18 @@ int cmd_sync(const Config& cfg, std::string source, bool force, bool quiet, int 
   }
   record_endpoint_failures(st, *report, options);
   seed_bundled_vectors(cfg, st);
+  const std::string log_failure = st.checkpoint_failure();
+  if (!existed) {
+    opened->reset();  // closed before it is linked into place
+    auto placed = link_into_place(built_path, cfg.db_path);
+    if (!placed || !*placed) {
+      const std::string why = placed ? "another process created a store at " + cfg.db_path +
+                                           " during this sync; that store was kept and this sync's copy removed"
+                                     : placed.status().message();
+      std::fprintf(stderr, "lorekeeper sync: %s\n", why.c_str());
+      return 1;
+    }
+  }
   if (as_json) out(open5e::report_json(*report) + "\n");
   std::string s = "Synced " + std::to_string(report->total_entities()) + " entities from " + report->source + " in " +
                   text::format_number(std::round(report->seconds * 100) / 100) + " s (" +
@@ -767,6 +788,9 @@ int cmd_sync(const Config& cfg, std::string source, bool force, bool quiet, int 
   for (const auto& f : report->failed) s += "  FAILED " + f.endpoint + " (previous data kept): " + f.error + "\n";
   for (const auto& a : report->accepted_incomplete) {
     s += "  ACCEPTED " + a.endpoint + " as it is (--accept-incomplete): " + a.error + "\n";
+  }
+  if (!log_failure.empty()) {
+    s += "  note: " + log_note(cfg.db_path, log_failure) + "\n";
   }
   if (!report->skipped_recent_failures.empty()) {
     s += "  not retried (failed less than " + std::to_string(cfg.error_cache_ttl_seconds) +

@@ -57,6 +57,16 @@ std::string counts_text(const std::map<std::string, int>& counts) {
   return s;
 }
 
+}  // namespace
+
+std::string log_note(const std::string& db_path, const std::string& failure) {
+  return "what was written is committed and read from the store's write-ahead log (" + db_path +
+         "-wal), which could not yet be copied into the store file (" + failure +
+         "); a later write copies it once there is room";
+}
+
+namespace {
+
 struct FileResult {
   std::string path;
   std::string label;  // the file name, as lk_orcbrew names it in URLs and messages
@@ -203,8 +213,17 @@ int run_import(const std::string& db_path, const std::vector<std::string>& files
       }
     }
     auto opened = store::Store::open(db_path, store::Store::Mode::kReadWrite);
+    // A damaged store is not written into: what an import adds would sit beside pages that read back wrong.
+    if (opened) {
+      if (Status checked = (*opened)->check(); !checked.is_ok()) opened = checked;
+    }
     if (!opened) {
       std::fprintf(stderr, "lorekeeper import: %s\n", opened.status().to_string().c_str());
+      if (opened.status().code() == StatusCode::kCorruption) {
+        std::fprintf(stderr,
+                     "Nothing was changed. To rebuild the store: lorekeeper sync --source bundled "
+                     "--move-aside (then import again)\n");
+      }
       return 1;
     }
     st = std::move(*opened);
@@ -250,6 +269,11 @@ int run_import(const std::string& db_path, const std::vector<std::string>& files
 
   EmbedOutcome embedded;
   if (!options.dry_run && write_error.empty() && entities > 0) embedded = embed_imported(*st, document_keys, options);
+  if (st) {
+    if (std::string log_failure = st->checkpoint_failure(); !log_failure.empty()) {
+      notes.push_back(log_note(db_path, log_failure));
+    }
+  }
 
   // 4. Report.
   if (options.as_json) {

@@ -29,6 +29,10 @@ struct ImportOptions {
   tools::Engine::Bootstrap bootstrap;  // builds a missing store (from the bundled snapshot) before importing
 };
 
+// The note a writer's report carries when its data is committed but the write-ahead log could not be copied into
+// the store file (store::Store::checkpoint_failure, e.g. a full disk).
+std::string log_note(const std::string& db_path, const std::string& failure);
+
 int run_import(const std::string& db_path, const std::vector<std::string>& files, const ImportOptions& options);
 
 int run_remove(const std::string& db_path, const std::vector<std::string>& packs, bool as_json);

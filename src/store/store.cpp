@@ -421,12 +421,37 @@ struct Store::BusyWait {
   }
 };
 
+// SQLite's automatic checkpoint, run by the store itself. SQLite runs it inside COMMIT and returns its error as
+// COMMIT's, although the transaction is durable in the log by then: on a full disk, a write that had succeeded
+// was reported as "nothing was changed". Here a failed checkpoint is kept for the writer's report and the commit
+// stands.
+struct Store::Checkpoints {
+  static constexpr int kPages = 1000;  // what PRAGMA wal_autocheckpoint defaults to
+  std::mutex mu;
+  std::string failure;
+
+  static int after_commit(void* self, sqlite3* db, const char* name, int pages) {
+    if (pages < kPages) return SQLITE_OK;
+    auto* c = static_cast<Checkpoints*>(self);
+    const int rc = sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+    const std::lock_guard<std::mutex> lock(c->mu);
+    c->failure = rc == SQLITE_OK ? "" : std::string(sqlite3_errstr(rc));
+    return SQLITE_OK;
+  }
+};
+
+std::string Store::checkpoint_failure() const {
+  const std::lock_guard<std::mutex> lock(checkpoints_->mu);
+  return checkpoints_->failure;
+}
+
 Store::Store(sqlite3* db, std::string path)
     : db_(db),
       path_(std::move(path)),
       hints_(&model::Hints::bundled()),
       cache_(std::make_unique<StatementCache>()),
       busy_(std::make_unique<BusyWait>()),
+      checkpoints_(std::make_unique<Checkpoints>()),
       names_(std::make_unique<NameCache>()),
       text_(std::make_unique<TextState>()) {}
 
@@ -478,6 +503,7 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& path, Mode mode, c
   std::unique_ptr<Store> store(new Store(guard.release(), path));
   store->busy_->path = path;
   sqlite3_busy_handler(store->db_, &BusyWait::wait, store->busy_.get());
+  sqlite3_wal_hook(store->db_, &Checkpoints::after_commit, store->checkpoints_.get());
   if (hints != nullptr) store->hints_ = hints;
   // Reading the schema version is the first access to the file: a non-database fails here.
   {
@@ -902,7 +928,12 @@ Status Store::Batch::commit() {
       sqlite::exec(store_.db_, "DELETE FROM documents WHERE key NOT IN (SELECT DISTINCT document_key FROM entities)"));
   LOREKEEPER_RETURN_IF_ERROR(sqlite::exec(store_.db_, "COMMIT"));
   open_ = false;
-  return sqlite::exec(store_.db_, "ANALYZE");
+  // The query planner's statistics: worth refreshing after a large write, but the write is committed whether or
+  // not they can be (a full disk), so their failure is not the write's.
+  if (Status analyzed = sqlite::exec(store_.db_, "ANALYZE"); !analyzed.is_ok()) {
+    log::warning("the store's query statistics were not updated: " + analyzed.to_string());
+  }
+  return Status::ok();
 }
 
 Status Store::replace_sources(const std::vector<std::string>& sources, const std::vector<Document>& documents,
@@ -1577,6 +1608,30 @@ Result<Stats> Store::stats() {
     s.meta[st->text(0)] = st->text(1);
   }
   return s;
+}
+
+Status Store::check() {
+  // integrity_check, not quick_check: the SQLite of Debian 12 (3.40) has quick_check report every row of a
+  // WITHOUT ROWID table whose primary key orders its columns differently as "NULL value in ..." (entity_tags).
+  auto st = Stmt::prepare(db_, "PRAGMA integrity_check(5)");
+  if (!st) return st.status();
+  std::vector<std::string> problems;
+  while (true) {
+    auto row = st->step();
+    if (!row) return Status::corruption(path_ + " is damaged: " + row.status().message());
+    if (!*row) break;
+    if (std::string line = st->text(0); line != "ok") problems.push_back(line);
+  }
+  if (problems.empty()) return Status::ok();
+  return Status::corruption(path_ + " is damaged: " + text::join(problems, "; "));
+}
+
+Result<bool> Store::is_empty() {
+  auto st = Stmt::prepare(db_, "SELECT EXISTS (SELECT 1 FROM documents) OR EXISTS (SELECT 1 FROM entities)");
+  if (!st) return st.status();
+  auto row = st->step();
+  if (!row) return row.status();
+  return !*row || st->int64(0) == 0;
 }
 
 }  // namespace lorekeeper::store

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <optional>
 #include <set>
 
@@ -34,11 +35,30 @@ Engine::~Engine() = default;
 
 store::Store* Engine::store(std::string* why) {
   if (store_) return store_.get();
+  // A write-ahead log beside the store means a writer is at work or one stopped without closing it (a kill, a
+  // crash, a power cut): the store is checked before it is trusted, as it is by engines that answer for long.
+  std::error_code ec;
+  const bool unclean = std::filesystem::file_size(db_path_ + "-wal", ec) > 0 && !ec;
   auto opened = store::Store::open(db_path_, store::Store::Mode::kExistingOnly);
   if (!opened && opened.status().code() == StatusCode::kNotFound && bootstrap_) {
     Status built = bootstrap_(db_path_);
     if (!built.is_ok()) log::error("building the store failed: " + built.to_string());
     opened = store::Store::open(db_path_, store::Store::Mode::kExistingOnly);
+  }
+  if (opened && (check_on_open_ || unclean)) {
+    if (Status checked = (*opened)->check(); !checked.is_ok()) opened = checked;
+  }
+  // A store that holds nothing (its first import did not finish, a file made empty) is reported as empty, never
+  // searched as if the data had nothing to say; it is opened again by the next call, which may find it filled.
+  if (opened) {
+    auto empty = (*opened)->is_empty();
+    if (!empty) {
+      opened = empty.status();
+    } else if (*empty) {
+      opened = Status::not_found(db_path_ +
+                                 " holds no documents (a sync or import into it did not finish, or the "
+                                 "file was made empty)");
+    }
   }
   if (!opened) {
     if (why) *why = opened.status().message();

@@ -115,6 +115,99 @@ class DamagedAndForeignStores(unittest.TestCase):
         self.assertEqual(glob.glob(db + "*"), [])
 
 
+class StoresThatWouldLie(unittest.TestCase):
+    """A store damaged past its first page, an empty store, an interrupted first sync: none is served as data."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="lk-lie-")
+        self.db = os.path.join(self.tmp, "store.db")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def damage(self):
+        """Random bytes over 2,000 bytes from the start of a page in the middle of the file (its header and
+        cells), as a bad disk sector or a stray write would leave them; the first page (the schema) is intact."""
+        c = sqlite3.connect(self.db)
+        page_size, pages = c.execute("PRAGMA page_size").fetchone()[0], c.execute("PRAGMA page_count").fetchone()[0]
+        c.close()
+        self.assertFalse(os.path.exists(self.db + "-wal"))
+        with open(self.db, "r+b") as f:
+            f.seek(page_size * (pages // 2))
+            f.write(os.urandom(2000))
+
+    def test_a_store_damaged_past_its_first_page_is_said_damaged_and_move_aside_rebuilds_it(self):
+        self.assertEqual(run(self.db, "sync", "--source", FIXTURE, "--quiet").returncode, 0)
+        self.damage()
+        before = digest(self.db)
+        r = run(self.db, "status")
+        self.assertEqual(r.returncode, 1, r.stdout)
+        self.assertIn("damaged", r.stdout)
+        self.assertIn("--move-aside", r.stdout)
+        # A serve checks the store before its first answer.
+        result = mcp_call(self.db, "count_entities", {"kind": "spell"})
+        self.assertTrue(result["isError"], result)
+        self.assertIn("--move-aside", result["content"][0]["text"])
+        # The store was synced a moment ago: the damage is found before "the store is fresh" is said.
+        r = run(self.db, "sync", "--source", FIXTURE, "--quiet")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("Nothing was changed", r.stderr)
+        self.assertNotIn("fresh", r.stderr)
+        self.assertEqual(digest(self.db), before)
+        r = run(self.db, "import", os.path.join(os.path.dirname(FIXTURE), "orcbrew", "sample.orcbrew"))
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertEqual(digest(self.db), before)
+        # The recovery the messages give works, with the store still "fresh".
+        r = run(self.db, "sync", "--source", FIXTURE, "--quiet", "--move-aside")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("Moved the unusable store", r.stderr)
+        self.assertEqual(per_kind(self.db)["spell"], 16)
+        self.assertEqual(len(glob.glob(self.db + ".damaged-*")), 1)
+
+    def test_an_empty_store_says_how_to_fill_it_instead_of_finding_nothing(self):
+        # A file made empty; the first command that opens it gives it the store's tables, so the second call
+        # sees what an import killed before its data was committed leaves: tables and no documents.
+        open(self.db, "wb").close()
+        for _ in range(2):
+            result = mcp_call(self.db, "search_spell", {"search": "fireball"})
+            text = result["content"][0]["text"]
+            self.assertIn("holds no documents", text)
+            self.assertIn("lorekeeper sync --source bundled", text)
+            self.assertNotIn("Nothing found", text)
+        self.assertGreater(os.path.getsize(self.db), 0)
+        r = run(self.db, "search", "fireball", "--kind", "spell")
+        self.assertIn("holds no documents", r.stdout + r.stderr)
+        # Filling it is seen by the next call.
+        self.assertEqual(run(self.db, "sync", "--source", FIXTURE, "--quiet").returncode, 0)
+        self.assertIn("Fireball", mcp_call(self.db, "search_spell", {"search": "fireball"})["content"][0]["text"])
+
+    def test_a_first_sync_killed_half_way_leaves_no_store_and_the_next_one_cleans_up(self):
+        e = dict(os.environ, LOREKEEPER_EMBED="off")
+        p = subprocess.Popen([BIN, "--db", self.db, "sync", "--source", "bundled", "--quiet"], env=e,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        # Killed once its private file is being written.
+        deadline = time.time() + 60
+        while time.time() < deadline and not glob.glob(self.db + ".sync-*"):
+            time.sleep(0.02)
+        time.sleep(0.5)
+        p.kill()
+        p.wait()
+        self.assertFalse(os.path.exists(self.db), "a killed first sync left a store at the store's path")
+        left = glob.glob(self.db + ".sync-*")
+        self.assertTrue(left, os.listdir(self.tmp))
+        # A first start (serve) finds no store and builds one; it is never served empty.
+        result = mcp_call(self.db, "search_spell", {"search": "fireball"})
+        self.assertIn("Fireball", result["content"][0]["text"])
+        # The killed build's files are gone; a build of a process that still runs is left alone.
+        self.assertEqual(glob.glob(self.db + ".sync-*"), [])
+        live = "%s.sync-%d" % (self.db, os.getpid())
+        open(live, "wb").close()
+        os.remove(self.db)
+        self.assertEqual(run(self.db, "sync", "--source", FIXTURE, "--quiet").returncode, 0)
+        self.assertTrue(os.path.exists(live))
+        self.assertEqual(glob.glob(self.db + ".bootstrap-*"), [])
+
+
 class WritersWait(unittest.TestCase):
     def test_a_sync_waits_for_another_writer_instead_of_failing(self):
         tmp = tempfile.mkdtemp(prefix="lk-busy-")
@@ -186,6 +279,27 @@ class BrokenDisk(unittest.TestCase):
         r = run(self.db, "status")
         self.assertEqual(r.returncode, 1)
         self.assertIn("full", r.stdout)
+
+    def test_a_full_disk_when_the_log_is_copied_into_the_store_does_not_undo_a_reported_write(self):
+        # 2,000 spells: a commit of about 7 MB into the write-ahead log, which the disk holds, and then no room to
+        # copy the log into the store file (SQLite's checkpoint), nor to refresh the query statistics.
+        pack = os.path.join(self.tmp, "pack.orcbrew")
+        script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts",
+                              "make-large-orcbrew.py")
+        subprocess.run([sys.executable, script, pack, "2000", "0"], check=True, capture_output=True)
+        self.fill(10 << 20)
+        r = run(self.db, "import", "--no-embed", pack)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("Imported 2000 entities", r.stdout)
+        self.assertIn("is committed and read from the store's write-ahead log", r.stdout)
+        self.assertNotIn("Nothing was imported", r.stdout)
+        self.assertNotIn("nothing was changed", r.stdout)
+        self.assertEqual(per_kind(self.db)["spell"], self.before["spell"] + 2000)
+        # With room again, a later write copies the log into the file and gives its space back.
+        os.remove(os.path.join(self.mnt, "fill"))
+        self.assertEqual(run(self.db, "remove", "Benchmark Compendium").returncode, 0)
+        self.assertEqual(per_kind(self.db), self.before)
+        self.assertFalse(os.path.exists(self.db + "-wal") and os.path.getsize(self.db + "-wal") > 0)
 
     def test_a_read_only_filesystem_says_so(self):
         self.assertEqual(subprocess.run(["mount", "-o", "remount,ro", self.mnt]).returncode, 0)

@@ -54,9 +54,9 @@ class Engine {
   // Creates a store at a path where there is none (e.g. from the bundled snapshot); called on first use.
   using Bootstrap = std::function<Status(const std::string& db_path)>;
 
-  // `db_path` is opened on first use, and re-tried on later calls while it does not exist, so a store created
-  // by `lorekeeper sync` in another process is picked up without a restart. With `bootstrap`, a missing store
-  // is first created by it.
+  // `db_path` is opened on first use, and re-tried on later calls while it does not exist, holds no documents or
+  // is damaged, so a store created or rebuilt by `lorekeeper sync` in another process is picked up without a
+  // restart. With `bootstrap`, a missing store is first created by it.
   explicit Engine(std::string db_path, Bootstrap bootstrap = nullptr);
   Engine(Engine&&) = default;
   ~Engine();
@@ -81,6 +81,9 @@ class Engine {
   // Whether full-text ranking reads the store's in-memory copy of its text index (Store::set_text_index_in_memory):
   // for long-lived engines (serve, eval), which load it once; one-shot commands query FTS5.
   void set_text_index_in_memory(bool on);
+  // Whether the store is checked whole (store::Store::check) when it is opened, before its first answer: for
+  // engines that answer for long (serve). Any engine checks a store that a writer did not close cleanly.
+  void set_check_on_open(bool on) { check_on_open_ = on; }
   // Whether the store is read through a memory mapping (the default) or page by page into SQLite's bounded page
   // cache (Store::set_memory_mapped). Long-lived engines read page by page: mapped, every page a search touches,
   // and the neighbours the kernel maps with it, stays resident for the process's life (about 50 MB after 20
@@ -113,6 +116,7 @@ class Engine {
   Ranking ranking_ = Ranking::kHybrid;
   bool text_index_in_memory_ = false;
   bool memory_mapped_ = true;
+  bool check_on_open_ = false;
   std::unique_ptr<store::Store> store_;
 };
 

@@ -1,0 +1,77 @@
+#include "store_files.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+
+namespace lorekeeper::cli {
+
+namespace {
+
+constexpr const char* kBuildLabels[] = {"bootstrap", "sync"};
+
+// Whether the process `pid` still runs (or may: one we may not signal exists).
+bool process_runs(long pid) { return pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM); }
+
+}  // namespace
+
+std::string private_build_path(const std::string& db_path, const std::string& label) {
+  return db_path + "." + label + "-" + std::to_string(::getpid());
+}
+
+Result<bool> link_into_place(const std::string& built, const std::string& db_path) {
+  const int rc = ::link(built.c_str(), db_path.c_str());
+  const int err = errno;
+  remove_store_files(built);
+  if (rc == 0) return true;
+  if (err == EEXIST) return false;
+  return Status::io_error("cannot create " + db_path + ": " + std::strerror(err));
+}
+
+int remove_stale_builds(const std::string& db_path) {
+  namespace fs = std::filesystem;
+  const fs::path db(db_path);
+  const fs::path dir = db.has_parent_path() ? db.parent_path() : fs::path(".");
+  const std::string base = db.filename().string();
+  std::error_code ec;
+  int removed = 0;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    for (const char* label : kBuildLabels) {
+      const std::string prefix = base + "." + label + "-";
+      if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+      // <prefix><pid>, the store itself; its -wal and -shm files go with it.
+      const std::string pid = name.substr(prefix.size());
+      if (pid.find_first_not_of("0123456789") != std::string::npos || pid.size() > 9) continue;
+      if (process_runs(std::stol(pid))) continue;
+      remove_store_files(it->path().string());
+      ++removed;
+    }
+  }
+  return removed;
+}
+
+Result<std::string> move_aside(const std::string& path) {
+  char stamp[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", std::gmtime(&now));
+  const std::string target = path + ".damaged-" + stamp;
+  std::error_code ec;
+  std::filesystem::rename(path, target, ec);
+  if (ec) return Status::io_error("cannot move " + path + " aside: " + ec.message());
+  for (const char* suffix : {"-wal", "-shm"}) {
+    if (std::filesystem::exists(path + suffix, ec)) std::filesystem::rename(path + suffix, target + suffix, ec);
+  }
+  return target;
+}
+
+void remove_store_files(const std::string& path) {
+  std::error_code ec;
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::filesystem::remove(path + suffix, ec);
+}
+
+}  // namespace lorekeeper::cli
