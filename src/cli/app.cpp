@@ -1031,6 +1031,8 @@ int serve_http(const Config& cfg, std::shared_ptr<search::Semantic> semantic, st
   http.allowed_hosts = text::split_commas(cfg.http_allowed_hosts);
   http.cors_origins = text::split_commas(cfg.http_cors_origins);
   http.threads = cfg.http_threads;
+  http.max_connections = cfg.http_max_connections;
+  http.max_connections_per_client = cfg.http_max_connections_per_client;
   mcp::ServerOptions options;
   options.version = kVersion;
   auto transport = mcp::HttpTransport::create(http, options, [&cfg, semantic, notice, built] {

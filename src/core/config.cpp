@@ -133,6 +133,18 @@ Result<Config> load_config(const EnvLookup& env, const std::string& dotenv_path)
   if (c.http_threads < 1 || c.http_threads > 256) {
     return Status::invalid_argument("LOREKEEPER_HTTP_THREADS must be 1-256, got " + std::to_string(c.http_threads));
   }
+  LOREKEEPER_RETURN_IF_ERROR(
+      read_int("LOREKEEPER_HTTP_MAX_CONNECTIONS", "http_max_connections", &c.http_max_connections));
+  LOREKEEPER_RETURN_IF_ERROR(read_int("LOREKEEPER_HTTP_MAX_CONNECTIONS_PER_CLIENT", "http_max_connections_per_client",
+                                      &c.http_max_connections_per_client));
+  if (c.http_max_connections < 0 || c.http_max_connections > 100000) {
+    return Status::invalid_argument("LOREKEEPER_HTTP_MAX_CONNECTIONS must be 0-100000, got " +
+                                    std::to_string(c.http_max_connections));
+  }
+  if (c.http_max_connections_per_client < 1 || c.http_max_connections_per_client > 100000) {
+    return Status::invalid_argument("LOREKEEPER_HTTP_MAX_CONNECTIONS_PER_CLIENT must be 1-100000, got " +
+                                    std::to_string(c.http_max_connections_per_client));
+  }
   read_string("LOREKEEPER_HTTP_HOST", "http_host", &c.http_host, true);
   read_string("LOREKEEPER_HTTP_TOKEN", "http_token", &c.http_token, true);
   read_string("LOREKEEPER_HTTP_ALLOWED_HOSTS", "http_allowed_hosts", &c.http_allowed_hosts, false);

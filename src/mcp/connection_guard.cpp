@@ -1,22 +1,37 @@
 #include "connection_guard.hpp"
 
-#include <poll.h>
-
-#include <dirent.h>
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdlib>
-#include <functional>
+#include <cstring>
+#include <utility>
 #include <vector>
 
 #include "lorekeeper/core/log.hpp"
 #include "lorekeeper/core/text.hpp"
+
+namespace {
+
+// The socket this thread's last accept() returned, until accepted_socket() takes it.
+thread_local int t_accepted = -1;
+
+}  // namespace
+
+// accept() for the whole process (an executable's definition comes before libc's for the shared libraries it
+// loads, cpp-httplib's among them): libc's accept, whose result this thread remembers. Nothing else in the
+// process accepts connections.
+extern "C" int accept(int fd, sockaddr* addr, socklen_t* len) {
+  const int s = ::accept4(fd, addr, len, 0);
+  t_accepted = s;
+  return s;
+}
 
 namespace lorekeeper::mcp {
 
@@ -28,23 +43,42 @@ thread_local uint64_t t_connection = 0;
 // After a stop, how long a connection may still take to send the request it is sending.
 constexpr std::chrono::milliseconds kStopGrace(2000);
 
-// The local port of a connected (not listening) TCP socket, or -1.
-int connected_local_port(int fd) {
-  int listening = 0;
-  socklen_t len = sizeof listening;
-  if (::getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) != 0 || listening != 0) return -1;
+// The client address of a connected socket ("" when it cannot be told).
+std::string peer_address(int fd) {
   sockaddr_storage addr{};
-  socklen_t alen = sizeof addr;
-  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &alen) != 0) return -1;
-  if (addr.ss_family == AF_INET) return ntohs(reinterpret_cast<const sockaddr_in*>(&addr)->sin_port);
-  if (addr.ss_family == AF_INET6) return ntohs(reinterpret_cast<const sockaddr_in6*>(&addr)->sin6_port);
-  return -1;
+  socklen_t len = sizeof addr;
+  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) return "";
+  char text[INET6_ADDRSTRLEN] = {};
+  if (addr.ss_family == AF_INET) {
+    ::inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&addr)->sin_addr, text, sizeof text);
+  } else if (addr.ss_family == AF_INET6) {
+    ::inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(&addr)->sin6_addr, text, sizeof text);
+  }
+  return text;
+}
+
+// What a connection past a bound reads before it is closed: written without waiting (a client that reads
+// nothing gets nothing), then the socket is shut down both ways.
+void refuse(int fd, const char* why) {
+  const std::string body = std::string(R"({"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Service )"
+                                       R"(Unavailable: )") +
+                           why + R"(; try again shortly."}})";
+  const std::string answer =
+      "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: "
+      "1\r\nConnection: close\r\nContent-Length: " +
+      std::to_string(body.size()) + "\r\n\r\n" + body;
+  if (::send(fd, answer.data(), answer.size(), MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
+    // Nothing to do: the client is told by the closed connection instead.
+  }
+  ::shutdown(fd, SHUT_RDWR);
 }
 
 }  // namespace
 
-ConnectionGuard::ConnectionGuard(int port, std::chrono::milliseconds deadline)
-    : port_(port), deadline_(deadline), watcher_([this] { watch(); }) {}
+int accepted_socket() { return std::exchange(t_accepted, -1); }
+
+ConnectionGuard::ConnectionGuard(std::chrono::milliseconds deadline, Limits limits)
+    : deadline_(deadline), limits_(limits), watcher_([this] { watch(); }) {}
 
 ConnectionGuard::~ConnectionGuard() {
   {
@@ -56,9 +90,39 @@ ConnectionGuard::~ConnectionGuard() {
   for (auto& [id, c] : connections_) ::close(c.dup);
 }
 
+ConnectionGuard::Queue::Queue(ConnectionGuard& guard, size_t threads)
+    : guard_(guard), pool_(threads), epoll_(::epoll_create1(EPOLL_CLOEXEC)) {
+  if (epoll_ < 0)
+    log::warning(std::string("http: no epoll set (") + std::strerror(errno) +
+                 "); idle connections wait "
+                 "on workers");
+  poller_ = std::thread([this] { poll_loop(); });
+}
+
+ConnectionGuard::Queue::~Queue() {
+  shutdown();
+  if (epoll_ >= 0) ::close(epoll_);
+}
+
 void ConnectionGuard::Queue::enqueue(std::function<void()> fn) {
-  // Runs on the accepting thread right after accept(), so the one unregistered socket on our port is this one.
-  const uint64_t id = guard_.adopt_new_socket();
+  // Runs on the accepting thread right after the library's accept().
+  const auto [id, watched] = guard_.adopt(accepted_socket());
+  if (id == 0 || epoll_ < 0) {
+    run(id, std::move(fn));  // refused (its worker finds it closed), or unguarded
+    return;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  epoll_event ev{};
+  ev.events = EPOLLIN | EPOLLRDHUP | EPOLLONESHOT;
+  ev.data.u64 = id;
+  if (::epoll_ctl(epoll_, EPOLL_CTL_ADD, watched, &ev) != 0) {
+    pool_.enqueue([this, id, fn = std::move(fn)]() mutable { run(id, std::move(fn)); });
+    return;
+  }
+  waiting_.emplace(id, std::make_pair(watched, std::move(fn)));
+}
+
+void ConnectionGuard::Queue::run(uint64_t id, std::function<void()> fn) {
   pool_.enqueue([this, id, fn = std::move(fn)] {
     t_connection = id;
     guard_.begin(id);
@@ -68,83 +132,90 @@ void ConnectionGuard::Queue::enqueue(std::function<void()> fn) {
   });
 }
 
-uint64_t ConnectionGuard::adopt_new_socket() {
-  // The process's connected sockets on our port (scanned without the lock: the scan costs a few syscalls per
-  // descriptor).
-  std::vector<std::pair<uint64_t, int>> candidates;  // (inode, descriptor)
-  if (DIR* dir = ::opendir("/proc/self/fd")) {
-    while (dirent* e = ::readdir(dir)) {
-      char* end = nullptr;
-      const long fd = std::strtol(e->d_name, &end, 10);
-      if (end == e->d_name || *end != '\0' || fd == ::dirfd(dir)) continue;
-      struct stat st {};
-      if (::fstat(static_cast<int>(fd), &st) != 0 || !S_ISSOCK(st.st_mode)) continue;
-      if (connected_local_port(static_cast<int>(fd)) != port_) continue;
-      candidates.emplace_back(static_cast<uint64_t>(st.st_ino), static_cast<int>(fd));
+void ConnectionGuard::Queue::poll_loop() {
+  if (epoll_ < 0) return;
+  std::vector<epoll_event> events(64);
+  while (true) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (quit_ && waiting_.empty()) return;
     }
-    ::closedir(dir);
-  }
-  std::lock_guard<std::mutex> lock(mu_);
-  // Refused sockets are forgotten once their descriptors are gone.
-  for (auto it = refused_inodes_.begin(); it != refused_inodes_.end();) {
-    const bool open = std::any_of(candidates.begin(), candidates.end(), [&](const auto& c) { return c.first == *it; });
-    it = open ? std::next(it) : refused_inodes_.erase(it);
-  }
-  // Normally exactly one socket is unregistered: the one just accepted. But a connection that ended after the scan
-  // listed it is unregistered too (its worker closes the socket, then releases it), and its descriptor number may
-  // already belong to another socket; so each candidate, newest (highest inode: the kernel numbers sockets in
-  // per-CPU batches of creation order) first, is taken only through a duplicate that is still that socket.
-  std::sort(candidates.begin(), candidates.end(), std::greater<>());
-  int dup = -1;
-  std::pair<uint64_t, int> adopted{0, -1};
-  bool out_of_descriptors = false;
-  for (const auto& c : candidates) {
-    if (known_inodes_.count(c.first) != 0 || refused_inodes_.count(c.first) != 0) continue;
-    const int d = ::fcntl(c.second, F_DUPFD_CLOEXEC, 0);
-    if (d < 0) {
-      if (errno != EMFILE && errno != ENFILE) continue;  // closed since the scan
-      out_of_descriptors = true;
-      adopted = c;
-      break;
+    const int n = ::epoll_wait(epoll_, events.data(), static_cast<int>(events.size()), 100);
+    for (int i = 0; i < n; ++i) {
+      std::function<void()> fn;
+      const uint64_t id = events[static_cast<size_t>(i)].data.u64;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        auto it = waiting_.find(id);
+        if (it == waiting_.end()) continue;
+        ::epoll_ctl(epoll_, EPOLL_CTL_DEL, it->second.first, nullptr);
+        fn = std::move(it->second.second);
+        waiting_.erase(it);
+      }
+      run(id, std::move(fn));
     }
-    struct stat st {};
-    if (::fstat(d, &st) == 0 && static_cast<uint64_t>(st.st_ino) == c.first) {
-      dup = d;
-      adopted = c;
-      break;
-    }
-    ::close(d);  // the number was reused by another socket since the scan
+    std::lock_guard<std::mutex> lock(mu_);
+    if (waiting_.empty()) drained_.notify_all();
   }
-  if (out_of_descriptors) {
-    // Out of descriptors: the connection is refused rather than served without a deadline (its descriptor checked
-    // once more, as no duplicate can vouch for it).
-    struct stat st {};
-    if (::fstat(adopted.second, &st) == 0 && static_cast<uint64_t>(st.st_ino) == adopted.first) {
-      ::shutdown(adopted.second, SHUT_RDWR);
-      refused_inodes_.insert(adopted.first);
-    }
-    log::warning("http: refused a connection: no descriptor left to guard it");
-    return 0;
+}
+
+void ConnectionGuard::Queue::shutdown() {
+  {
+    // The listener is closed: the connections still waiting for a first byte end by their deadlines (or the
+    // stop's grace), and each is handed to a worker as it does.
+    std::unique_lock<std::mutex> lock(mu_);
+    if (quit_) return;
+    drained_.wait(lock, [this] { return waiting_.empty(); });
+    quit_ = true;
   }
-  if (dup < 0) {
-    log::warning("http: a new connection's socket was not found; it runs without a request deadline");
-    return 0;
+  if (poller_.joinable()) poller_.join();
+  pool_.shutdown();
+}
+
+std::pair<uint64_t, int> ConnectionGuard::adopt(int fd) {
+  if (fd < 0) {
+    static std::once_flag told;
+    std::call_once(told, [] {
+      log::warning(
+          "http: the accepted socket is not known (this build's accept() is not the library's); "
+          "connections run without a request deadline");
+    });
+    return {0, -1};
+  }
+  const std::string client = peer_address(fd);
+  std::unique_lock<std::mutex> lock(mu_);
+  const char* past = connections_.size() >= limits_.connections ? "the server has as many connections as it takes"
+                     : per_client_[client] >= limits_.connections_per_client
+                         ? "this client has as many connections open as one client may"
+                         : nullptr;
+  const int dup = past == nullptr ? ::fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1;
+  if (past != nullptr || dup < 0) {
+    // Past a bound, or out of descriptors: refused rather than served without a deadline.
+    refuse(fd, past != nullptr ? past : "no descriptor is left to serve this connection");
+    if (per_client_[client] == 0) per_client_.erase(client);
+    const bool tell = refused_++ % 1000 == 0;  // the first, then one in a thousand
+    lock.unlock();
+    if (tell) {
+      log::warning(std::string("http: refused a connection from ") + client + ": " +
+                   (past != nullptr ? past : "no descriptor left"));
+    }
+    return {0, -1};
   }
   const uint64_t id = next_id_++;
   Connection c;
   c.dup = dup;
-  c.inode = adopted.first;
-  connections_[id] = c;
-  known_inodes_.insert(adopted.first);
-  return id;
+  c.client = client;
+  c.deadline = std::chrono::steady_clock::now() + (stopping_ ? std::min(deadline_, kStopGrace) : deadline_);
+  connections_[id] = std::move(c);
+  ++per_client_[client];
+  return {id, dup};
 }
 
 void ConnectionGuard::begin(uint64_t id) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = connections_.find(id);
-  if (it == connections_.end()) return;
-  it->second.started = true;
-  it->second.deadline = std::chrono::steady_clock::now() + (stopping_ ? std::min(deadline_, kStopGrace) : deadline_);
+  if (it == connections_.end() || !stopping_) return;
+  it->second.deadline = std::min(it->second.deadline, std::chrono::steady_clock::now() + kStopGrace);
 }
 
 void ConnectionGuard::release(uint64_t id) {
@@ -152,7 +223,7 @@ void ConnectionGuard::release(uint64_t id) {
   auto it = connections_.find(id);
   if (it == connections_.end()) return;
   ::close(it->second.dup);
-  known_inodes_.erase(it->second.inode);
+  if (auto n = per_client_.find(it->second.client); n != per_client_.end() && --n->second == 0) per_client_.erase(n);
   connections_.erase(it);
 }
 
@@ -228,20 +299,40 @@ uint64_t ConnectionGuard::expired() const {
   return expired_;
 }
 
+size_t ConnectionGuard::open() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return connections_.size();
+}
+
+uint64_t ConnectionGuard::refused() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return refused_;
+}
+
 void ConnectionGuard::watch() {
   std::unique_lock<std::mutex> lock(mu_);
   while (!quit_) {
     wake_.wait_for(lock, std::chrono::milliseconds(100));
     const auto now = std::chrono::steady_clock::now();
+    size_t closed = 0;
     for (auto& [id, c] : connections_) {
-      if (!c.started || c.in_handler || c.deadline > now) continue;
+      if (c.in_handler || c.shut_down || c.deadline > now) continue;
       ::shutdown(c.dup, SHUT_RDWR);
       c.shut_down = true;
       c.deadline = std::chrono::steady_clock::time_point::max();
       ++expired_;
-      log::info("http: closed a connection that took longer than " +
-                text::format_number(static_cast<double>(deadline_.count()) / 1000.0) +
-                " s to send its request or read its answer");
+      ++closed;
+    }
+    // One line per sweep, written without the lock (a slow log must not hold every connection's registration).
+    if (closed > 0) {
+      const bool stopping = stopping_;
+      lock.unlock();
+      log::info(
+          "http: closed " + (closed == 1 ? std::string("a connection") : std::to_string(closed) + " connections") +
+          (stopping ? " still sending nothing whole at the stop"
+                    : " that took longer than " + text::format_number(static_cast<double>(deadline_.count()) / 1000.0) +
+                          " s to send a request or read an answer"));
+      lock.lock();
     }
   }
 }

@@ -1,14 +1,20 @@
-// Deadlines for the HTTP server's connections, which cpp-httplib bounds only per read and per write: a client
-// that sends one header line every few seconds is never idle, so without this it holds a worker for ever and a
-// few such clients starve the server, and a graceful stop waits for them.
+// Deadlines and bounds for the HTTP server's connections, which cpp-httplib bounds only per read and per write: a
+// client that sends one header line every few seconds is never idle, so without this it holds a worker for ever
+// and a few such clients starve the server, and a graceful stop waits for them; and a connection that sends
+// nothing held a worker too (320 idle connections made every new client wait 49 s).
 //
-// A connection is registered when its worker starts on it (ConnectionGuard::Queue wraps the library's thread
-// pool) and has a deadline from then: reading a whole request (headers and body) must end within `deadline`.
-// While the request is being answered (from work_started() until the handler returns) there is no deadline: that
-// work is ours and bounded by the message limits. When the handler returns the next deadline starts: writing the
+// A connection is registered as it is accepted (ConnectionGuard::Queue wraps the library's thread pool; the
+// accepted socket is known from the library's own accept() call, see accepted_socket()) and has a deadline from
+// then: reading a whole request (headers and body) must end within `deadline`. Until its first byte arrives it
+// waits off the workers, in an epoll set; only a connection with something to read is given to a worker. While
+// the request is being answered (from work_started() until the handler returns) there is no deadline: that work
+// is ours and bounded by the message limits. When the handler returns the next deadline starts: writing the
 // answer, waiting on keep-alive and reading the next request share it. A connection past its deadline is shut
 // down (the socket, through a duplicate descriptor the guard owns, so a reused descriptor number is never hit);
 // its worker sees the read or write fail and ends the connection.
+//
+// Connections are bounded in all and per client address; one past either bound is answered 503 at once and
+// closed, so the descriptors and the waiting set cannot be exhausted by one client.
 //
 // stop() (called after the listener is closed, so the library reads no further request on a connection once its
 // current one is answered): a connection inside a handler keeps no deadline until its handler returns, then has
@@ -22,34 +28,56 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
-#include <set>
+#include <string>
 #include <thread>
 
 namespace lorekeeper::mcp {
 
+// The socket the calling thread's last accept() returned, once (-1 when there is none, or when the library's
+// accept() is not the one this file defines). The guard defines accept() itself, so that the library's call, made
+// on the thread that then hands the connection to the task queue, names the socket: the library passes the queue
+// only a closure.
+int accepted_socket();
+
 class ConnectionGuard {
  public:
-  // `port` is the bound port: the guard finds each new connection's socket among the process's descriptors as
-  // the socket whose local port it is.
-  ConnectionGuard(int port, std::chrono::milliseconds deadline);
+  struct Limits {
+    size_t connections = 512;            // open at once, in all
+    size_t connections_per_client = 64;  // open at once from one address
+  };
+
+  ConnectionGuard(std::chrono::milliseconds deadline, Limits limits);
   ~ConnectionGuard();
   ConnectionGuard(const ConnectionGuard&) = delete;
   ConnectionGuard& operator=(const ConnectionGuard&) = delete;
 
-  // The library's thread pool with every connection registered with the guard. Install it with
-  // httplib::Server::new_task_queue; it must not outlive the guard.
+  // The library's thread pool, given each connection once it has something to read, with every connection
+  // registered with the guard. Install it with httplib::Server::new_task_queue; it must not outlive the guard.
+  // shutdown() waits for the connections still waiting for a first byte (each ends within its deadline, or the
+  // stop's 2 s), then for the workers.
   class Queue : public httplib::TaskQueue {
    public:
-    Queue(ConnectionGuard& guard, size_t threads) : guard_(guard), pool_(threads) {}
+    Queue(ConnectionGuard& guard, size_t threads);
+    ~Queue() override;
     void enqueue(std::function<void()> fn) override;
-    void shutdown() override { pool_.shutdown(); }
+    void shutdown() override;
 
    private:
+    void run(uint64_t id, std::function<void()> fn);
+    void poll_loop();
+
     ConnectionGuard& guard_;
     httplib::ThreadPool pool_;
+    int epoll_ = -1;
+    std::mutex mu_;
+    std::condition_variable drained_;
+    std::map<uint64_t, std::pair<int, std::function<void()>>> waiting_;  // id -> (descriptor watched, work)
+    bool quit_ = false;
+    std::thread poller_;
   };
 
   // Called on a worker thread from a request handler: the request is read, its answer is being made.
@@ -69,35 +97,38 @@ class ConnectionGuard {
 
   // Connections shut down so far for passing their deadline.
   uint64_t expired() const;
+  // Connections refused so far for passing a bound.
+  uint64_t refused() const;
+  // Connections open now.
+  size_t open() const;
 
  private:
   struct Connection {
-    int dup = -1;          // ours: shutdown goes through it; closed on release
-    uint64_t inode = 0;    // the socket's identity (descriptor numbers are reused, inodes of live sockets not)
-    bool started = false;  // a worker runs it: the deadline counts
+    int dup = -1;  // ours: shutdown goes through it; closed on release
+    std::string client;
     bool in_handler = false;
     bool shut_down = false;
     std::optional<size_t> close_after_answer;  // ends once answered, after draining this many bytes at most
     std::chrono::steady_clock::time_point deadline;
   };
 
-  // On the accepting thread: the newly accepted socket (the newest on our port whose inode is not registered),
-  // duplicated. 0 when it cannot be found (the connection then runs without a deadline; a warning is logged) or
-  // cannot be duplicated (the connection is then shut down: refused, not left unguarded).
-  uint64_t adopt_new_socket();
+  // On the accepting thread: registers the accepted socket `fd` and returns its id and the guard's duplicate of
+  // it. 0 when it is refused (past a bound, or no descriptor left to guard it: it has been answered 503 or shut
+  // down, and its worker will find it closed) and when `fd` is unknown (-1: it then runs without a deadline).
+  std::pair<uint64_t, int> adopt(int fd);
   void begin(uint64_t id);
   void release(uint64_t id);
   void watch();
 
-  const int port_;
   const std::chrono::milliseconds deadline_;
+  const Limits limits_;
   mutable std::mutex mu_;
   std::condition_variable wake_;
   std::map<uint64_t, Connection> connections_;
-  std::set<uint64_t> known_inodes_;    // sockets registered (held open by their duplicate until released)
-  std::set<uint64_t> refused_inodes_;  // sockets shut down unregistered, until their descriptors close
+  std::map<std::string, size_t> per_client_;
   uint64_t next_id_ = 1;
   uint64_t expired_ = 0;
+  uint64_t refused_ = 0;
   bool stopping_ = false;
   bool quit_ = false;
   std::thread watcher_;

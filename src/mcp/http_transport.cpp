@@ -17,6 +17,8 @@
 #include <mutex>
 #include <thread>
 
+#include <sys/resource.h>
+
 #include "connection_guard.hpp"
 #include "lorekeeper/core/json_util.hpp"
 #include "lorekeeper/core/log.hpp"
@@ -597,6 +599,22 @@ struct HttpTransport::Impl {
 HttpTransport::HttpTransport(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 HttpTransport::~HttpTransport() { stop(); }
 
+namespace {
+
+// Connections open at once: the configured number, or as many as the descriptor limit leaves room for (each
+// connection holds two: its socket and the guard's duplicate; the rest is kept for the workers' stores and
+// models), at most 1,024.
+size_t connection_limit(const HttpOptions& o) {
+  if (o.max_connections > 0) return static_cast<size_t>(o.max_connections);
+  rlimit r{};
+  const rlim_t soft = ::getrlimit(RLIMIT_NOFILE, &r) == 0 ? r.rlim_cur : 1024;
+  const rlim_t reserved = 64 + 8 * static_cast<rlim_t>(o.threads);
+  const rlim_t room = soft > reserved ? (soft - reserved) / 2 : 0;
+  return static_cast<size_t>(std::clamp<rlim_t>(room, 16, 1024));
+}
+
+}  // namespace
+
 Result<std::unique_ptr<HttpTransport>> HttpTransport::create(HttpOptions options, ServerOptions server_options,
                                                              EngineFactory make_engine) {
   if (options.path.empty() || options.path[0] != '/' || options.path == "/health") {
@@ -604,6 +622,9 @@ Result<std::unique_ptr<HttpTransport>> HttpTransport::create(HttpOptions options
   }
   if (options.threads < 1 || options.threads > 256) {
     return Status::invalid_argument("HTTP worker threads must be 1-256, got " + std::to_string(options.threads));
+  }
+  if (options.max_connections < 0 || options.max_connections_per_client < 1) {
+    return Status::invalid_argument("connection limits must be positive");
   }
   if (options.request_deadline_seconds < 1) {
     return Status::invalid_argument("the request deadline must be at least 1 s");
@@ -714,7 +735,9 @@ Result<std::unique_ptr<HttpTransport>> HttpTransport::create(HttpOptions options
     p->bound_port = o.port;
   }
   p->http.raise_backlog();
-  p->guard = std::make_unique<ConnectionGuard>(p->bound_port, std::chrono::seconds(o.request_deadline_seconds));
+  p->guard = std::make_unique<ConnectionGuard>(
+      std::chrono::seconds(o.request_deadline_seconds),
+      ConnectionGuard::Limits{connection_limit(o), static_cast<size_t>(o.max_connections_per_client)});
   const int threads = o.threads;
   s.new_task_queue = [p, threads] { return new ConnectionGuard::Queue(*p->guard, static_cast<size_t>(threads)); };
   return std::unique_ptr<HttpTransport>(new HttpTransport(std::move(impl)));
@@ -723,6 +746,10 @@ Result<std::unique_ptr<HttpTransport>> HttpTransport::create(HttpOptions options
 int HttpTransport::port() const { return impl_->bound_port; }
 
 uint64_t HttpTransport::connections_expired() const { return impl_->guard ? impl_->guard->expired() : 0; }
+
+uint64_t HttpTransport::connections_refused() const { return impl_->guard ? impl_->guard->refused() : 0; }
+
+size_t HttpTransport::connections_open() const { return impl_->guard ? impl_->guard->open() : 0; }
 
 std::string HttpTransport::url() const {
   std::string host = impl_->options.host;

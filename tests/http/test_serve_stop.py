@@ -10,6 +10,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -93,6 +94,43 @@ class ServeStop(unittest.TestCase):
         self.assertEqual(rc, 0, "".join(self.log)[-2000:])
         with self.assertRaises(OSError):
             post(self.port, {"jsonrpc": "2.0", "id": 99, "method": "ping"}, timeout=2)
+
+    def test_idle_connections_neither_stall_others_nor_outlive_a_stop_and_one_client_is_bounded(self):
+        """Against the real binary with its defaults (64 connections per client address)."""
+        # 320 connections that send nothing, 64 from each of five addresses (the bound per client). Each held
+        # a worker for its keep-alive wait before, so every new client waited about 50 s.
+        idle = []
+        for a in range(2, 7):
+            for _ in range(64):
+                s = socket.socket()
+                s.bind(("127.0.0.%d" % a, 0))
+                s.connect(("127.0.0.1", self.port))
+                idle.append(s)
+        time.sleep(0.5)
+        for i in range(10):
+            status, body = post(self.port, {"jsonrpc": "2.0", "id": i, "method": "ping"}, timeout=5)
+            self.assertEqual(status, 200, body[:300])
+        # The 65th connection of one address is answered 503 at once and closed.
+        extra = socket.socket()
+        extra.bind(("127.0.0.2", 0))
+        extra.connect(("127.0.0.1", self.port))
+        extra.settimeout(5)
+        got = b""
+        while True:
+            chunk = extra.recv(4096)
+            if not chunk:
+                break
+            got += chunk
+        extra.close()
+        self.assertTrue(got.startswith(b"HTTP/1.1 503"), got[:200])
+        self.assertIn(b"Retry-After", got)
+        # A stop closes the idle connections and ends.
+        self.proc.send_signal(signal.SIGTERM)
+        self.assertEqual(self.proc.wait(timeout=30), 0, "".join(self.log)[-2000:])
+        for s in idle:
+            s.settimeout(5)
+            self.assertEqual(s.recv(16), b"")
+            s.close()
 
 
 if __name__ == "__main__":

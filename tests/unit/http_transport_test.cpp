@@ -285,8 +285,15 @@ TEST(HttpTransportTest, NonLoopbackBindNeedsAToken) {
 // A raw TCP connection to the server, for clients no HTTP library would be: tricklers, duplicate headers.
 class RawClient {
  public:
-  explicit RawClient(int port) {
+  // `from`: the loopback address to connect from (127.0.0.2, ...), so one test can be several clients.
+  explicit RawClient(int port, const char* from = nullptr) {
     fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (from != nullptr) {
+      sockaddr_in local{};
+      local.sin_family = AF_INET;
+      ::inet_pton(AF_INET, from, &local.sin_addr);
+      if (::bind(fd_, reinterpret_cast<sockaddr*>(&local), sizeof local) != 0) return;
+    }
     sockaddr_in a{};
     a.sin_family = AF_INET;
     a.sin_port = htons(static_cast<uint16_t>(port));
@@ -359,6 +366,80 @@ TEST(HttpTransportTest, TricklingClientsAreDroppedAtTheDeadlineAndOthersAreServe
   for (auto& t : tricklers) t.join();
   EXPECT_EQ(dropped, 4);
   EXPECT_GE(s.transport().connections_expired(), 4u);
+}
+
+// Connections that send nothing wait off the workers: 40 of them beside 2 workers do not delay a request. Each held
+// a worker for the 5 s keep-alive wait before, so a request behind them waited about 100 s.
+TEST(HttpTransportTest, IdleConnectionsDoNotHoldWorkers) {
+  HttpOptions o;
+  o.threads = 2;
+  o.max_connections_per_client = 100;
+  Served s(o);
+  std::vector<std::unique_ptr<RawClient>> idle;
+  for (int i = 0; i < 40; ++i) {
+    idle.push_back(std::make_unique<RawClient>(s.port()));
+    ASSERT_TRUE(idle.back()->connected());
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  auto c = s.client();
+  c.set_read_timeout(4, 0);  // less than the one keep-alive wait an idle connection held a worker for
+  for (int i = 0; i < 5; ++i) {
+    auto r = c.Post("/mcp", {{"Accept", kJson}}, json_util::dump(req(i, "ping")), kJson);
+    ASSERT_TRUE(r) << "a request waited behind idle connections";
+    EXPECT_EQ(r->status, 200);
+  }
+  // They are still open (the deadline, 15 s, has not come), and each is closed at the stop.
+  for (auto& waiting : idle) EXPECT_FALSE(waiting->closed_by_server(0));
+  s.stop();
+  for (auto& waiting : idle) EXPECT_TRUE(waiting->closed_by_server(3000));
+}
+
+// One past the bound per client, or in all, is answered 503 at once and closed; other clients are served, and a
+// closed connection makes room again.
+TEST(HttpTransportTest, ConnectionsPastTheBoundsAreRefusedAtOnce) {
+  HttpOptions o;
+  o.threads = 2;
+  o.max_connections_per_client = 3;
+  o.max_connections = 5;
+  Served s(o);
+  std::vector<std::unique_ptr<RawClient>> held;
+  for (int i = 0; i < 3; ++i) {
+    held.push_back(std::make_unique<RawClient>(s.port(), "127.0.0.2"));
+    ASSERT_TRUE(held.back()->connected());
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  RawClient fourth(s.port(), "127.0.0.2");
+  ASSERT_TRUE(fourth.connected());
+  EXPECT_TRUE(fourth.closed_by_server(2000));
+  EXPECT_NE(fourth.received().find("HTTP/1.1 503"), std::string::npos) << fourth.received();
+  EXPECT_NE(fourth.received().find("as many connections open as one client may"), std::string::npos);
+  // Another client is served meanwhile.
+  auto ping = s.post(req(1, "ping"));
+  ASSERT_TRUE(ping);
+  EXPECT_EQ(ping->status, 200);
+  // Once its connection is closed, five open in all: a sixth, from a client with none, is refused too.
+  const auto settled = [&](size_t n) {
+    for (int tries = 0; tries < 100 && s.transport().connections_open() != n; ++tries) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return s.transport().connections_open();
+  };
+  ASSERT_EQ(settled(3), 3u);
+  RawClient other1(s.port(), "127.0.0.3"), other2(s.port(), "127.0.0.3");
+  ASSERT_EQ(settled(5), 5u);
+  RawClient sixth(s.port(), "127.0.0.4");
+  EXPECT_TRUE(sixth.closed_by_server(2000));
+  EXPECT_NE(sixth.received().find("as many connections as it takes"), std::string::npos) << sixth.received();
+  // A connection closed by its client makes room for the next.
+  held.pop_back();
+  bool served = false;
+  for (int tries = 0; tries < 40 && !served; ++tries) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    RawClient again(s.port(), "127.0.0.2");
+    served = !again.closed_by_server(100);
+  }
+  EXPECT_TRUE(served);
+  EXPECT_GE(s.transport().connections_refused(), 2u);
 }
 
 TEST(HttpTransportTest, StopEndsServeWhateverIdleAndTricklingClientsDo) {

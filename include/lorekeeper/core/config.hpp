@@ -30,12 +30,14 @@ struct Config {
   int embed_passages = 1;  // LOREKEEPER_EMBED_PASSAGES: passages embedded per entity (1-16)
   // serve --http: the address and port to bind (a non-loopback address requires a token), the bearer token,
   // extra accepted Host names and browser origins (comma-separated), worker threads (1-256).
-  std::string http_host = "127.0.0.1";  // LOREKEEPER_HTTP_HOST
-  int http_port = 8080;                 // LOREKEEPER_HTTP_PORT (0: any free port)
-  std::string http_token;               // LOREKEEPER_HTTP_TOKEN
-  std::string http_allowed_hosts;       // LOREKEEPER_HTTP_ALLOWED_HOSTS, e.g. "lore.example.com,10.0.0.5:8080"
-  std::string http_cors_origins;        // LOREKEEPER_HTTP_CORS_ORIGINS, e.g. "http://localhost:6274"
-  int http_threads = 32;                // LOREKEEPER_HTTP_THREADS
+  std::string http_host = "127.0.0.1";       // LOREKEEPER_HTTP_HOST
+  int http_port = 8080;                      // LOREKEEPER_HTTP_PORT (0: any free port)
+  std::string http_token;                    // LOREKEEPER_HTTP_TOKEN
+  std::string http_allowed_hosts;            // LOREKEEPER_HTTP_ALLOWED_HOSTS, e.g. "lore.example.com,10.0.0.5:8080"
+  std::string http_cors_origins;             // LOREKEEPER_HTTP_CORS_ORIGINS, e.g. "http://localhost:6274"
+  int http_threads = 32;                     // LOREKEEPER_HTTP_THREADS
+  int http_max_connections = 0;              // LOREKEEPER_HTTP_MAX_CONNECTIONS (0: from the descriptor limit)
+  int http_max_connections_per_client = 64;  // LOREKEEPER_HTTP_MAX_CONNECTIONS_PER_CLIENT
   // Where each setting came from ("default", "env", ".env", "flag"), for `status`.
   std::map<std::string, std::string> origin;
 };

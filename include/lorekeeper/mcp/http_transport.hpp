@@ -60,6 +60,10 @@ struct HttpOptions {
   // Reading a whole request (headers and body), and writing an answer, must each end within this long, however
   // steadily the client trickles; past it the connection is closed (docs/LIMITS.md).
   int request_deadline_seconds = 15;
+  // Connections open at once, in all (0: as many as the descriptor limit leaves room for, at most 1,024) and from
+  // one client address. One past either bound is answered 503 and closed at once (docs/LIMITS.md).
+  int max_connections = 0;
+  int max_connections_per_client = 64;
 };
 
 // Makes one engine for a worker; called at most `threads` times, from worker threads. Engines made by it
@@ -84,6 +88,10 @@ class HttpTransport {
   int port() const;
   // Connections closed so far for passing the request deadline.
   uint64_t connections_expired() const;
+  // Connections refused so far for passing a bound on connections (max_connections, max_connections_per_client).
+  uint64_t connections_refused() const;
+  // Connections open now (accepted and not yet closed).
+  size_t connections_open() const;
   // http://host:port/path, with an IPv6 host in brackets.
   std::string url() const;
 
