@@ -433,6 +433,7 @@ void seed_bundled_vectors(const Config& cfg, store::Store& st) {
 Status bootstrap_from_bundled(const Config& cfg, const std::string& db_path) {
   static std::mutex one_at_a_time;
   std::lock_guard<std::mutex> lock(one_at_a_time);
+  if (auto dangling = store::dangling_link(db_path)) return Status::invalid_argument(*dangling);
   std::error_code exists_ec;
   if (std::filesystem::exists(db_path, exists_ec)) return Status::ok();
   log::info("no store at " + db_path + "; building it from the bundled Open5e snapshot");
@@ -673,6 +674,10 @@ int cmd_sync(const Config& cfg, std::string source, bool force, bool quiet, int 
   if (!src) {
     std::fprintf(stderr, "lorekeeper sync: %s\n", src.status().message().c_str());
     return 2;
+  }
+  if (auto dangling = store::dangling_link(cfg.db_path)) {
+    std::fprintf(stderr, "lorekeeper sync: %s\n", dangling->c_str());
+    return 1;
   }
   std::error_code ec;
   bool existed = std::filesystem::exists(cfg.db_path, ec);

@@ -13,6 +13,7 @@
 #include <set>
 #include <sstream>
 
+#include "lorekeeper/core/files.hpp"
 #include "lorekeeper/core/text.hpp"
 #include "lorekeeper/embed/encoder.hpp"
 #include "lorekeeper/orcbrew/orcbrew.hpp"
@@ -33,15 +34,14 @@ void print(const std::string& s) {
   std::fflush(stdout);
 }
 
+// The largest pack file read: the largest OrcBrew packs in circulation are a few megabytes, and reading and
+// mapping one costs a few dozen times its size in memory.
+constexpr size_t kMaxPackBytes = 64u << 20;
+
 Result<std::string> read_whole(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) return Status::invalid_argument(path + ": is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::not_found(path + ": cannot open the file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return Status::io_error(path + ": read error");
-  return text.str();
+  return files::read_regular_file(path, kMaxPackBytes);
 }
 
 // "1 entity", "2 entities", "3 packs".

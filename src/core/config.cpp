@@ -1,9 +1,11 @@
 #include "lorekeeper/core/config.hpp"
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "lorekeeper/core/files.hpp"
 #include "lorekeeper/core/text.hpp"
 
 namespace lorekeeper {
@@ -69,11 +71,17 @@ bool parse_bool(const std::string& v, bool* out) {
 
 Result<Config> load_config(const EnvLookup& env, const std::string& dotenv_path) {
   std::map<std::string, std::string> dotenv;
-  std::ifstream f(dotenv_path);
-  if (f) {
-    std::stringstream ss;
-    ss << f.rdbuf();
-    auto parsed = parse_dotenv(ss.str());
+  // A settings file is a few hundred bytes: one larger than 1 MiB, or not a regular file, is not one
+  // (LOREKEEPER_ENV_FILE=/dev/zero was read until memory ran out). A missing file is no settings, and so is a
+  // directory (a Python virtual environment is often called .env).
+  std::error_code ec;
+  const bool directory = std::filesystem::is_directory(dotenv_path, ec);
+  auto read =
+      directory ? Result<std::string>(Status::not_found(dotenv_path)) : files::read_regular_file(dotenv_path, 1 << 20);
+  if (!read && read.status().code() != StatusCode::kNotFound) return read.status();
+  if (read) {
+    const std::string& text = *read;
+    auto parsed = parse_dotenv(text);
     if (!parsed) return Status::invalid_argument(dotenv_path + ": " + parsed.status().message());
     dotenv = std::move(*parsed);
   }

@@ -12,6 +12,7 @@
 
 #include "half_cache.hpp"
 #include "kernels.hpp"
+#include "lorekeeper/core/files.hpp"
 #include "lorekeeper/core/json_util.hpp"
 #include "lorekeeper/core/log.hpp"
 #include "worker_pair.hpp"
@@ -95,14 +96,21 @@ Result<std::unique_ptr<Encoder>> Encoder::load(const std::string& model_dir) {
   e->model_dir_ = model_dir;
   auto tok = WordPieceTokenizer::load(model_dir + "/vocab.txt");
   if (!tok) return tok.status();
+  // Every id the tokenizer gives must name a row of the word embeddings, and every word its own row: a vocabulary
+  // cut short or padded would load and silently give other words' meanings.
+  if (tok->vocab_size() != static_cast<size_t>(kVocab)) {
+    return Status::invalid_argument(model_dir + "/vocab.txt has " + std::to_string(tok->vocab_size()) +
+                                    " entries; all-MiniLM-L6-v2's has " + std::to_string(kVocab));
+  }
   e->tokenizer_ = std::move(*tok);
   {
-    std::ifstream in(model_dir + "/config.json");
-    if (!in) return Status::not_found("no config.json in " + model_dir);
-    std::stringstream ss;
-    ss << in.rdbuf();
+    auto text = files::read_regular_file(model_dir + "/config.json", 1 << 20);
+    if (!text && text.status().code() == StatusCode::kNotFound) {
+      return Status::not_found("no config.json in " + model_dir);
+    }
+    if (!text) return text.status();
     std::string why;
-    const auto parsed = json_util::parse(ss.str(), &why);
+    const auto parsed = json_util::parse(*text, &why);
     const nlohmann::json cfg = parsed && parsed->is_object() ? *parsed : nlohmann::json::object();
     if (!parsed || cfg.value("hidden_size", 0) != kHidden || cfg.value("num_hidden_layers", 0) != kLayers ||
         cfg.value("num_attention_heads", 0) != kHeads || cfg.value("intermediate_size", 0) != kFfn ||

@@ -5,8 +5,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "lorekeeper/core/json_util.hpp"
 
@@ -88,6 +90,18 @@ Result<std::unique_ptr<SafeTensors>> SafeTensors::parse(const unsigned char* dat
     t.bytes = static_cast<size_t>(end - begin);
     st->tensors_.emplace(it.key(), std::move(t));
   }
+  // Two tensors may not share bytes: a header whose ranges overlap would load and give one tensor another's
+  // weights.
+  std::vector<std::pair<const unsigned char*, const std::string*>> starts;
+  for (const auto& [name, t] : st->tensors_) starts.emplace_back(t.data, &name);
+  std::sort(starts.begin(), starts.end());
+  for (size_t i = 1; i < starts.size(); ++i) {
+    const Tensor& before = st->tensors_.at(*starts[i - 1].second);
+    if (before.bytes > 0 && before.data + before.bytes > starts[i].first) {
+      return Status::corruption("safetensors: tensors '" + *starts[i - 1].second + "' and '" + *starts[i].second +
+                                "' overlap");
+    }
+  }
   return st;
 }
 
@@ -114,12 +128,18 @@ FileIdentity FileIdentity::of_path(const std::string& path) {
 }
 
 Result<std::unique_ptr<SafeTensors>> SafeTensors::open(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // Opened without blocking (a FIFO with no writer would hang the caller, and serve with it) and mapped only if
+  // it is a regular file.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return Status::not_found("cannot open " + path + ": " + std::strerror(errno));
   struct stat sb {};
   if (fstat(fd, &sb) != 0) {
     ::close(fd);
     return Status::io_error("cannot stat " + path);
+  }
+  if (!S_ISREG(sb.st_mode)) {
+    ::close(fd);
+    return Status::invalid_argument(path + " is not a regular file");
   }
   const size_t size = static_cast<size_t>(sb.st_size);
   void* map = size > 0 ? mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "lorekeeper/core/files.hpp"
 #include "lorekeeper/core/text.hpp"
 
 namespace lorekeeper::embed {
@@ -127,11 +128,12 @@ Result<WordPieceTokenizer> WordPieceTokenizer::from_vocab(const std::string& voc
 }
 
 Result<WordPieceTokenizer> WordPieceTokenizer::load(const std::string& vocab_path) {
-  std::ifstream in(vocab_path, std::ios::binary);
-  if (!in) return Status::not_found("no vocabulary at " + vocab_path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  auto t = from_vocab(ss.str());
+  // A vocabulary is a few hundred kilobytes (all-MiniLM-L6-v2's: 232 KB).
+  auto text = files::read_regular_file(vocab_path, 16 << 20);
+  if (!text && text.status().code() == StatusCode::kNotFound)
+    return Status::not_found("no vocabulary at " + vocab_path);
+  if (!text) return text.status();
+  auto t = from_vocab(*text);
   if (!t) return Status(t.status().code(), vocab_path + ": " + t.status().message());
   return t;
 }

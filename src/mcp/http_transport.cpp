@@ -637,6 +637,14 @@ Result<std::unique_ptr<HttpTransport>> HttpTransport::create(HttpOptions options
                                     " exposes the server beyond this machine: set a bearer token (--token or "
                                     "LOREKEEPER_HTTP_TOKEN), or bind 127.0.0.1");
   }
+  if (!is_loopback_host(options.host) && options.token.size() < kMinPublicTokenLength) {
+    return Status::invalid_argument("binding " + options.host +
+                                    " exposes the server beyond this machine: its bearer "
+                                    "token must have at least " +
+                                    std::to_string(kMinPublicTokenLength) +
+                                    " characters (e.g. from `openssl rand -hex 32`), this one has " +
+                                    std::to_string(options.token.size()));
+  }
   if (!make_engine) return Status::invalid_argument("no engine factory");
   auto impl = std::make_unique<Impl>(std::move(options), std::move(server_options), std::move(make_engine));
   Impl* p = impl.get();

@@ -23,6 +23,46 @@ using nlohmann::json;
 
 namespace {
 
+// What one entity may hold: no list (traits, actions, spells, ...) longer than kMaxListItems, and no more than
+// kMaxEntityBytes of text in all. The largest entities of every recorded source hold a few dozen items and a
+// few tens of kilobytes; one homebrew monster with a million traits made get_entity answer 65 MB.
+constexpr size_t kMaxListItems = 1000;
+constexpr size_t kMaxEntityBytes = 1 << 20;
+
+// Why `v` is past those bounds, or nullopt; `where` names the field for the message.
+std::optional<std::string> beyond_bounds(const edn::Value& v, size_t* text_bytes, const std::string& where) {
+  if (!v.is_collection()) {
+    *text_bytes += v.text().size();
+    if (*text_bytes > kMaxEntityBytes) {
+      return "the entry holds more than " + text::group_thousands(static_cast<long long>(kMaxEntityBytes)) +
+             " bytes of text; it is not imported";
+    }
+    return std::nullopt;
+  }
+  if (v.size() > kMaxListItems) {
+    return (where.empty() ? std::string("the entry") : where) + " holds " +
+           text::group_thousands(static_cast<long long>(v.size())) + " items, more than the " +
+           text::group_thousands(static_cast<long long>(kMaxListItems)) + " a list may hold; the entry is not imported";
+  }
+  const bool map = v.is(edn::Kind::kMap);
+  const auto& items = v.items();
+  for (size_t i = 0; i < items.size(); ++i) {
+    const std::string field =
+        map && i % 2 == 1 && items[i - 1].is(edn::Kind::kKeyword) ? ":" + std::string(items[i - 1].name()) : where;
+    if (auto why = beyond_bounds(items[i], text_bytes, field)) return why;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> beyond_bounds(const edn::Value& entity) {
+  size_t text_bytes = 0;
+  return beyond_bounds(entity, &text_bytes, "");
+}
+
+}  // namespace
+
+namespace {
+
 const std::vector<KindMapping> kKinds = {
     {"spells", Kind::kSpell, ""},           {"monsters", Kind::kCreature, ""},
     {"classes", Kind::kClass, ""},          {"subclasses", Kind::kClass, "classes"},
@@ -1503,6 +1543,10 @@ class Importer {
     }
     if (!ent.is(edn::Kind::kMap)) {
       r.problems.push_back({r.pack_name, kind_name, label, "the entry is " + describe(ent) + ", not an entity map"});
+      return;
+    }
+    if (auto why = beyond_bounds(ent)) {
+      r.problems.push_back({r.pack_name, kind_name, label, *why});
       return;
     }
     Fields f(ent, r.warnings, kind_name + "/" + label);

@@ -472,8 +472,20 @@ Result<Stmt*> Store::cached(const std::string& sql) {
   return &it->second;
 }
 
+std::optional<std::string> dangling_link(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_symlink(std::filesystem::symlink_status(path, ec)) || std::filesystem::exists(path, ec)) {
+    return std::nullopt;
+  }
+  const std::string target = std::filesystem::read_symlink(path, ec).string();
+  return path + " is a symbolic link to " + target +
+         ", which does not exist: create the store there (lorekeeper --db " + target +
+         " sync --source bundled), or remove the link";
+}
+
 Result<std::unique_ptr<Store>> Store::open(const std::string& path, Mode mode, const model::Hints* hints) {
   std::error_code ec;
+  if (auto dangling = dangling_link(path)) return Status::invalid_argument(*dangling);
   const bool exists = std::filesystem::exists(path, ec);
   if (mode == Mode::kExistingOnly && !exists) {
     return Status::not_found("no store at " + path);

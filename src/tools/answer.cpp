@@ -1,5 +1,6 @@
 #include "answer.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 
@@ -92,6 +93,24 @@ bool clip_fields(json& r, size_t max_chars) {
   return clipped;
 }
 
+std::vector<std::string> clip_lists(json& r, size_t max_items) {
+  std::vector<std::string> cut;
+  std::function<void(json&, const std::string&)> walk = [&](json& v, const std::string& name) {
+    if (v.is_array()) {
+      if (v.size() > max_items) {
+        cut.push_back((name.empty() ? std::string("a list") : name) + " (" + std::to_string(max_items) + " of " +
+                      text::group_thousands(static_cast<long long>(v.size())) + ")");
+        v.erase(v.begin() + static_cast<std::ptrdiff_t>(max_items), v.end());
+      }
+      for (auto& x : v) walk(x, name);
+    } else if (v.is_object()) {
+      for (auto it = v.begin(); it != v.end(); ++it) walk(it.value(), it.key());
+    }
+  };
+  walk(r, "");
+  return cut;
+}
+
 namespace {
 
 // The field of a kind that is lore rather than rules: shortened, then left out, before any rule text is cut. A
@@ -133,11 +152,39 @@ Whole whole_within(const json& r, size_t cap, size_t room, size_t floor,
     const bool clipped = clip_fields(w.result, field_cap);
     if (render) w.text = render(w.result);
     w.fits = w.text.size() + w.result.dump().size() <= room;
-    if (w.fits || (rules_may_be_cut && field_cap < floor)) {
+    // Text at its shortest and still too long: the entry's lists are too long (a homebrew monster with a thousand
+    // traits), and are cut to their first items, halving how many until it fits.
+    std::vector<std::string> lists_cut;
+    const bool at_floor = rules_may_be_cut && field_cap < floor;
+    for (size_t items = kListItemsFloor * 64; at_floor && !w.fits && items >= kListItemsFloor; items /= 2) {
+      json shorter = w.result;
+      lists_cut = clip_lists(shorter, items);
+      if (lists_cut.empty()) continue;
+      std::string text = render ? render(shorter) : std::string();
+      const bool fits = text.size() + shorter.dump().size() <= room;
+      if (fits || items / 2 < kListItemsFloor) {
+        w.result = std::move(shorter);
+        w.text = std::move(text);
+        w.fits = fits;
+      }
+    }
+    if (w.fits || at_floor) {
       std::vector<std::string> parts;
       if (step == Lore::kLeftOut) parts.push_back("the description (" + std::string(lore) + ") is left out");
       if (lore_cut) parts.push_back("the description (" + std::string(lore) + ") is cut short ([…])");
       if (clipped) parts.push_back((lore_cut ? "other " : "") + std::string("long text is cut short ([…])"));
+      if (!lists_cut.empty()) {
+        // A list cut in the entry and in its source record is named once.
+        std::vector<std::string> distinct;
+        for (auto& l : lists_cut) {
+          if (std::find(distinct.begin(), distinct.end(), l) == distinct.end()) distinct.push_back(std::move(l));
+        }
+        lists_cut = std::move(distinct);
+        const size_t named = std::min<size_t>(lists_cut.size(), 5);
+        std::string lists = text::join(std::vector<std::string>(lists_cut.begin(), lists_cut.begin() + named), ", ");
+        if (lists_cut.size() > named) lists += " and " + std::to_string(lists_cut.size() - named) + " more";
+        parts.push_back("long lists show their first items only: " + lists);
+      }
       if (!parts.empty()) {
         w.result["truncated"] = "To fit the answer " + text::join(parts, "; ") + "; " + std::string(whole_from) + ".";
         if (render) w.text = render(w.result);

@@ -45,6 +45,12 @@ json summary_of(const json& r, bool reasons = true);
 // Cuts every text field of `r` longer than `max_chars` where a word ends, marked " […]"; true when one was cut.
 bool clip_fields(json& r, size_t max_chars);
 
+// Cuts every list of `r` (at any depth) longer than `max_items` to its first `max_items`; returns each cut list
+// as "<field> (<kept> of <all>)".
+std::vector<std::string> clip_lists(json& r, size_t max_items);
+// The fewest items a list is cut to when an entry's text at its shortest still does not fit its answer.
+inline constexpr size_t kListItemsFloor = 4;
+
 // A creature's description (its lore) when shortened before any rule text is cut.
 inline constexpr size_t kLoreShortChars = 600;
 
@@ -52,7 +58,8 @@ double round3(double v);
 
 // One result whole: its text fields cut at `cap` characters; while its Markdown (`render`) and JSON together
 // exceed `room`, its lore (a creature's description) cut to kLoreShortChars, then left out, and only then its
-// text fields cut at half as many characters again and again, until the cap falls below `floor`. `fits` says
+// text fields cut at half as many characters again and again, until the cap falls below `floor`; then its lists
+// cut to their first 256, 128, ... kListItemsFloor items (clip_lists) until it fits. `fits` says
 // whether it ended within `room`. A result shortened says what was left out or cut in `truncated` (shown in its
 // Markdown), ending with `whole_from`: where the rest is ("get_entity(key) gives the entry whole").
 struct Whole {

@@ -181,6 +181,18 @@ class StoresThatWouldLie(unittest.TestCase):
         self.assertEqual(run(self.db, "sync", "--source", FIXTURE, "--quiet").returncode, 0)
         self.assertIn("Fireball", mcp_call(self.db, "search_spell", {"search": "fireball"})["content"][0]["text"])
 
+    def test_a_store_path_that_is_a_dangling_link_is_an_error_not_a_build_on_every_call(self):
+        target = os.path.join(self.tmp, "gone", "store.db")
+        os.symlink(target, self.db)
+        for _ in range(2):
+            result = mcp_call(self.db, "search_spell", {"search": "fireball"})
+            self.assertTrue(result["isError"], result)
+            self.assertIn("is a symbolic link to " + target + ", which does not exist", result["content"][0]["text"])
+        r = run(self.db, "sync", "--source", FIXTURE, "--quiet")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("symbolic link", r.stderr)
+        self.assertEqual(sorted(os.listdir(self.tmp)), ["store.db"], "something was built beside the link")
+
     def test_a_first_sync_killed_half_way_leaves_no_store_and_the_next_one_cleans_up(self):
         e = dict(os.environ, LOREKEEPER_EMBED="off")
         p = subprocess.Popen([BIN, "--db", self.db, "sync", "--source", "bundled", "--quiet"], env=e,

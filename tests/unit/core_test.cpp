@@ -1,4 +1,7 @@
+#include <sys/stat.h>
+
 #include <gtest/gtest.h>
+#include <filesystem>
 
 #include <cmath>
 #include <cstdint>
@@ -234,6 +237,25 @@ TEST(Config, EnvironmentBeatsDotEnvFile) {
   EXPECT_EQ(c->cache_ttl_days, 3);
 }
 
+// A settings file that is not one is an error at once: a FIFO (never waited on), a device or a file over 1 MiB
+// (/dev/zero was read until memory ran out); a directory called .env (a Python virtual environment) is no file.
+TEST(Config, ASettingsFileIsBoundedAndRegular) {
+  const std::string dir = testing::temp_dir();
+  ASSERT_EQ(::mkfifo((dir + "/fifo.env").c_str(), 0600), 0);
+  auto c = load_config(fake_env({}), dir + "/fifo.env");
+  ASSERT_FALSE(c.is_ok());
+  EXPECT_NE(c.status().message().find("not a regular file"), std::string::npos) << c.status().message();
+  c = load_config(fake_env({}), "/dev/zero");
+  ASSERT_FALSE(c.is_ok());
+  EXPECT_NE(c.status().message().find("not a regular file"), std::string::npos) << c.status().message();
+  testing::write_file(dir + "/big.env", "LOREKEEPER_LOG_LEVEL=debug\n" + std::string(1 << 20, '#'));
+  c = load_config(fake_env({}), dir + "/big.env");
+  ASSERT_FALSE(c.is_ok());
+  EXPECT_NE(c.status().message().find("allowed"), std::string::npos) << c.status().message();
+  std::filesystem::create_directory(dir + "/.env");
+  EXPECT_TRUE(load_config(fake_env({}), dir + "/.env").is_ok());
+}
+
 TEST(Config, RejectsMalformedValues) {
   const std::string dir = testing::temp_dir();
   testing::write_file(dir + "/.env", "JUST A LINE\n");
@@ -326,6 +348,28 @@ TEST(JsonUtil, NestingDepthIgnoresBracketsInStrings) {
   EXPECT_EQ(json_util::nesting_depth(R"(["[[[[", "\"[[[", {"k\\":"]]"}])"), 2u);
   EXPECT_EQ(json_util::nesting_depth(std::string(1000, '[') + std::string(1000, ']')), 1000u);
   EXPECT_EQ(json_util::nesting_depth(std::string(1000, '['), 10), 11u) << "stops counting past the limit";
+}
+
+// An unpaired surrogate escape is read as U+FFFD, so the message around it keeps its id; pairs, escaped
+// backslashes before a 'u' and text outside strings are left alone, and text that is not JSON stays refused.
+TEST(JsonUtil, LoneSurrogateEscapesReadAsTheReplacementCharacter) {
+  std::string why;
+  auto j =
+      json_util::parse(R"({"id":7,"params":{"q":"a\ud800b","r":"\udc00","s":"\ud83d\ude00","t":"\\ud800"}})", &why);
+  ASSERT_TRUE(j) << why;
+  EXPECT_EQ((*j)["id"], 7);
+  EXPECT_EQ((*j)["params"]["q"],
+            "a\xEF\xBF\xBD"
+            "b");
+  EXPECT_EQ((*j)["params"]["r"], "\xEF\xBF\xBD");
+  EXPECT_EQ((*j)["params"]["s"], "\xF0\x9F\x98\x80");  // a pair is one character
+  EXPECT_EQ((*j)["params"]["t"], "\\ud800");           // an escaped backslash, then text
+  // A high surrogate at the very end of a string, or of the text.
+  j = json_util::parse(R"(["\ud800"])", &why);
+  ASSERT_TRUE(j) << why;
+  EXPECT_EQ((*j)[0], "\xEF\xBF\xBD");
+  EXPECT_FALSE(json_util::parse(R"({"id":7,"q":"\ud800)", &why));
+  EXPECT_FALSE(json_util::parse(R"({"id":7, \ud800: 1})", &why));
 }
 
 TEST(JsonUtil, ParseRefusesTooDeepTextBeforeParsingIt) {

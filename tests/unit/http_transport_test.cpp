@@ -263,6 +263,15 @@ TEST(HttpTransportTest, NonLoopbackBindNeedsAToken) {
   auto made = HttpTransport::create(o, {}, [] { return std::make_unique<tools::Engine>(testing::fixture_store()); });
   ASSERT_FALSE(made);
   EXPECT_NE(made.status().message().find("token"), std::string::npos);
+  // A token too short to guard a public address is refused as none is.
+  o.token = std::string(kMinPublicTokenLength - 1, 'k');
+  made = HttpTransport::create(o, {}, [] { return std::make_unique<tools::Engine>(testing::fixture_store()); });
+  ASSERT_FALSE(made);
+  EXPECT_NE(made.status().message().find("at least 16 characters"), std::string::npos) << made.status().message();
+  o.token = std::string(kMinPublicTokenLength, 'k');
+  EXPECT_TRUE(
+      HttpTransport::create(o, {}, [] { return std::make_unique<tools::Engine>(testing::fixture_store()); }).is_ok());
+  o.token.clear();
   EXPECT_TRUE(is_loopback_host("127.0.0.1"));
   EXPECT_TRUE(is_loopback_host("127.1.2.3"));
   EXPECT_TRUE(is_loopback_host("::1"));

@@ -66,6 +66,13 @@ TEST_F(McpTest, MalformedMessagesGetExactErrors) {
   ASSERT_TRUE(parse);
   EXPECT_EQ((*parse)["error"]["code"], -32700);
   EXPECT_TRUE((*parse)["id"].is_null());
+  // A lone surrogate escape in a string (a JavaScript client's) is read as U+FFFD: the call is answered with its
+  // id rather than a parse error with id null, which left the client waiting for its own timeout.
+  auto lone = server_.handle_text(
+      R"({"jsonrpc":"2.0","id":31,"method":"tools/call","params":{"name":"search_spell","arguments":{"search":"fire\ud800ball"}}})");
+  ASSERT_TRUE(lone);
+  EXPECT_EQ((*lone)["id"], 31) << lone->dump();
+  EXPECT_FALSE(lone->contains("error")) << lone->dump();
   EXPECT_EQ(send(json(42))["error"]["code"], -32600);
   EXPECT_EQ(send(json("hello"))["error"]["code"], -32600);
   EXPECT_EQ(send({{"jsonrpc", "1.0"}, {"id", 1}, {"method", "ping"}})["error"]["code"], -32600);

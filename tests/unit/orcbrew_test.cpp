@@ -68,6 +68,31 @@ TEST(OrcBrewKeys, DocumentKeysAreStableSlugsOfThePackName) {
   EXPECT_EQ(entity_key_for("orcbrew-x", "Hunter's-Mark"), "orcbrew-x_hunters-mark");
 }
 
+// An entity past the per-entity bounds (a list of more than 1,000 items, more than 1 MiB of text) is named as
+// not imported, with why; the rest of the pack is imported. One monster with a million traits made get_entity
+// answer 65 MB.
+TEST(OrcBrewBounds, AnEntityWithTooLongAListOrTooMuchTextIsNotImported) {
+  auto traits = [](size_t n) {
+    std::string out = "[";
+    for (size_t i = 0; i < n; ++i) out += "{:name \"T" + std::to_string(i) + "\" :description \"It hums.\"} ";
+    return out + "]";
+  };
+  const auto f = import(pack(":orcpub.dnd.e5/monsters {:many {:name \"Many\" :type :beast :challenge 1 :traits " +
+                             traits(1001) + "} :enough {:name \"Enough\" :type :beast :challenge 1 :traits " +
+                             traits(1000) + "} :wordy {:name \"Wordy\" :type :beast :challenge 1 :description \"" +
+                             std::string((1 << 20) + 1, 'w') + "\"}}"));
+  ASSERT_EQ(f.packs.size(), 1u);
+  const auto& problems = f.packs[0].problems;
+  ASSERT_EQ(problems.size(), 2u);
+  std::string reasons;
+  for (const auto& p : problems) reasons += p.key + ": " + p.reason + "\n";
+  EXPECT_NE(reasons.find(":traits holds 1,001 items, more than the 1,000 a list may hold"), std::string::npos)
+      << reasons;
+  EXPECT_NE(reasons.find("more than 1,048,576 bytes of text"), std::string::npos) << reasons;
+  ASSERT_EQ(f.entities.size(), 1u);
+  EXPECT_EQ(f.entities[0].name, "Enough");
+}
+
 TEST(OrcBrewKeys, KindTable) {
   EXPECT_EQ(model_kind_for("spells"), Kind::kSpell);
   EXPECT_EQ(model_kind_for("monsters"), Kind::kCreature);

@@ -1259,6 +1259,41 @@ TEST(Engine, OneHugeEntryStaysWithinTheBudget) {
   EXPECT_NE(one.text.find("[…]"), std::string::npos);
 }
 
+// An entry whose lists are long (a homebrew monster with a thousand traits and a thousand actions, each of a few
+// hundred characters: 1 MB answered whole before) keeps the first items of each list within the budget, and says
+// how many of how many are shown; its source record too.
+TEST(Engine, AnEntryWithLongListsStaysWithinTheBudget) {
+  const std::string path = testing::temp_dir() + "/lists.db";
+  store_one(path, model::Kind::kCreature, "Many Parts", [](model::Entity& e) {
+    json traits = json::array(), actions = json::array();
+    std::string desc;
+    while (desc.size() < 450) desc += "It shimmers with heat. ";
+    for (int i = 0; i < 1000; ++i) {
+      traits.push_back({{"name", "Trait " + std::to_string(i)}, {"desc", desc}});
+      actions.push_back({{"name", "Act " + std::to_string(i)}, {"desc", desc}});
+    }
+    e.data = {{"type", "beast"}, {"challenge_rating", 5}, {"traits", traits}, {"actions", actions}};
+    e.raw = e.data;
+    e.text = desc;
+  });
+  Engine engine(path);
+  for (const bool source : {false, true}) {
+    auto one = engine.call("get_entity", {{"key", "home_many-parts"}, {"include_source", source}});
+    ASSERT_FALSE(one.is_error) << one.text.substr(0, 300);
+    EXPECT_LE(one.text.size() + one.structured.dump().size(), 80000u) << source;
+    const json& r = one.structured["result"];
+    ASSERT_TRUE(r.contains("traits"));
+    EXPECT_GE(r["traits"].size(), 4u);
+    EXPECT_LT(r["traits"].size(), 1000u);
+    EXPECT_EQ(r["traits"][0]["name"], "Trait 0");
+    const std::string note = r.value("truncated", "");
+    EXPECT_NE(note.find("traits (" + std::to_string(r["traits"].size()) + " of 1,000)"), std::string::npos) << note;
+    EXPECT_NE(note.find("actions ("), std::string::npos) << note;
+    EXPECT_EQ(note.find("traits (", note.find("traits (") + 1), std::string::npos) << "named twice: " << note;
+    EXPECT_NE(one.text.find(note), std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace lorekeeper::tools
 

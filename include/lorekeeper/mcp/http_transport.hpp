@@ -42,6 +42,9 @@
 
 namespace lorekeeper::mcp {
 
+// The shortest bearer token accepted for an address beyond this machine: a guessable token is no guard.
+inline constexpr size_t kMinPublicTokenLength = 16;
+
 struct HttpOptions {
   std::string host = "127.0.0.1";  // address to bind; a non-loopback address requires `token`
   int port = 8080;                 // 0 picks a free port (see HttpTransport::port)

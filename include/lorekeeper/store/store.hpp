@@ -103,6 +103,11 @@ struct Stats {
   std::map<std::string, std::string> meta;  // e.g. "synced_at:open5e_v2" -> ISO time
 };
 
+// When `path` is a symbolic link whose target does not exist: what to say about it ("<path> is a symbolic link to
+// <target>, which does not exist ..."). A store is neither built nor looked for through such a link: building one
+// beside the link would fail, and did so again on every call.
+std::optional<std::string> dangling_link(const std::string& path);
+
 class Store {
  public:
   enum class Mode {
