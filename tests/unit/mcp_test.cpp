@@ -401,6 +401,31 @@ TEST_F(McpTest, StdioRejectsAnOversizedLineAndCarriesOn) {
   EXPECT_TRUE(out[1].contains("result"));
 }
 
+// A ping is answered at once, not behind the calls read before it; a cancelled request that still waits is not
+// run and gets no answer. (The calls take milliseconds each; reading and answering a ping, microseconds.)
+TEST_F(McpTest, StdioAnswersPingAtOnceAndHonoursCancellation) {
+  init();
+  auto call = [](int id) {
+    return json{{"jsonrpc", "2.0"},
+                {"id", id},
+                {"method", "tools/call"},
+                {"params", {{"name", "search_all"}, {"arguments", {{"query", "a creature that breathes fire"}}}}}}
+        .dump();
+  };
+  auto cancel = [](int id) {
+    return json{{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"}, {"params", {{"requestId", id}}}}.dump();
+  };
+  std::string input;
+  for (int id = 1; id <= 6; ++id) input += call(id) + "\n";
+  input += cancel(5) + "\n" + req(99, "ping").dump() + "\n" + cancel(6) + "\n";
+  auto out = lines(run_stdio(server_, input));
+  ASSERT_FALSE(out.empty());
+  EXPECT_EQ(out[0]["id"], 99) << "the ping waited behind the calls";
+  std::vector<int> answered;
+  for (const auto& o : out) answered.push_back(o["id"].get<int>());
+  EXPECT_EQ(answered, (std::vector<int>{99, 1, 2, 3, 4})) << "cancelled requests were answered";
+}
+
 TEST_F(McpTest, StdioDropsAMessageCutOffByEof) {
   auto out = lines(run_stdio(server_, req(1, "ping").dump() + "\n{\"jsonrpc\":\"2.0\",\"id\":2,\"meth"));
   ASSERT_EQ(out.size(), 1u);

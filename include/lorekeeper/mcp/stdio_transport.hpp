@@ -1,6 +1,10 @@
 // Newline-delimited JSON-RPC over a pair of file descriptors (stdin/stdout for `lorekeeper serve`).
 // stdout carries protocol messages only. Returns when the input ends (EOF), after answering every complete
 // line; a final line without its newline is an incomplete message and is dropped.
+//
+// Requests are answered one at a time, in the order they came, by a worker thread; the reading thread answers a
+// ping at once (never behind a long call), and a cancellation (notifications/cancelled) stops the request it
+// names from being run if it still waits, or its answer from being sent if it is being answered.
 #pragma once
 
 #include "lorekeeper/mcp/server.hpp"
