@@ -26,17 +26,8 @@ fi
 export LOREKEEPER_EMBED=off LOREKEEPER_AUTO_SYNC=off LOREKEEPER_LOG_LEVEL=warning
 
 echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ) $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg); store $db"
-log="$(mktemp)"
-"$bin" --db "$db" serve --http --port 0 --http-threads "$server_threads" 2>"$log" &
-server=$!
-trap 'kill -TERM "$server" 2>/dev/null || true; rm -f "$log"' EXIT
-url=""
-for _ in $(seq 100); do
-  url="$(grep -o 'listening on http://[^ ]*' "$log" | head -1 | cut -d' ' -f3 || true)"
-  [[ -n "$url" ]] && break
-  sleep 0.1
-done
-[[ -n "$url" ]] || { echo "load-http: the server did not start: $(cat "$log")" >&2; exit 1; }
+source "$root/scripts/serve-http.sh"
+start_http_server "$bin" "$db" "$server_threads"
 # Warm-up: the engines open their store connections and SQLite its page cache.
 wrk -t1 -c"$server_threads" -d3s -s "$root/scripts/load-http.lua" "$url" >/dev/null
 

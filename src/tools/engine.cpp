@@ -1,8 +1,11 @@
 #include "lorekeeper/tools/engine.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <mutex>
 #include <optional>
 #include <set>
 
@@ -33,6 +36,35 @@ Engine::Engine(std::string db_path, Bootstrap bootstrap)
     : db_path_(std::move(db_path)), bootstrap_(std::move(bootstrap)) {}
 Engine::~Engine() = default;
 
+namespace {
+
+// The store files this process has checked whole (device and inode): the engines of a serve's workers open the
+// same file, and one check serves them all. A file replaced since (a rebuild, a store moved aside) is another
+// inode and is checked again.
+std::mutex g_checked_mu;
+std::set<std::pair<dev_t, ino_t>> g_checked;
+
+std::optional<std::pair<dev_t, ino_t>> file_id(const std::string& path) {
+  struct stat sb {};
+  if (::stat(path.c_str(), &sb) != 0) return std::nullopt;
+  return std::make_pair(sb.st_dev, sb.st_ino);
+}
+
+bool checked_already(const std::string& path) {
+  const auto id = file_id(path);
+  std::lock_guard<std::mutex> lock(g_checked_mu);
+  return id && g_checked.count(*id) > 0;
+}
+
+void remember_checked(const std::string& path) {
+  if (const auto id = file_id(path)) {
+    std::lock_guard<std::mutex> lock(g_checked_mu);
+    g_checked.insert(*id);
+  }
+}
+
+}  // namespace
+
 store::Store* Engine::store(std::string* why) {
   if (store_) return store_.get();
   // A write-ahead log beside the store means a writer is at work or one stopped without closing it (a kill, a
@@ -45,8 +77,12 @@ store::Store* Engine::store(std::string* why) {
     if (!built.is_ok()) log::error("building the store failed: " + built.to_string());
     opened = store::Store::open(db_path_, store::Store::Mode::kExistingOnly);
   }
-  if (opened && (check_on_open_ || unclean)) {
-    if (Status checked = (*opened)->check(); !checked.is_ok()) opened = checked;
+  if (opened && (check_on_open_ || unclean) && !checked_already(db_path_)) {
+    if (Status checked = (*opened)->check(); !checked.is_ok()) {
+      opened = checked;
+    } else {
+      remember_checked(db_path_);
+    }
   }
   // A store that holds nothing (its first import did not finish, a file made empty) is reported as empty, never
   // searched as if the data had nothing to say; it is opened again by the next call, which may find it filled.
@@ -70,6 +106,11 @@ store::Store* Engine::store(std::string* why) {
   store_->set_text_index_in_memory(text_index_in_memory_);
   if (!memory_mapped_) apply_memory_mapped();
   return store_.get();
+}
+
+void Engine::release_memory() {
+  if (!store_) return;
+  if (Status released = store_->release_memory(); !released.is_ok()) log::debug(released.to_string());
 }
 
 void Engine::set_text_index_in_memory(bool on) {

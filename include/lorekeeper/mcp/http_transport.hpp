@@ -67,6 +67,9 @@ struct HttpOptions {
   // one client address. One past either bound is answered 503 and closed at once (docs/LIMITS.md).
   int max_connections = 0;
   int max_connections_per_client = 64;
+  // An engine (a worker's store connection and caches) idle this long is closed, but for the four most recently
+  // used, which give back their caches; so memory taken by a burst of load is returned after it.
+  int idle_engine_seconds = 10;
 };
 
 // Makes one engine for a worker; called at most `threads` times, from worker threads. Engines made by it
@@ -95,6 +98,8 @@ class HttpTransport {
   uint64_t connections_refused() const;
   // Connections open now (accepted and not yet closed).
   size_t connections_open() const;
+  // Engines made and not answering a request now.
+  size_t engines_idle() const;
   // http://host:port/path, with an IPv6 host in brackets.
   std::string url() const;
 

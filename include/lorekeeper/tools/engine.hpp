@@ -101,6 +101,9 @@ class Engine {
   const search::Semantic* semantic() const { return semantic_.get(); }
   Ranking ranking() const { return ranking_; }
 
+  // Gives back what the store connection caches (its page cache); the next call reads the pages again.
+  void release_memory();
+
   // Entity names starting with (or containing) `prefix`, for argument completion; at most `max`.
   std::vector<std::string> complete_names(const std::vector<model::Kind>& kinds, const std::string& prefix, size_t max);
 
