@@ -1234,9 +1234,16 @@ int run(int argc, char** argv) {
   search->add_option("-k,--kind", kind,
                      "spell, creature, class, race, background, feat, weapon, armor, item, magic-item, equipment, "
                      "or a rule type (rule, condition, skill, ...); default: all kinds");
-  search->add_option("-f,--filter", filters, "Tool parameter as key=value (e.g. level=3, school=evocation)");
-  search->add_option("-d,--document", documents, "Only this source document (repeatable)");
+  // One value per -f and -d, so that a query after them ("-f cr=5 goblin") stays the query.
+  search
+      ->add_option("-f,--filter", filters,
+                   "Tool parameter as key=value, read as the parameter's type (level=3, school=evocation, "
+                   "documents=srd-2014,tob); repeatable")
+      ->allow_extra_args(false);
+  search->add_option("-d,--document", documents, "Only this source document (repeatable)")->allow_extra_args(false);
   search->add_option("-n,--limit", limit, "Maximum results (1-100)");
+  std::string edition;
+  search->add_option("-e,--edition", edition, "Only these rules: 2014 (SRD 5.1), 2024 (SRD 5.2) or a5e (Level Up)");
   auto* search_json_opt = search->add_flag("--json", search_json, "Print the structured result as JSON");
   bool search_table = false;
   bool search_full = false;
@@ -1397,7 +1404,7 @@ int run(int argc, char** argv) {
                           : search_full  ? Output::kFull
                           : search_table ? Output::kTable
                                          : Output::kAuto;
-    return cmd_search(*cfg, SearchRequest{query, kind, filters, documents, limit}, output);
+    return cmd_search(*cfg, SearchRequest{query, kind, filters, documents, limit, edition}, output);
   }
   if (*get) return cmd_get(*cfg, get_key, get_kind, get_source, get_json ? Output::kJson : Output::kAuto);
   if (*docs) return cmd_documents(*cfg, doc_source, doc_json);

@@ -111,26 +111,61 @@ std::vector<std::string> search_kinds() {
   return kinds;
 }
 
+namespace {
+
+// A --filter value as the parameter's declared type: text stays text ("5e-2024" is an edition, not the number
+// 5e-2024), numbers and booleans are read as such, lists are split at commas, objects are read as JSON. A value
+// that is not of its type is passed as written, for the tool to name what is valid.
+json filter_value(const tools::ParamSpec* p, const std::string& v) {
+  auto parsed = [&v] {
+    auto j = json_util::parse(v, nullptr);
+    return j ? *j : json(v);
+  };
+  auto split = [&v] {
+    json out = json::array();
+    for (const auto& part : text::split_commas(v)) out.push_back(part);
+    return out;
+  };
+  if (p == nullptr) return parsed();
+  switch (p->type) {
+    case tools::ParamType::kString:
+    case tools::ParamType::kFraction: return v;
+    case tools::ParamType::kInteger:
+    case tools::ParamType::kNumber: {
+      const json j = parsed();
+      return j.is_number() ? j : json(v);
+    }
+    case tools::ParamType::kBoolean: {
+      const std::string l = text::lower(v);
+      if (l == "true" || l == "yes" || l == "1") return true;
+      if (l == "false" || l == "no" || l == "0") return false;
+      return v;
+    }
+    case tools::ParamType::kStringArray: return split();
+    case tools::ParamType::kIntegerArray: {
+      json out = json::array();
+      for (const auto& part : text::split_commas(v)) {
+        auto j = json_util::parse(part, nullptr);
+        out.push_back(j && j->is_number() ? *j : json(part));
+      }
+      return out;
+    }
+    case tools::ParamType::kObjectArray:
+    case tools::ParamType::kObject: return parsed();
+  }
+  return v;
+}
+
+}  // namespace
+
 Result<ToolCall> search_call(const SearchRequest& request) {
   ToolCall call{"", json::object()};
   json& args = call.args;
-  for (const auto& f : request.filters) {
-    const size_t eq = f.find('=');
-    if (eq == std::string::npos || eq == 0)
-      return Status::invalid_argument("--filter expects key=value, got '" + f + "'");
-    auto v = json_util::parse(f.substr(eq + 1), nullptr);
-    args[f.substr(0, eq)] = v ? *v : json(f.substr(eq + 1));
-  }
-  if (!request.documents.empty()) args["documents"] = request.documents;
-  if (request.limit > 0) args["limit"] = request.limit;
   const std::string k = text::lower(request.kind);
   if (k.empty() || k == "all") {
     call.tool = "search_all";
     args["query"] = request.query;
-    return call;
-  }
-  if (!request.query.empty()) args["search"] = request.query;
-  if (k == "spell") {
+  } else if (k == "spell") {
     call.tool = "search_spell";
   } else if (k == "creature" || k == "monster") {
     call.tool = "search_creature";
@@ -148,6 +183,22 @@ Result<ToolCall> search_call(const SearchRequest& request) {
     call.tool = "search_rule";
     args["rule_type"] = k;
   }
+  if (call.tool != "search_all" && !request.query.empty()) args["search"] = request.query;
+  const tools::ToolSpec* spec = tools::find_tool(call.tool);
+  for (const auto& f : request.filters) {
+    const size_t eq = f.find('=');
+    if (eq == std::string::npos || eq == 0)
+      return Status::invalid_argument("--filter expects key=value, got '" + f + "'");
+    const std::string name = text::trim(f.substr(0, eq));
+    const tools::ParamSpec* p = nullptr;
+    for (const auto& candidate : spec->params) {
+      if (candidate.name == name) p = &candidate;
+    }
+    args[name] = filter_value(p, f.substr(eq + 1));
+  }
+  if (!request.edition.empty()) args["game_system"] = request.edition;
+  if (!request.documents.empty()) args["documents"] = request.documents;
+  if (request.limit > 0) args["limit"] = request.limit;
   return call;
 }
 
@@ -208,7 +259,12 @@ int run_search(tools::Engine& engine, const SearchRequest& request, Output outpu
     print(r.structured.dump(2) + "\n");
     return 0;
   }
-  const std::vector<json> results = results_of(r.structured);
+  std::vector<json> results = results_of(r.structured);
+  // search_all answers kind by kind; in one table an entry named exactly what was asked comes first, whatever
+  // its kind (the spell Fireball was row 19 of 25, after the creatures).
+  const std::string want = text::fold(request.query);
+  std::stable_partition(results.begin(), results.end(),
+                        [&](const json& x) { return !want.empty() && text::fold(str(x, "name")) == want; });
   const bool table =
       output == Output::kTable || (output == Output::kAuto && terminal.tty && !all_named(results, request.query));
   if (!table || results.empty()) {

@@ -25,9 +25,10 @@ Terminal stdout_terminal();
 struct SearchRequest {
   std::string query;
   std::string kind;                  // "" or "all": every kind
-  std::vector<std::string> filters;  // "key=value": a tool parameter (the value as JSON when it parses)
+  std::vector<std::string> filters;  // "key=value": a tool parameter, the value read as the parameter's type
   std::vector<std::string> documents;
-  int limit = 0;  // 0: the tool's default
+  int limit = 0;        // 0: the tool's default
+  std::string edition;  // "" (all), or a game_system value or alias ("2014", "2024", "a5e")
 };
 
 // The tool and arguments a search request calls. InvalidArgument (a usage error) for a filter that is not

@@ -86,7 +86,7 @@ class Lines {
     auto message = json_util::parse(text, nullptr, nullptr, server_.options().max_depth);
     if (!message || !message->is_object()) return false;
     const std::string method = json_util::str(*message, "method");
-    if (method == "ping" && message->contains("id")) {
+    if (method == "ping" && !id_key(json_util::child(*message, "id")).empty()) {
       // A ping reads no state of the server (its answer is the same whatever was negotiated), so it is answered
       // beside a call in progress.
       if (auto reply = server_.handle(*message)) write(*reply);

@@ -4,6 +4,7 @@ a terminal (colour only there, and never with NO_COLOR), the tools' Markdown in 
 Usage: test_cli_lookup.py LOREKEEPER_BIN MIRROR_DIR
 """
 import fcntl
+import json
 import os
 import pty
 import re
@@ -164,6 +165,46 @@ class Search(unittest.TestCase):
         self.assertRegex(r.stdout, r"\nNAME +KIND +FACTS +DOCUMENT +KEY\n")
         self.assertRegex(r.stdout, r"Shield +spell ")
         self.assertRegex(r.stdout, r"Shield +armor ")
+
+
+class FiltersAsTyped(unittest.TestCase):
+    """What a person types: values read as the parameter's type, the query never taken for a filter, an exact name
+    first, and --edition."""
+
+    def test_an_edition_value_is_text_not_a_number(self):
+        # "5e-2024" parsed as JSON is the number 5e-2024, which is 0.0: "must be a string, got 0.0".
+        r = run("search", "goblin", "--kind", "creature", "-f", "game_system=5e-2024", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        keys = [x["key"] for x in json.loads(r.stdout)["result"]]
+        self.assertIn("srd-2024_goblin-warrior", keys)
+        self.assertTrue(all(k.startswith("srd-2024_") for k in keys), keys)
+
+    def test_a_query_after_a_filter_stays_the_query(self):
+        r = run("search", "--kind", "creature", "-f", "cr=1/4", "goblin", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        structured = json.loads(r.stdout)
+        self.assertEqual(structured["filters"]["search"], "goblin")
+        self.assertIn("srd_goblin", [x["key"] for x in structured["result"]])
+
+    def test_lists_numbers_and_booleans_are_read_as_their_type(self):
+        r = run("search", "--kind", "spell", "-f", "documents=srd-2014,srd-2024", "-f", "level=3", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        structured = json.loads(r.stdout)
+        self.assertEqual(structured["filters"]["documents"], ["srd-2014", "srd-2024"])
+        self.assertEqual(structured["filters"]["level"], 3)
+        r = run("search", "--kind", "spell", "-f", "level=three")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("level", r.stderr)
+
+    def test_an_exact_name_comes_first_and_edition_chooses_the_rules(self):
+        r = run("search", "fireball", "--table")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rows = [l for l in r.stdout.splitlines()[3:] if l.strip() and not l.startswith("lorekeeper get")]
+        self.assertTrue(rows[0].startswith("Fireball"), r.stdout)
+        r = run("search", "fireball", "--kind", "spell", "--edition", "2024", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual([x["key"] for x in json.loads(r.stdout)["result"]][0], "srd-2024_fireball")
+        self.assertTrue(all(x["document"]["game_system"] == "5e-2024" for x in json.loads(r.stdout)["result"]))
 
 
 if __name__ == "__main__":

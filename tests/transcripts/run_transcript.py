@@ -5,8 +5,10 @@ Usage: run_transcript.py LOREKEEPER_BIN STORE_DB TRANSCRIPT
 
 A transcript holds lines starting with '>' (a line sent to the server, verbatim) and '<' (an expected reply,
 JSON). Every '>' line is written to the server's stdin, stdin is closed, and the server's stdout lines must
-match the '<' lines in order and in number. An expected reply matches when every key it names has the same
-value in the actual reply (recursively; arrays must have the same length). '#' lines are comments.
+match the '<' lines in number. Each expected reply is paired with the first unpaired reply of the same id (JSON-RPC
+replies are matched by id: a ping is answered at once, before calls read earlier); replies with a null id are
+paired in order. An expected reply matches when every key it names has the same value in the actual reply
+(recursively; arrays must have the same length). '#' lines are comments.
 The server must exit with status 0 after EOF, and nothing but JSON may appear on stdout.
 """
 import json
@@ -60,13 +62,28 @@ def main():
         for r in replies:
             print("  " + r[:300])
         failures += 1
-    for (n, exp), raw in zip(expected, replies):
+    parsed = []
+    for raw in replies:
         try:
-            actual = json.loads(raw)
+            parsed.append((raw, json.loads(raw)))
         except ValueError:
-            print("line %d: reply is not JSON: %r" % (n, raw[:300]))
+            print("reply is not JSON: %r" % raw[:300])
+            failures += 1
+    unpaired = list(range(len(parsed)))
+    def ident(reply):
+        """What pairs a reply with its expectation: its id (and the id's type), or being a batch's array."""
+        if isinstance(reply, dict):
+            return ("id", type(reply.get("id")).__name__, reply.get("id"))
+        return ("batch",)
+
+    for n, exp in expected:
+        same = [i for i in unpaired if ident(parsed[i][1]) == ident(exp)]
+        if not same:
+            print("line %d: no reply like %r" % (n, ident(exp)))
             failures += 1
             continue
+        unpaired.remove(same[0])
+        raw, actual = parsed[same[0]]
         err = matches(exp, actual)
         if err:
             print("line %d: %s\n  reply: %s" % (n, err, raw[:500]))

@@ -499,12 +499,15 @@ TEST_F(McpTest, DeepParamsIdsAndBatchesOverStdioAreRefusedAndTheServerCarriesOn)
   const std::string input = deep_params + "\n" + deep_id + "\n" + deep_batch + "\n" + req(2, "ping").dump() + "\n";
   auto out = lines(run_stdio(server_, input));
   ASSERT_EQ(out.size(), 4u);
+  // The ping is answered at once, so it may come before the refusals.
+  const auto ping = std::find_if(out.begin(), out.end(), [](const json& o) { return o["id"] == 2; });
+  ASSERT_NE(ping, out.end());
+  EXPECT_TRUE(ping->contains("result"));
+  out.erase(ping);
   for (int i = 0; i < 3; ++i) {
     EXPECT_EQ(out[i]["error"]["code"], -32600) << i;
     EXPECT_TRUE(out[i]["id"].is_null()) << "an id inside a refused message is never read";
   }
-  EXPECT_EQ(out[3]["id"], 2);
-  EXPECT_TRUE(out[3].contains("result"));
   // Just inside the limit is an ordinary request.
   const std::string within = R"({"jsonrpc":"2.0","id":3,"method":"ping","params":{"x":)" + nested("[", "]", 62) + "}}";
   auto ok = server_.handle_text(within);
