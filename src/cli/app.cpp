@@ -439,6 +439,7 @@ Status bootstrap_from_bundled(const Config& cfg, const std::string& db_path) {
   log::info("no store at " + db_path + "; building it from the bundled Open5e snapshot");
   remove_stale_builds(db_path);
   const std::string tmp = private_build_path(db_path, "bootstrap");
+  remove_store_files(tmp);  // a leftover of an earlier process that had this process's pid is not built upon
   Status built = [&]() -> Status {
     auto st = store::Store::open(tmp, store::Store::Mode::kReadWrite);
     if (!st) return st.status();
@@ -448,7 +449,7 @@ Status bootstrap_from_bundled(const Config& cfg, const std::string& db_path) {
     if (!report) return report.status();
     log::info("loaded " + std::to_string(report->total_entities()) + " entities from the bundled snapshot");
     seed_bundled_vectors(cfg, **st);
-    return Status::ok();
+    return (*st)->fold_log();
   }();
   if (!built.is_ok()) {
     remove_store_files(tmp);
@@ -712,6 +713,7 @@ int cmd_sync(const Config& cfg, std::string source, bool force, bool quiet, int 
   remove_stale_builds(cfg.db_path);
   const std::string built_path = existed ? cfg.db_path : private_build_path(cfg.db_path, "sync");
   if (!existed) {
+    remove_store_files(built_path);  // a leftover of an earlier process that had this pid is not built upon
     opened = store::Store::open(built_path, store::Store::Mode::kReadWrite);
     if (!opened) {
       std::fprintf(stderr, "lorekeeper sync: %s\n", opened.status().message().c_str());
@@ -760,7 +762,14 @@ int cmd_sync(const Config& cfg, std::string source, bool force, bool quiet, int 
   seed_bundled_vectors(cfg, st);
   const std::string log_failure = st.checkpoint_failure();
   if (!existed) {
-    opened->reset();  // closed before it is linked into place
+    // The new store is placed only whole: its log folded into the file, then closed.
+    if (Status folded = st.fold_log(); !folded.is_ok()) {
+      opened->reset();
+      remove_store_files(built_path);
+      std::fprintf(stderr, "lorekeeper sync failed: %s\nNo store was created.\n", folded.message().c_str());
+      return 1;
+    }
+    opened->reset();
     auto placed = link_into_place(built_path, cfg.db_path);
     if (!placed || !*placed) {
       const std::string why = placed ? "another process created a store at " + cfg.db_path +

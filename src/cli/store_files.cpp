@@ -24,6 +24,15 @@ std::string private_build_path(const std::string& db_path, const std::string& la
 }
 
 Result<bool> link_into_place(const std::string& built, const std::string& db_path) {
+  // The file alone must hold the store: a write-ahead log left beside it (its fold failed at close) would be lost.
+  std::error_code ec;
+  if (const auto wal = std::filesystem::file_size(built + "-wal", ec); !ec && wal > 0) {
+    remove_store_files(built);
+    return Status::io_error(
+        "the new store's write-ahead log could not be folded into it (is the disk full?); "
+        "nothing was placed at " +
+        db_path);
+  }
   const int rc = ::link(built.c_str(), db_path.c_str());
   const int err = errno;
   remove_store_files(built);

@@ -15,9 +15,10 @@ namespace lorekeeper::cli {
 // The private file a build by this process labelled `label` ("bootstrap", "sync") writes: <db>.<label>-<pid>.
 std::string private_build_path(const std::string& db_path, const std::string& label);
 
-// Links the complete store at `built` to `db_path` and removes `built` (with its -wal and -shm files). Returns
-// false, removing `built` all the same, when a store appeared at `db_path` meanwhile (another process built one):
-// the store found there is kept.
+// Links the complete store at `built` (closed, its write-ahead log folded in: store::Store::fold_log) to `db_path`
+// and removes `built` (with its -wal and -shm files). Returns false, removing `built` all the same, when a store
+// appeared at `db_path` meanwhile (another process built one): the store found there is kept. IoError, placing
+// nothing, when a write-ahead log is still beside `built`.
 Result<bool> link_into_place(const std::string& built, const std::string& db_path);
 
 // Removes the private build files of `db_path` whose process no longer runs (a build killed by SIGKILL, a crash or

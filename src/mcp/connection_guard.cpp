@@ -106,9 +106,14 @@ ConnectionGuard::Queue::~Queue() {
 
 void ConnectionGuard::Queue::enqueue(std::function<void()> fn) {
   // Runs on the accepting thread right after the library's accept().
-  const auto [id, watched] = guard_.adopt(accepted_socket());
+  const int fd = accepted_socket();
+  const auto [id, watched] = guard_.adopt(fd);
+  if (id == 0 && fd >= 0) {
+    refusals_.enqueue(std::move(fn));  // refused: shut down, so the library finds it closed at once
+    return;
+  }
   if (id == 0 || epoll_ < 0) {
-    run(id, std::move(fn));  // refused (its worker finds it closed), or unguarded
+    run(id, std::move(fn));  // unguarded
     return;
   }
   std::lock_guard<std::mutex> lock(mu_);
@@ -170,6 +175,7 @@ void ConnectionGuard::Queue::shutdown() {
   }
   if (poller_.joinable()) poller_.join();
   pool_.shutdown();
+  refusals_.shutdown();
 }
 
 std::pair<uint64_t, int> ConnectionGuard::adopt(int fd) {

@@ -72,6 +72,9 @@ class ConnectionGuard {
 
     ConnectionGuard& guard_;
     httplib::ThreadPool pool_;
+    // Refused connections are closed by a thread of their own, not queued behind busy workers holding their
+    // descriptors (a client flooding connections while the workers are busy would run the process out of them).
+    httplib::ThreadPool refusals_{1};
     int epoll_ = -1;
     std::mutex mu_;
     std::condition_variable drained_;

@@ -153,13 +153,26 @@ class HttplibServer : public httplib::Server {
     const socket_t s = svr_sock_;
     if (s != INVALID_SOCKET) ::listen(s, SOMAXCONN);
   }
-  void close_listener() {
+  // Ends accepting. While serving, the listening socket is only shut down: its accept() fails, the library's loop
+  // ends and closes it, and the library keeps reading requests on the connections it has, because it reads a
+  // connection only while the listening socket is not marked closed: connections accepted before the stop and
+  // given a worker after it (parked until their first byte, or queued behind busy workers) are answered. Before
+  // serving, it is closed at once.
+  void close_listener(bool serving) {
+    if (serving) {
+      const socket_t s = svr_sock_;
+      if (s != INVALID_SOCKET) ::shutdown(s, SHUT_RDWR);
+      return;
+    }
     const socket_t s = svr_sock_.exchange(INVALID_SOCKET);
     if (s != INVALID_SOCKET) {
       ::shutdown(s, SHUT_RDWR);
       ::close(s);
     }
   }
+  // After listening ended: the library closed the listening socket (and its workers are done); its number is
+  // forgotten so that nothing uses it again.
+  void forget_listener() { svr_sock_ = INVALID_SOCKET; }
 };
 
 // Engines are not thread-safe; each request borrows one and returns it. At most one per worker thread is
@@ -232,21 +245,28 @@ class EnginePool {
     while (!quit_) {
       wake_.wait_for(lock, std::chrono::seconds(1));
       const auto now = std::chrono::steady_clock::now();
-      bool any = false;
-      // Idle engines are no one's: trimmed under the lock, which a borrow waits for. The most recently used
-      // kKeptIdle stay made (their caches given back); older ones are closed.
+      // The most recently used kKeptIdle stay made, their caches given back; older idle ones are closed. Idle
+      // engines are no one's: the kept ones are trimmed under the lock (a borrow waits for that, briefly); the
+      // others are taken out of the pool and closed without it.
+      std::vector<std::unique_ptr<tools::Engine>> closing;
+      bool trimmed = false;
       for (size_t i = idle_.size(); i-- > 0;) {
         Idle& e = idle_[i];
         if (e.trimmed || now - e.since < idle_limit_) continue;
         if (idle_.size() - i > kKeptIdle) {
+          closing.push_back(std::move(e.engine));
           idle_.erase(idle_.begin() + static_cast<std::ptrdiff_t>(i));
         } else {
           e.engine->release_memory();
           e.trimmed = true;
+          trimmed = true;
         }
-        any = true;
       }
-      if (any) malloc_trim(0);
+      if (closing.empty() && !trimmed) continue;
+      lock.unlock();
+      closing.clear();
+      malloc_trim(0);
+      lock.lock();
     }
   }
 
@@ -295,6 +315,8 @@ struct HttpTransport::Impl {
   HttplibServer http;
   int bound_port = 0;
   std::atomic<bool> stopping{false};
+  std::mutex serving_mu;  // orders serve()'s start against stop()
+  bool serving = false;   // serve() has begun listening (guarded by serving_mu)
 
   // Marks a handler's answer as being made (no deadline) until the scope ends, when the next deadline starts.
   class Work {
@@ -828,16 +850,26 @@ std::string HttpTransport::url() const {
 }
 
 Status HttpTransport::serve() {
-  if (impl_->stopping) return Status::ok();
+  {
+    std::lock_guard<std::mutex> lock(impl_->serving_mu);
+    if (impl_->stopping) return Status::ok();
+    impl_->serving = true;
+  }
   const bool clean = impl_->http.listen_after_bind();
+  impl_->http.forget_listener();
   if (!clean && !impl_->stopping)
     return Status::io_error("the HTTP listener failed: " + std::string(std::strerror(errno)));
   return Status::ok();
 }
 
 void HttpTransport::stop() {
-  if (impl_->stopping.exchange(true)) return;
-  impl_->http.close_listener();
+  bool serving = false;
+  {
+    std::lock_guard<std::mutex> lock(impl_->serving_mu);
+    if (impl_->stopping.exchange(true)) return;
+    serving = impl_->serving;
+  }
+  impl_->http.close_listener(serving);
   if (impl_->guard) impl_->guard->stop();
 }
 

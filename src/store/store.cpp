@@ -434,6 +434,8 @@ struct Store::Checkpoints {
     if (pages < kPages) return SQLITE_OK;
     auto* c = static_cast<Checkpoints*>(self);
     const int rc = sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+    // Another connection checkpointing (busy, locked) is not a failure: the log is copied all the same.
+    if ((rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED) return SQLITE_OK;
     const std::lock_guard<std::mutex> lock(c->mu);
     c->failure = rc == SQLITE_OK ? "" : std::string(sqlite3_errstr(rc));
     return SQLITE_OK;
@@ -1630,12 +1632,28 @@ Status Store::check() {
   std::vector<std::string> problems;
   while (true) {
     auto row = st->step();
-    if (!row) return Status::corruption(path_ + " is damaged: " + row.status().message());
+    // A page that cannot be read as a page is damage; a read that fails (an I/O error, no memory, a writer that
+    // holds the file too long) is that, and says nothing of the store.
+    if (!row) return Status(row.status().code(), path_ + ": checking it failed: " + row.status().message());
     if (!*row) break;
     if (std::string line = st->text(0); line != "ok") problems.push_back(line);
   }
   if (problems.empty()) return Status::ok();
   return Status::corruption(path_ + " is damaged: " + text::join(problems, "; "));
+}
+
+Status Store::fold_log() {
+  auto st = Stmt::prepare(db_, "PRAGMA wal_checkpoint(TRUNCATE)");
+  if (!st) return st.status();
+  auto row = st->step();
+  if (!row) return Status(row.status().code(), path_ + ": folding the write-ahead log in: " + row.status().message());
+  // (busy, frames in the log, frames copied): -1 frames when the store is not in WAL mode.
+  if (*row && (st->int64(0) != 0 || st->int64(1) != st->int64(2))) {
+    return Status::unavailable(path_ + ": the write-ahead log could not be folded into the store (" +
+                               std::to_string(st->int64(2)) + " of " + std::to_string(st->int64(1)) + " pages copied)" +
+                               writable(path_));
+  }
+  return Status::ok();
 }
 
 Result<bool> Store::is_empty() {

@@ -77,11 +77,17 @@ store::Store* Engine::store(std::string* why) {
     if (!built.is_ok()) log::error("building the store failed: " + built.to_string());
     opened = store::Store::open(db_path_, store::Store::Mode::kExistingOnly);
   }
-  if (opened && (check_on_open_ || unclean) && !checked_already(db_path_)) {
-    if (Status checked = (*opened)->check(); !checked.is_ok()) {
-      opened = checked;
-    } else {
-      remember_checked(db_path_);
+  if (opened && (check_on_open_ || unclean)) {
+    // One check at a time in the process, so that engines opening the store together (a serve's workers at the
+    // start of a burst) wait for the first one's check rather than each run their own.
+    static std::mutex one_check;
+    const std::lock_guard<std::mutex> lock(one_check);
+    if (!checked_already(db_path_)) {
+      if (Status checked = (*opened)->check(); !checked.is_ok()) {
+        opened = checked;
+      } else {
+        remember_checked(db_path_);
+      }
     }
   }
   // A store that holds nothing (its first import did not finish, a file made empty) is reported as empty, never

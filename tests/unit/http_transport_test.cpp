@@ -483,6 +483,75 @@ TEST(HttpTransportTest, StopEndsServeWhateverIdleAndTricklingClientsDo) {
 
 // A stop answers every request it accepted: the requests in their handlers when it comes (each worker's first
 // request makes the worker's engine, slowly here) all get their answers, and serve() then ends.
+// Engines of `store` that take `ms` to make (as a worker's first engine may), counted in `made`.
+EngineFactory slow_engines(const std::string& store, std::atomic<int>& made, int ms) {
+  return [store, &made, ms] {
+    ++made;
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+    return std::make_unique<tools::Engine>(store);
+  };
+}
+
+// `n` tools/call requests (list_documents, ids 1 to n) to `s`, each from a thread of its own.
+struct ParallelCalls {
+  ParallelCalls(const Served& s, int n) : answers(static_cast<size_t>(n)) {
+    for (int i = 0; i < n; ++i) {
+      threads.emplace_back([this, &s, i] {
+        answers[static_cast<size_t>(i)].emplace(
+            s.post(req(i + 1, "tools/call", {{"name", "list_documents"}}), {{"MCP-Protocol-Version", "2025-11-25"}}));
+      });
+    }
+  }
+  void join() {
+    for (auto& t : threads) t.join();
+  }
+  std::vector<std::optional<httplib::Result>> answers;  // sized before the threads start: never moved
+  std::vector<std::thread> threads;
+};
+
+// Waits at most 5 s for `count` to reach `n`.
+void reaches(const std::atomic<int>& count, int n) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (count < n && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+// A stop answers the requests that wait for a worker too: with two workers in their handlers, two more requests
+// sit read-ready behind them when the stop comes, and a connection sends its first byte only after the stop. The
+// library reads a connection only while its listening socket is not marked closed, so these were dropped.
+TEST(HttpTransportTest, AStopAnswersTheRequestsWaitingForAWorker) {
+  HttpOptions o;
+  o.threads = 2;
+  const std::string store = testing::fixture_store();
+  std::atomic<int> engines_made{0};
+  Served s(o, {}, store, slow_engines(store, engines_made, 1500));
+  RawClient late(s.port());  // connected before the stop, its request sent after it
+  ASSERT_TRUE(late.connected());
+  ParallelCalls calls(s, 4);
+  reaches(engines_made, 2);
+  ASSERT_EQ(engines_made, 2);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the other two are read-ready, waiting
+  std::thread stopper([&] { s.stop(); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const std::string body = json_util::dump(req(9, "ping"));
+  ASSERT_TRUE(late.send("POST /mcp HTTP/1.1\r\nHost: " + s.host_header() +
+                        "\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
+                        "Content-Length: " +
+                        std::to_string(body.size()) + "\r\n\r\n" + body));
+  calls.join();
+  EXPECT_TRUE(late.closed_by_server(8000));
+  stopper.join();
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_TRUE(calls.answers[i].has_value());
+    const httplib::Result& r = *calls.answers[i];
+    ASSERT_TRUE(r) << "request " << i + 1 << " got no answer: " << httplib::to_string(r.error());
+    EXPECT_EQ(r->status, 200) << r->body;
+  }
+  EXPECT_NE(late.received().find("HTTP/1.1 200"), std::string::npos) << late.received();
+  EXPECT_TRUE(s.served().is_ok());
+}
+
 // Memory taken by a burst is returned after it: idle engines are closed but for the four most recently used.
 // (64 busy workers held 450 MB long after the load; 100 MB once the idle engines were closed.)
 TEST(HttpTransportTest, IdleEnginesAreClosedButAFew) {
@@ -491,21 +560,10 @@ TEST(HttpTransportTest, IdleEnginesAreClosedButAFew) {
   o.idle_engine_seconds = 1;
   const std::string store = testing::fixture_store();
   std::atomic<int> made{0};
-  Served s(o, {}, store, [&] {
-    ++made;
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // so that the eight requests overlap
-    return std::make_unique<tools::Engine>(store);
-  });
-  std::vector<std::thread> clients;
-  std::atomic<int> ok{0};
-  for (int i = 0; i < 8; ++i) {
-    clients.emplace_back([&, i] {
-      auto r = s.post(req(i + 1, "tools/call", {{"name", "list_documents"}}), {{"MCP-Protocol-Version", "2025-11-25"}});
-      if (r && r->status == 200) ++ok;
-    });
-  }
-  for (auto& c : clients) c.join();
-  ASSERT_EQ(ok, 8);
+  Served s(o, {}, store, slow_engines(store, made, 300));  // so that the eight requests overlap
+  ParallelCalls calls(s, 8);
+  calls.join();
+  for (const auto& a : calls.answers) ASSERT_TRUE(a && *a && (*a)->status == 200);
   ASSERT_EQ(made, 8);
   EXPECT_EQ(s.transport().engines_idle(), 8u);
   for (int waited = 0; waited < 50 && s.transport().engines_idle() > 4; ++waited) {
@@ -524,29 +582,15 @@ TEST(HttpTransportTest, AStopAnswersTheRequestsInFlight) {
   o.threads = 4;
   const std::string store = testing::fixture_store();
   std::atomic<int> engines_made{0};
-  Served s(o, {}, store, [&] {
-    ++engines_made;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
-    return std::make_unique<tools::Engine>(store);
-  });
-  std::vector<std::thread> clients;
-  std::vector<std::optional<httplib::Result>> answers(4);
-  for (int i = 0; i < 4; ++i) {
-    clients.emplace_back([&, i] {
-      answers[i].emplace(
-          s.post(req(i + 1, "tools/call", {{"name", "list_documents"}}), {{"MCP-Protocol-Version", "2025-11-25"}}));
-    });
-  }
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (engines_made < 4 && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  Served s(o, {}, store, slow_engines(store, engines_made, 1500));
+  ParallelCalls calls(s, 4);
+  reaches(engines_made, 4);
   ASSERT_EQ(engines_made, 4) << "the requests did not all reach their handlers";
   s.stop();  // while all four are being answered
-  for (auto& c : clients) c.join();
+  calls.join();
   for (int i = 0; i < 4; ++i) {
-    ASSERT_TRUE(answers[i].has_value());
-    const httplib::Result& r = *answers[i];
+    ASSERT_TRUE(calls.answers[i].has_value());
+    const httplib::Result& r = *calls.answers[i];
     ASSERT_TRUE(r) << "request " << i + 1 << " got no answer: " << httplib::to_string(r.error());
     EXPECT_EQ(r->status, 200) << r->body;
     const json body = body_of(r);

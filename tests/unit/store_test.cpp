@@ -1,3 +1,6 @@
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
@@ -14,6 +17,7 @@
 #include "lorekeeper/core/json_util.hpp"
 #include "lorekeeper/model/derived.hpp"
 #include "lorekeeper/store/store.hpp"
+#include "store_files.hpp"
 #include "test_support.hpp"
 
 namespace lorekeeper::store {
@@ -995,3 +999,52 @@ TEST(Store, TwoConnectionsReadWhileOneWrites) {
 
 }  // namespace
 }  // namespace lorekeeper::store
+
+namespace lorekeeper::cli {
+namespace {
+
+// A new store is placed only whole: a write-ahead log left beside the built file (its fold failed) would be lost
+// by linking the file alone, so nothing is placed; a store that appeared meanwhile is kept; the private files of
+// a process that no longer runs are removed, those of a running one are not.
+TEST(StoreFiles, ANewStoreIsPlacedOnlyWholeAndLeftoversOfTheDeadGo) {
+  const std::string dir = testing::temp_dir();
+  const std::string db = dir + "/store.db";
+  const std::string built = private_build_path(db, "sync");
+  testing::write_file(built, "the store");
+  testing::write_file(built + "-wal", "a log not folded in");
+  auto placed = link_into_place(built, db);
+  ASSERT_FALSE(placed.is_ok());
+  EXPECT_NE(placed.status().message().find("nothing was placed"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(db));
+  EXPECT_FALSE(std::filesystem::exists(built));
+  EXPECT_FALSE(std::filesystem::exists(built + "-wal"));
+
+  testing::write_file(built, "the store");
+  placed = link_into_place(built, db);
+  ASSERT_TRUE(placed.is_ok());
+  EXPECT_TRUE(*placed);
+  EXPECT_EQ(testing::read_file(db), "the store");
+  testing::write_file(built, "another store");
+  placed = link_into_place(built, db);
+  ASSERT_TRUE(placed.is_ok());
+  EXPECT_FALSE(*placed);
+  EXPECT_EQ(testing::read_file(db), "the store");
+  EXPECT_FALSE(std::filesystem::exists(built));
+
+  // A pid that ran and ended, and this process's.
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ASSERT_GT(child, 0);
+  ::waitpid(child, nullptr, 0);
+  const std::string dead = db + ".bootstrap-" + std::to_string(child);
+  for (const char* suffix : {"", "-wal", "-shm"}) testing::write_file(dead + suffix, "x");
+  testing::write_file(built, "being built");
+  EXPECT_EQ(remove_stale_builds(db), 1);
+  EXPECT_FALSE(std::filesystem::exists(dead));
+  EXPECT_FALSE(std::filesystem::exists(dead + "-wal"));
+  EXPECT_TRUE(std::filesystem::exists(built));
+  EXPECT_TRUE(std::filesystem::exists(db));
+}
+
+}  // namespace
+}  // namespace lorekeeper::cli

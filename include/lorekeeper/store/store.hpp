@@ -322,6 +322,10 @@ class Store {
   // Whether the store holds no document at all: a store whose first sync or import did not finish, or a file
   // created empty. Such a store is never served as if the data had nothing to say.
   Result<bool> is_empty();
+  // Copies the whole write-ahead log into the store file and empties it; an error (a full disk, another
+  // connection reading) when it cannot. A new store is linked into place only after this succeeded, so that the
+  // file alone holds all of it.
+  Status fold_log();
   // Why the last copy of the write-ahead log into the store file failed (a full disk); empty when it did not.
   // Such a failure does not undo a commit: the data is in the log, read from there, and copied into the file by a
   // later write once there is room. Writers say so in their reports.
