@@ -35,6 +35,22 @@ Result<bool> link_into_place(const std::string& built, const std::string& db_pat
   }
   const int rc = ::link(built.c_str(), db_path.c_str());
   const int err = errno;
+  if (rc != 0 && (err == EPERM || err == EOPNOTSUPP || err == ENOTSUP || err == EMLINK)) {
+    // A filesystem without hard links (exFAT, some network and FUSE mounts): renamed into place instead, unless a
+    // store is there by now (checked just before; two builds racing here could both place one, and the second
+    // would replace the first, each whole).
+    if (std::filesystem::exists(db_path, ec)) {
+      remove_store_files(built);
+      return false;
+    }
+    if (::rename(built.c_str(), db_path.c_str()) == 0) {
+      remove_store_files(built);
+      return true;
+    }
+    const int renamed = errno;
+    remove_store_files(built);
+    return Status::io_error("cannot create " + db_path + ": " + std::strerror(renamed));
+  }
   remove_store_files(built);
   if (rc == 0) return true;
   if (err == EEXIST) return false;
