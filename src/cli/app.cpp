@@ -72,11 +72,8 @@ std::string age_of(const std::string& iso) {
 
 int cmd_status(const Config& cfg, bool as_json) {
   json j = {{"version", kVersion}, {"db_path", cfg.db_path}, {"config_origin", cfg.origin}};
-  auto opened = store::Store::open(cfg.db_path, store::Store::Mode::kExistingOnly);
-  if (opened) {
-    // The whole file is checked: a damaged store reads back wrong counts without an error.
-    if (Status checked = (*opened)->check(); !checked.is_ok()) opened = checked;
-  }
+  // The whole file is checked: a damaged store reads back wrong counts without an error.
+  auto opened = store::Store::open_checked(cfg.db_path, store::Store::Mode::kExistingOnly);
   if (!opened) {
     const StatusCode code = opened.status().code();
     const bool missing = code == StatusCode::kNotFound;
@@ -437,11 +434,9 @@ Status bootstrap_from_bundled(const Config& cfg, const std::string& db_path) {
   std::error_code exists_ec;
   if (std::filesystem::exists(db_path, exists_ec)) return Status::ok();
   log::info("no store at " + db_path + "; building it from the bundled Open5e snapshot");
-  remove_stale_builds(db_path);
-  const std::string tmp = private_build_path(db_path, "bootstrap");
-  remove_store_files(tmp);  // a leftover of an earlier process that had this process's pid is not built upon
+  const std::string tmp = begin_private_build(db_path, "bootstrap");
+  auto st = store::Store::open(tmp, store::Store::Mode::kReadWrite);
   Status built = [&]() -> Status {
-    auto st = store::Store::open(tmp, store::Store::Mode::kReadWrite);
     if (!st) return st.status();
     auto src = open5e::make_bundled_source();
     if (!src) return src.status();
@@ -449,14 +444,14 @@ Status bootstrap_from_bundled(const Config& cfg, const std::string& db_path) {
     if (!report) return report.status();
     log::info("loaded " + std::to_string(report->total_entities()) + " entities from the bundled snapshot");
     seed_bundled_vectors(cfg, **st);
-    return (*st)->fold_log();
+    return Status::ok();
   }();
   if (!built.is_ok()) {
+    if (st) st->reset();  // closed before its files are removed
     remove_store_files(tmp);
     return built;
   }
-  auto placed = link_into_place(tmp, db_path);
-  return placed.status();
+  return place_built_store(std::move(*st), tmp, db_path).status();
 }
 
 // The meaning-based search service, unless turned off (a missing model gives a service that says so).
@@ -684,13 +679,9 @@ int cmd_sync(const Config& cfg, std::string source, bool force, bool quiet, int 
   bool existed = std::filesystem::exists(cfg.db_path, ec);
   // An existing store is checked whole before it is trusted: a damaged one must be neither taken as fresh nor
   // written into.
-  auto open_checked = [&]() -> Result<std::unique_ptr<store::Store>> {
-    auto opened = store::Store::open(cfg.db_path, store::Store::Mode::kReadWrite);
-    if (!opened) return opened;
-    if (Status checked = (*opened)->check(); !checked.is_ok()) return checked;
-    return opened;
-  };
-  Result<std::unique_ptr<store::Store>> opened = existed ? open_checked() : Status::not_found(cfg.db_path);
+  Result<std::unique_ptr<store::Store>> opened =
+      existed ? store::Store::open_checked(cfg.db_path, store::Store::Mode::kReadWrite)
+              : Result<std::unique_ptr<store::Store>>(Status::not_found(cfg.db_path));
   if (!opened && existed && move_damaged_aside && opened.status().code() != StatusCode::kIoError) {
     auto moved = move_aside(cfg.db_path);
     if (!moved) {
@@ -710,10 +701,9 @@ int cmd_sync(const Config& cfg, std::string source, bool force, bool quiet, int 
   }
   // A new store is built in a private file and linked into place when complete (store_files.hpp): a sync that is
   // interrupted leaves no store behind, never an empty one.
-  remove_stale_builds(cfg.db_path);
-  const std::string built_path = existed ? cfg.db_path : private_build_path(cfg.db_path, "sync");
+  if (existed) remove_stale_builds(cfg.db_path);
+  const std::string built_path = existed ? cfg.db_path : begin_private_build(cfg.db_path, "sync");
   if (!existed) {
-    remove_store_files(built_path);  // a leftover of an earlier process that had this pid is not built upon
     opened = store::Store::open(built_path, store::Store::Mode::kReadWrite);
     if (!opened) {
       std::fprintf(stderr, "lorekeeper sync: %s\n", opened.status().message().c_str());
@@ -762,20 +752,17 @@ int cmd_sync(const Config& cfg, std::string source, bool force, bool quiet, int 
   seed_bundled_vectors(cfg, st);
   const std::string log_failure = st.checkpoint_failure();
   if (!existed) {
-    // The new store is placed only whole: its log folded into the file, then closed.
-    if (Status folded = st.fold_log(); !folded.is_ok()) {
-      opened->reset();
-      remove_store_files(built_path);
-      std::fprintf(stderr, "lorekeeper sync failed: %s\nNo store was created.\n", folded.message().c_str());
+    // The new store is placed only whole: its log folded into the file, then closed and linked.
+    auto placed = place_built_store(std::move(*opened), built_path, cfg.db_path);
+    if (!placed) {
+      std::fprintf(stderr, "lorekeeper sync failed: %s\nNo store was created.\n", placed.status().message().c_str());
       return 1;
     }
-    opened->reset();
-    auto placed = link_into_place(built_path, cfg.db_path);
-    if (!placed || !*placed) {
-      const std::string why = placed ? "another process created a store at " + cfg.db_path +
-                                           " during this sync; that store was kept and this sync's copy removed"
-                                     : placed.status().message();
-      std::fprintf(stderr, "lorekeeper sync: %s\n", why.c_str());
+    if (!*placed) {
+      std::fprintf(stderr,
+                   "lorekeeper sync: another process created a store at %s during this sync; that store was kept "
+                   "and this sync's copy removed\n",
+                   cfg.db_path.c_str());
       return 1;
     }
   }

@@ -212,11 +212,8 @@ int run_import(const std::string& db_path, const std::vector<std::string>& files
         return 1;
       }
     }
-    auto opened = store::Store::open(db_path, store::Store::Mode::kReadWrite);
     // A damaged store is not written into: what an import adds would sit beside pages that read back wrong.
-    if (opened) {
-      if (Status checked = (*opened)->check(); !checked.is_ok()) opened = checked;
-    }
+    auto opened = store::Store::open_checked(db_path, store::Store::Mode::kReadWrite);
     if (!opened) {
       std::fprintf(stderr, "lorekeeper import: %s\n", opened.status().to_string().c_str());
       if (opened.status().code() == StatusCode::kCorruption) {

@@ -23,38 +23,48 @@ std::string private_build_path(const std::string& db_path, const std::string& la
   return db_path + "." + label + "-" + std::to_string(::getpid());
 }
 
-Result<bool> link_into_place(const std::string& built, const std::string& db_path) {
-  // The file alone must hold the store: a write-ahead log left beside it (its fold failed at close) would be lost.
-  std::error_code ec;
-  if (const auto wal = std::filesystem::file_size(built + "-wal", ec); !ec && wal > 0) {
-    remove_store_files(built);
-    return Status::io_error(
-        "the new store's write-ahead log could not be folded into it (is the disk full?); "
-        "nothing was placed at " +
-        db_path);
-  }
-  const int rc = ::link(built.c_str(), db_path.c_str());
-  const int err = errno;
-  if (rc != 0 && (err == EPERM || err == EOPNOTSUPP || err == ENOTSUP || err == EMLINK)) {
-    // A filesystem without hard links (exFAT, some network and FUSE mounts): renamed into place instead, unless a
-    // store is there by now (checked just before; two builds racing here could both place one, and the second
-    // would replace the first, each whole).
-    if (std::filesystem::exists(db_path, ec)) {
-      remove_store_files(built);
-      return false;
-    }
-    if (::rename(built.c_str(), db_path.c_str()) == 0) {
-      remove_store_files(built);
-      return true;
-    }
-    const int renamed = errno;
-    remove_store_files(built);
-    return Status::io_error("cannot create " + db_path + ": " + std::strerror(renamed));
-  }
+std::string begin_private_build(const std::string& db_path, const std::string& label) {
+  remove_stale_builds(db_path);
+  const std::string built = private_build_path(db_path, label);
   remove_store_files(built);
-  if (rc == 0) return true;
-  if (err == EEXIST) return false;
-  return Status::io_error("cannot create " + db_path + ": " + std::strerror(err));
+  return built;
+}
+
+Result<bool> place_built_store(std::unique_ptr<store::Store> st, const std::string& built, const std::string& db_path) {
+  Status folded = st->fold_log();
+  st.reset();  // closed before it is linked, or removed
+  if (!folded.is_ok()) {
+    remove_store_files(built);
+    return folded;
+  }
+  return link_into_place(built, db_path);
+}
+
+Result<bool> link_into_place(const std::string& built, const std::string& db_path) {
+  Result<bool> placed = [&]() -> Result<bool> {
+    // The file alone must hold the store: a write-ahead log left beside it (its fold failed) would be lost.
+    std::error_code ec;
+    if (const auto wal = std::filesystem::file_size(built + "-wal", ec); !ec && wal > 0) {
+      return Status::io_error(
+          "the new store's write-ahead log could not be folded into it (is the disk full?); "
+          "nothing was placed at " +
+          db_path);
+    }
+    if (::link(built.c_str(), db_path.c_str()) == 0) return true;
+    int err = errno;
+    if (err == EPERM || err == EOPNOTSUPP || err == ENOTSUP || err == EMLINK) {
+      // A filesystem without hard links (exFAT, some network and FUSE mounts): renamed into place instead, unless
+      // a store is there by now (checked just before; two builds racing here could both place one, and the second
+      // would replace the first, each whole).
+      if (std::filesystem::exists(db_path, ec)) return false;
+      if (::rename(built.c_str(), db_path.c_str()) == 0) return true;
+      err = errno;
+    }
+    if (err == EEXIST) return false;
+    return Status::io_error("cannot create " + db_path + ": " + std::strerror(err));
+  }();
+  remove_store_files(built);
+  return placed;
 }
 
 int remove_stale_builds(const std::string& db_path) {

@@ -6,14 +6,25 @@
 // its private file, which the next build removes once its process is gone).
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "lorekeeper/core/status.hpp"
+#include "lorekeeper/store/store.hpp"
 
 namespace lorekeeper::cli {
 
 // The private file a build by this process labelled `label` ("bootstrap", "sync") writes: <db>.<label>-<pid>.
 std::string private_build_path(const std::string& db_path, const std::string& label);
+
+// Begins a build of a new store for `db_path` labelled `label`: removes the private build files of processes
+// that no longer run (remove_stale_builds) and a leftover of an earlier process that had this one's pid (never
+// built upon), and returns the private file to build in (private_build_path).
+std::string begin_private_build(const std::string& db_path, const std::string& label);
+
+// Ends a build begun by begin_private_build: folds `st`'s write-ahead log into its file, closes it and links it
+// into place (link_into_place). On an error the built files are removed and nothing is placed.
+Result<bool> place_built_store(std::unique_ptr<store::Store> st, const std::string& built, const std::string& db_path);
 
 // Links the complete store at `built` (closed, its write-ahead log folded in: store::Store::fold_log) to `db_path`
 // and removes `built` (with its -wal and -shm files). Returns false, removing `built` all the same, when a store

@@ -92,10 +92,9 @@ ConnectionGuard::~ConnectionGuard() {
 
 ConnectionGuard::Queue::Queue(ConnectionGuard& guard, size_t threads)
     : guard_(guard), pool_(threads), epoll_(::epoll_create1(EPOLL_CLOEXEC)) {
-  if (epoll_ < 0)
-    log::warning(std::string("http: no epoll set (") + std::strerror(errno) +
-                 "); idle connections wait "
-                 "on workers");
+  if (epoll_ < 0) {
+    log::warning(std::string("http: no epoll set (") + std::strerror(errno) + "); idle connections wait on workers");
+  }
   poller_ = std::thread([this] { poll_loop(); });
 }
 
@@ -112,16 +111,14 @@ void ConnectionGuard::Queue::enqueue(std::function<void()> fn) {
     refusals_.enqueue(std::move(fn));  // refused: shut down, so the library finds it closed at once
     return;
   }
-  if (id == 0 || epoll_ < 0) {
-    run(id, std::move(fn));  // unguarded
-    return;
-  }
-  std::lock_guard<std::mutex> lock(mu_);
+  // Parked until its first byte; given a worker at once when it cannot be (no epoll set, or it is unguarded).
   epoll_event ev{};
   ev.events = EPOLLIN | EPOLLRDHUP | EPOLLONESHOT;
   ev.data.u64 = id;
-  if (::epoll_ctl(epoll_, EPOLL_CTL_ADD, watched, &ev) != 0) {
-    pool_.enqueue([this, id, fn = std::move(fn)]() mutable { run(id, std::move(fn)); });
+  std::unique_lock<std::mutex> lock(mu_);
+  if (id == 0 || epoll_ < 0 || ::epoll_ctl(epoll_, EPOLL_CTL_ADD, watched, &ev) != 0) {
+    lock.unlock();
+    run(id, std::move(fn));
     return;
   }
   waiting_.emplace(id, std::make_pair(watched, std::move(fn)));

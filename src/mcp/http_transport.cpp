@@ -7,6 +7,7 @@
 #include <httplib.h>
 #include <malloc.h>
 #include <netdb.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -18,8 +19,6 @@
 #include <cstring>
 #include <mutex>
 #include <thread>
-
-#include <sys/resource.h>
 
 #include "connection_guard.hpp"
 #include "lorekeeper/core/json_util.hpp"
@@ -714,18 +713,16 @@ Result<std::unique_ptr<HttpTransport>> HttpTransport::create(HttpOptions options
   if (options.port < 0 || options.port > 65535) {
     return Status::invalid_argument("port must be 0-65535, got " + std::to_string(options.port));
   }
-  if (!is_loopback_host(options.host) && options.token.empty()) {
-    return Status::invalid_argument("binding " + options.host +
-                                    " exposes the server beyond this machine: set a bearer token (--token or "
-                                    "LOREKEEPER_HTTP_TOKEN), or bind 127.0.0.1");
-  }
+  // Resolved once: a name is looked up in DNS.
   if (!is_loopback_host(options.host) && options.token.size() < kMinPublicTokenLength) {
-    return Status::invalid_argument("binding " + options.host +
-                                    " exposes the server beyond this machine: its bearer "
-                                    "token must have at least " +
-                                    std::to_string(kMinPublicTokenLength) +
-                                    " characters (e.g. from `openssl rand -hex 32`), this one has " +
-                                    std::to_string(options.token.size()));
+    const std::string beyond = "binding " + options.host + " exposes the server beyond this machine: ";
+    if (options.token.empty()) {
+      return Status::invalid_argument(beyond +
+                                      "set a bearer token (--token or LOREKEEPER_HTTP_TOKEN), or bind 127.0.0.1");
+    }
+    return Status::invalid_argument(
+        beyond + "its bearer token must have at least " + std::to_string(kMinPublicTokenLength) +
+        " characters (e.g. from `openssl rand -hex 32`), this one has " + std::to_string(options.token.size()));
   }
   if (!make_engine) return Status::invalid_argument("no engine factory");
   auto impl = std::make_unique<Impl>(std::move(options), std::move(server_options), std::move(make_engine));

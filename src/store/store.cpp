@@ -1624,6 +1624,13 @@ Result<Stats> Store::stats() {
   return s;
 }
 
+Result<std::unique_ptr<Store>> Store::open_checked(const std::string& path, Mode mode) {
+  auto opened = open(path, mode);
+  if (!opened) return opened;
+  if (Status checked = (*opened)->check(); !checked.is_ok()) return checked;
+  return opened;
+}
+
 Status Store::check() {
   // integrity_check, not quick_check: the SQLite of Debian 12 (3.40) has quick_check report every row of a
   // WITHOUT ROWID table whose primary key orders its columns differently as "NULL value in ..." (entity_tags).

@@ -38,29 +38,20 @@ Engine::~Engine() = default;
 
 namespace {
 
-// The store files this process has checked whole (device and inode): the engines of a serve's workers open the
-// same file, and one check serves them all. A file replaced since (a rebuild, a store moved aside) is another
-// inode and is checked again.
-std::mutex g_checked_mu;
-std::set<std::pair<dev_t, ino_t>> g_checked;
-
-std::optional<std::pair<dev_t, ino_t>> file_id(const std::string& path) {
+// Store::check, once per store file (device and inode) in the process: the engines of a serve's workers open the
+// same file, and one check serves them all; engines opening it together wait for the first one's check rather
+// than each run their own. A file replaced since (a rebuild, a store moved aside) is another inode and is checked
+// again.
+Status check_once(store::Store& st, const std::string& path) {
+  static std::mutex mu;
+  static std::set<std::pair<dev_t, ino_t>> checked;
+  const std::lock_guard<std::mutex> lock(mu);
   struct stat sb {};
-  if (::stat(path.c_str(), &sb) != 0) return std::nullopt;
-  return std::make_pair(sb.st_dev, sb.st_ino);
-}
-
-bool checked_already(const std::string& path) {
-  const auto id = file_id(path);
-  std::lock_guard<std::mutex> lock(g_checked_mu);
-  return id && g_checked.count(*id) > 0;
-}
-
-void remember_checked(const std::string& path) {
-  if (const auto id = file_id(path)) {
-    std::lock_guard<std::mutex> lock(g_checked_mu);
-    g_checked.insert(*id);
-  }
+  const bool known = ::stat(path.c_str(), &sb) == 0;
+  if (known && checked.count({sb.st_dev, sb.st_ino}) > 0) return Status::ok();
+  Status s = st.check();
+  if (s.is_ok() && known) checked.insert({sb.st_dev, sb.st_ino});
+  return s;
 }
 
 }  // namespace
@@ -78,17 +69,7 @@ store::Store* Engine::store(std::string* why) {
     opened = store::Store::open(db_path_, store::Store::Mode::kExistingOnly);
   }
   if (opened && (check_on_open_ || unclean)) {
-    // One check at a time in the process, so that engines opening the store together (a serve's workers at the
-    // start of a burst) wait for the first one's check rather than each run their own.
-    static std::mutex one_check;
-    const std::lock_guard<std::mutex> lock(one_check);
-    if (!checked_already(db_path_)) {
-      if (Status checked = (*opened)->check(); !checked.is_ok()) {
-        opened = checked;
-      } else {
-        remember_checked(db_path_);
-      }
-    }
+    if (Status checked = check_once(**opened, db_path_); !checked.is_ok()) opened = checked;
   }
   // A store that holds nothing (its first import did not finish, a file made empty) is reported as empty, never
   // searched as if the data had nothing to say; it is opened again by the next call, which may find it filled.

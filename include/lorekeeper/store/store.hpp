@@ -121,6 +121,8 @@ class Store {
   // the caller while the store is open); when the hints it holds are other ones, they are replaced at opening,
   // in one transaction (a failure to write, as on a read-only file, is logged and leaves the old hints).
   static Result<std::unique_ptr<Store>> open(const std::string& path, Mode mode, const model::Hints* hints = nullptr);
+  // open(), then check(): the store, or the damage (or the failed read) its integrity check found.
+  static Result<std::unique_ptr<Store>> open_checked(const std::string& path, Mode mode);
   ~Store();
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
