@@ -2,8 +2,9 @@
 """Answer sizes over a fixed mix of 50 realistic tool calls (docs/PERFORMANCE.md, "Answer size").
 
 Runs each call through `lorekeeper tool` twice (the text, then --json for structuredContent) against the store
-named by LOREKEEPER_DB_PATH (or the default) and prints, per call and overall, the characters of text plus
-structuredContent and the estimated tokens (characters / 4). Usage:
+named by LOREKEEPER_DB_PATH (or the default) and prints, per call and overall, the characters of text and of
+structuredContent and the estimated tokens (characters / 4) of the larger of the two: a host gives its model one of
+them (Claude Code the structured content, most others the text). The budgets count both together. Usage:
 
     LOREKEEPER_DB_PATH=/tmp/budget.db build/lorekeeper sync --source bundled
     LOREKEEPER_DB_PATH=/tmp/budget.db scripts/answer_budget.py build/lorekeeper
@@ -83,17 +84,22 @@ def run(binary, name, args, as_json):
 def main():
     binary = sys.argv[1] if len(sys.argv) > 1 else "build/lorekeeper"
     assert len(CALLS) == 50
-    sizes = []
+    read, both = [], []
     for name, args in CALLS:
         text = run(binary, name, args, False)
         structured = run(binary, name, args, True)
-        chars = len(text) + len(json.dumps(json.loads(structured), separators=(",", ":"), ensure_ascii=False))
-        sizes.append(chars)
-        print(f"{chars:>7} chars  ~{chars // 4:>6} tokens  {name} {json.dumps(args)}")
-    tokens = sorted(s // 4 for s in sizes)
-    p95 = tokens[min(len(tokens) - 1, int(round(0.95 * (len(tokens) - 1))))]
-    print(f"tokens p50 {int(statistics.median(tokens))}, p95 {p95}, max {tokens[-1]} over {len(tokens)} calls")
+        s = len(json.dumps(json.loads(structured), separators=(",", ":"), ensure_ascii=False))
+        read.append(max(len(text), s))
+        both.append(len(text) + s)
+        print(f"{len(text):>7} + {s:>7} chars  ~{max(len(text), s) // 4:>6} tokens read  {name} {json.dumps(args)}")
 
+    def line(label, sizes):
+        tokens = sorted(x // 4 for x in sizes)
+        p95 = tokens[min(len(tokens) - 1, int(round(0.95 * (len(tokens) - 1))))]
+        print(f"{label}: p50 {int(statistics.median(tokens))}, p95 {p95}, max {tokens[-1]} over {len(tokens)} calls")
+
+    line("tokens a model reads (the larger of text and structuredContent)", read)
+    line("tokens of text and structuredContent together", both)
 
 if __name__ == "__main__":
     main()

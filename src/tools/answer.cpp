@@ -6,6 +6,7 @@
 
 #include "lorekeeper/core/text.hpp"
 #include "lorekeeper/model/derived.hpp"
+#include "lorekeeper/model/rules_text.hpp"
 #include "lorekeeper/tools/render.hpp"
 #include "queries.hpp"
 
@@ -75,24 +76,6 @@ json summary_of(const json& r, bool reasons) {
   return s;
 }
 
-// Cuts every text field of `r` longer than `max_chars` where a word ends, marking the result `truncated`: one
-// entity of any size (a homebrew description of megabytes) stays within an answer's budget.
-bool clip_fields(json& r, size_t max_chars) {
-  bool clipped = false;
-  std::function<void(json&)> walk = [&](json& v) {
-    if (v.is_string()) {
-      std::string& t = v.get_ref<std::string&>();
-      if (t.size() <= max_chars) return;
-      t = text::cut_at_word(t, max_chars) + " […]";
-      clipped = true;
-    } else if (v.is_array() || v.is_object()) {
-      for (auto& x : v) walk(x);
-    }
-  };
-  walk(r);
-  return clipped;
-}
-
 std::vector<std::string> clip_lists(json& r, size_t max_items) {
   std::vector<std::string> cut;
   std::function<void(json&, const std::string&)> walk = [&](json& v, const std::string& name) {
@@ -117,6 +100,113 @@ namespace {
 // creature's `desc` is the book's description (the stat block is its rules); every other kind's `desc` is its rules.
 const char* lore_field(const json& r) { return r.value("kind", "") == "creature" ? "desc" : nullptr; }
 
+// A text at most this long keeps its sentences without rules (a trait of two sentences is left whole).
+constexpr size_t kLoreSentencesFrom = 300;
+
+// Where an entry's texts were shortened, as an answer names them: "desc, actions (Acid Breath, Bite)".
+class Places {
+ public:
+  void add(const std::string& field, const std::string& entry) {
+    auto it = std::find_if(fields_.begin(), fields_.end(), [&](const auto& f) { return f.first == field; });
+    if (it == fields_.end()) it = fields_.insert(fields_.end(), {field, {}});
+    if (!entry.empty() && std::find(it->second.begin(), it->second.end(), entry) == it->second.end()) {
+      it->second.push_back(entry);
+    }
+  }
+  bool empty() const { return fields_.empty(); }
+  // At most five fields and five entries of each are named; the rest are counted.
+  std::string str() const {
+    constexpr size_t kNamed = 5;
+    std::vector<std::string> out;
+    for (size_t i = 0; i < fields_.size() && i < kNamed; ++i) {
+      const auto& [field, entries] = fields_[i];
+      std::string f = field;
+      if (!entries.empty()) {
+        std::vector<std::string> named(entries.begin(), entries.begin() + std::min(entries.size(), kNamed));
+        f += " (" + text::join(named, ", ");
+        if (entries.size() > kNamed) f += " and " + std::to_string(entries.size() - kNamed) + " more";
+        f += ")";
+      }
+      out.push_back(std::move(f));
+    }
+    std::string s = text::join(out, ", ");
+    if (fields_.size() > kNamed) s += " and " + std::to_string(fields_.size() - kNamed) + " more fields";
+    return s;
+  }
+
+ private:
+  std::vector<std::pair<std::string, std::vector<std::string>>> fields_;
+};
+
+// Shortens the texts of one result. With `drop_lore`, a text longer than kLoreSentencesFrom loses its sentences
+// that state no rules (model::states_rules), its first sentence kept; then a text still longer than `cap` loses
+// them too and is cut where a word ends. Each gap is marked "[…]". The API records an answer carries as they were
+// sent (`source_record`) are only cut, never rewritten sentence by sentence.
+class Shortener {
+ public:
+  Shortener(bool drop_lore, size_t cap) : drop_lore_(drop_lore), cap_(cap) {}
+
+  void run(json& r) { walk(r, "", "", true); }
+
+  Places lore_left_out;  // texts that lost sentences without rules
+  Places cut;            // texts cut short
+
+ private:
+  void walk(json& v, const std::string& field, const std::string& entry, bool own_text) {
+    if (v.is_string()) {
+      shorten(v.get_ref<std::string&>(), field, entry, own_text);
+    } else if (v.is_array()) {
+      for (auto& x : v) {
+        const std::string name =
+            x.is_object() && x.contains("name") && x["name"].is_string() ? x["name"].get<std::string>() : "";
+        walk(x, field, name.empty() ? entry : name, own_text);
+      }
+    } else if (v.is_object()) {
+      for (auto it = v.begin(); it != v.end(); ++it) {
+        const std::string& key = it.key();
+        // A nested object's fields are named by the field that holds them ("actions", not "desc").
+        const std::string f = field.empty() ? key : field;
+        walk(it.value(), f, entry, own_text && key.rfind("source_record", 0) != 0);
+      }
+    }
+  }
+
+  void shorten(std::string& t, const std::string& field, const std::string& entry, bool own_text) {
+    if (own_text && (drop_lore_ ? t.size() > kLoreSentencesFrom : t.size() > cap_)) {
+      if (leave_out_lore(t)) (drop_lore_ ? lore_left_out : cut).add(field, entry);
+    }
+    if (t.size() > cap_) {
+      t = text::cut_at_word(t, cap_) + " […]";
+      cut.add(field, entry);
+    }
+  }
+
+  // Leaves out the sentences of `t` after its first that state no rules; true when one was left out.
+  static bool leave_out_lore(std::string& t) {
+    const auto spans = model::sentence_spans(t);
+    if (spans.size() < 2) return false;
+    std::string kept(spans.front());
+    bool gap = false, changed = false;
+    for (size_t i = 1; i < spans.size(); ++i) {
+      if (model::states_rules(spans[i])) {
+        kept += spans[i];
+        gap = false;
+      } else if (!gap) {
+        if (!kept.empty() && kept.back() != ' ' && kept.back() != '\n') kept += ' ';
+        kept += "[…] ";
+        gap = changed = true;
+      }
+    }
+    if (!changed) return false;
+    while (!kept.empty() && (kept.back() == ' ' || kept.back() == '\n')) kept.pop_back();
+    t = std::move(kept);
+    return true;
+  }
+
+  bool drop_lore_;
+  size_t cap_;
+};
+
 }  // namespace
 
 double round3(double v) { return std::round(v * 1000.0) / 1000.0; }
@@ -128,75 +218,87 @@ Detail detail_of(const json& args) {
 
 Whole whole_within(const json& r, size_t cap, size_t room, size_t floor,
                    const std::function<std::string(const json&)>& render, std::string_view whole_from) {
-  // The lore goes first: at its shortest, then not at all; only then is rule text cut, halving the cap each time.
+  // Each step shortens more than the one before; the first that fits is the answer. The entry whole; its lore
+  // (a creature's description) at its shortest, then left out; the sentences of its texts that state no rules left
+  // out; then its texts cut at `cap` characters, half as many again and again while the cap is at least `floor`;
+  // at the floor, its lists cut to their first items.
   const char* lore = lore_field(r);
   const bool has_lore =
-      lore && r.contains(lore) && r[lore].is_string() && r[lore].get_ref<const std::string&>().size() > 0;
+      lore && r.contains(lore) && r[lore].is_string() && !r[lore].get_ref<const std::string&>().empty();
   enum class Lore { kKept, kShort, kLeftOut };
-  for (Lore step = Lore::kKept;;) {
+  struct Step {
+    Lore lore;
+    bool drop_lore_sentences;
+    size_t cap;
+  };
+  // One step, its lists cut to their first `items` first (SIZE_MAX: whole), so that what the note names is what is
+  // shown.
+  auto attempt = [&](const Step& step, size_t items) {
     Whole w{r, {}, false};
-    bool lore_cut = false;
-    if (step == Lore::kShort) {
+    std::vector<std::string> parts;
+    if (step.lore == Lore::kShort) {
       std::string& t = w.result[lore].get_ref<std::string&>();
       if (t.size() > kLoreShortChars) {
         t = text::cut_at_word(t, kLoreShortChars) + " […]";
-        lore_cut = true;
+        parts.push_back("the description (" + std::string(lore) + ") is cut short ([…])");
       }
-    } else if (step == Lore::kLeftOut) {
+    } else if (step.lore == Lore::kLeftOut && has_lore) {
       w.result.erase(lore);
+      parts.push_back("the description (" + std::string(lore) + ") is left out");
     }
-    // Rule text is cut only once the lore is out of the way.
-    const bool rules_may_be_cut = step == Lore::kLeftOut || !has_lore;
-    const size_t field_cap = rules_may_be_cut ? cap : std::max(cap, kStandardFieldChars);
-    if (step == Lore::kKept && has_lore && clip_fields(w.result[lore], field_cap)) lore_cut = true;
-    const bool clipped = clip_fields(w.result, field_cap);
+    std::vector<std::string> lists_cut;
+    if (items != SIZE_MAX) {
+      // A list cut in the entry and in its source record is named once.
+      for (auto& l : clip_lists(w.result, items)) {
+        if (std::find(lists_cut.begin(), lists_cut.end(), l) == lists_cut.end()) lists_cut.push_back(std::move(l));
+      }
+    }
+    Shortener shortener(step.drop_lore_sentences, step.cap);
+    shortener.run(w.result);
+    if (!shortener.lore_left_out.empty()) {
+      parts.push_back("sentences that state no rules are left out ([…]) of " + shortener.lore_left_out.str());
+    }
+    if (!shortener.cut.empty()) parts.push_back("text is cut short ([…]) in " + shortener.cut.str());
+    if (!lists_cut.empty()) {
+      const size_t named = std::min<size_t>(lists_cut.size(), 5);
+      std::string lists = text::join(std::vector<std::string>(lists_cut.begin(), lists_cut.begin() + named), ", ");
+      if (lists_cut.size() > named) lists += " and " + std::to_string(lists_cut.size() - named) + " more";
+      parts.push_back("long lists show their first items only: " + lists);
+    }
+    if (!parts.empty()) {
+      w.result["truncated"] = "To fit the answer " + text::join(parts, "; ") + "; " + std::string(whole_from) + ".";
+    }
     if (render) w.text = render(w.result);
     w.fits = w.text.size() + w.result.dump().size() <= room;
+    return std::pair{std::move(w), !lists_cut.empty()};
+  };
+  std::vector<Step> steps = {{Lore::kKept, false, SIZE_MAX}};
+  if (has_lore) {
+    steps.push_back({Lore::kShort, false, SIZE_MAX});
+    steps.push_back({Lore::kLeftOut, false, SIZE_MAX});
+  }
+  const Lore rules_lore = has_lore ? Lore::kLeftOut : Lore::kKept;
+  steps.push_back({rules_lore, true, SIZE_MAX});
+  for (size_t c = cap;; c /= 2) {
+    steps.push_back({rules_lore, true, c});
+    if (c < floor || c == 0) break;
+  }
+  for (const Step& step : steps) {
+    auto [w, lists_cut] = attempt(step, SIZE_MAX);
+    if (w.fits) return std::move(w);
+    if (step.cap >= floor) continue;
     // Text at its shortest and still too long: the entry's lists are too long (a homebrew monster with a thousand
     // traits), and are cut to their first items, halving how many until it fits.
-    std::vector<std::string> lists_cut;
-    const bool at_floor = rules_may_be_cut && field_cap < floor;
-    for (size_t items = kListItemsFloor * 64; at_floor && !w.fits && items >= kListItemsFloor; items /= 2) {
-      json shorter = w.result;
-      lists_cut = clip_lists(shorter, items);
-      if (lists_cut.empty()) continue;
-      std::string text = render ? render(shorter) : std::string();
-      const bool fits = text.size() + shorter.dump().size() <= room;
-      if (fits || items / 2 < kListItemsFloor) {
-        w.result = std::move(shorter);
-        w.text = std::move(text);
-        w.fits = fits;
-      }
+    Whole best = std::move(w);
+    for (size_t items = kListItemsFloor * 64; items >= kListItemsFloor; items /= 2) {
+      auto [shorter, cut] = attempt(step, items);
+      if (!cut) continue;
+      best = std::move(shorter);
+      if (best.fits) break;
     }
-    if (w.fits || at_floor) {
-      std::vector<std::string> parts;
-      if (step == Lore::kLeftOut) parts.push_back("the description (" + std::string(lore) + ") is left out");
-      if (lore_cut) parts.push_back("the description (" + std::string(lore) + ") is cut short ([…])");
-      if (clipped) parts.push_back((lore_cut ? "other " : "") + std::string("long text is cut short ([…])"));
-      if (!lists_cut.empty()) {
-        // A list cut in the entry and in its source record is named once.
-        std::vector<std::string> distinct;
-        for (auto& l : lists_cut) {
-          if (std::find(distinct.begin(), distinct.end(), l) == distinct.end()) distinct.push_back(std::move(l));
-        }
-        lists_cut = std::move(distinct);
-        const size_t named = std::min<size_t>(lists_cut.size(), 5);
-        std::string lists = text::join(std::vector<std::string>(lists_cut.begin(), lists_cut.begin() + named), ", ");
-        if (lists_cut.size() > named) lists += " and " + std::to_string(lists_cut.size() - named) + " more";
-        parts.push_back("long lists show their first items only: " + lists);
-      }
-      if (!parts.empty()) {
-        w.result["truncated"] = "To fit the answer " + text::join(parts, "; ") + "; " + std::string(whole_from) + ".";
-        if (render) w.text = render(w.result);
-      }
-      return w;
-    }
-    if (has_lore && step != Lore::kLeftOut) {
-      step = step == Lore::kKept ? Lore::kShort : Lore::kLeftOut;
-    } else {
-      cap /= 2;
-    }
+    return best;
   }
+  return attempt(steps.back(), SIZE_MAX).first;
 }
 
 // Room left in a budget once `used` and `reserve` are spent.
@@ -251,11 +353,14 @@ ToolResult list_answer(std::vector<json> results, const std::string& header, std
     json& r = results[i];
     const bool in_full = detail == Detail::kFull || (detail == Detail::kStandard && i < kStandardInFull);
     if (in_full) {
-      // The first result is always shown in full, its long fields cut shorter until it fits; it keeps its text
-      // before the lines after it keep their reasons. The others in full yield to the lines with reasons.
+      // The first result is always shown in full, shortened until it fits; it keeps its text before the lines
+      // after it keep their reasons, and has kFirstResultRoom however many lines follow. The others in full yield
+      // to the lines with reasons.
       const size_t reserve = i == 0 ? costs.compact_after[1] : costs.full_after[i + 1];
+      size_t room = room_left(budget, used, reserve);
+      if (i == 0) room = std::max(room, detail == Detail::kFull ? kFullBudget / 2 : kFirstResultRoom);
       Whole w = whole_within(
-          r, detail == Detail::kFull ? kFullFieldChars : kStandardFieldChars, room_left(budget, used, reserve),
+          r, detail == Detail::kFull ? kFullFieldChars : kStandardFieldChars, room,
           i == 0 ? kFirstFieldFloor : SIZE_MAX, [](const json& c) { return render_entity(c) + "\n---\n\n"; },
           "get_entity(key) gives the entry whole");
       if (w.fits || i == 0) {

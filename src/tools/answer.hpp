@@ -13,17 +13,21 @@
 
 namespace lorekeeper::tools {
 
-// Answer budgets, in characters of text plus structuredContent (about four characters a token): a default
-// (`detail` standard) answer stays under about 4,000 tokens, a `detail` full one under about 20,000, well under
-// the 25,000-token limit hosts enforce on a tool result.
-inline constexpr size_t kStandardBudget = 16000;
+// Answer budgets, in characters of text plus structuredContent. A host gives its model one of the two (Claude Code
+// the structured content, most others the text), so a model reads about half of a budget: a default (`detail`
+// standard) answer about 16,000 characters (4,000-5,000 tokens), a `detail` full one about 40,000 (10,000-13,000
+// tokens, under the 25,000-token limit hosts enforce on a tool result).
+inline constexpr size_t kStandardBudget = 32000;
 inline constexpr size_t kFullBudget = 80000;
-// Results a standard answer shows in full; the others are one line each.
+// Results a standard answer shows in full when they fit; the others are one line each.
 inline constexpr size_t kStandardInFull = 3;
+// The room the first result always has, whatever the lines after it take: a stat block's rules whole.
+inline constexpr size_t kFirstResultRoom = kStandardBudget / 2;
 // The shortest a text field of the first result is cut to while it does not fit (it is shown in full whatever
 // the room; get_entity gives the rest).
 inline constexpr size_t kFirstFieldFloor = 100;
-// The longest text field an answer carries, per detail; longer ones are cut where a word ends and say so.
+// The longest a text field is cut to first when an entry does not fit whole, per detail; shorter again (half as
+// long each time) while it does not.
 inline constexpr size_t kStandardFieldChars = 3000;
 inline constexpr size_t kFullFieldChars = 20000;
 // search_all's results in all (its `limit` is per kind).
@@ -42,9 +46,6 @@ Detail detail_of(const json& args);
 // marked `summarized`; with `reasons`, also `_matched` and a short `_snippet`.
 json summary_of(const json& r, bool reasons = true);
 
-// Cuts every text field of `r` longer than `max_chars` where a word ends, marked " […]"; true when one was cut.
-bool clip_fields(json& r, size_t max_chars);
-
 // Cuts every list of `r` (at any depth) longer than `max_items` to its first `max_items`; returns each cut list
 // as "<field> (<kept> of <all>)".
 std::vector<std::string> clip_lists(json& r, size_t max_items);
@@ -56,12 +57,14 @@ inline constexpr size_t kLoreShortChars = 600;
 
 double round3(double v);
 
-// One result whole: its text fields cut at `cap` characters; while its Markdown (`render`) and JSON together
-// exceed `room`, its lore (a creature's description) cut to kLoreShortChars, then left out, and only then its
-// text fields cut at half as many characters again and again, until the cap falls below `floor`; then its lists
-// cut to their first 256, 128, ... kListItemsFloor items (clip_lists) until it fits. `fits` says
-// whether it ended within `room`. A result shortened says what was left out or cut in `truncated` (shown in its
-// Markdown), ending with `whole_from`: where the rest is ("get_entity(key) gives the entry whole").
+// One result as whole as `room` allows for its Markdown (`render`) and JSON together. While they do not fit, in
+// this order: its lore (a creature's description) cut to kLoreShortChars, then left out; the sentences of its
+// longer texts that state no rules (model::states_rules) left out, so that every attack, save, DC, damage,
+// condition and use stays; its texts cut at `cap` characters where a word ends, then at half as many again and
+// again until the cap falls below `floor`; then its lists cut to their first 256, 128, ... kListItemsFloor items
+// (clip_lists). `fits` says whether it ended within `room`. A result shortened says in `truncated` (shown in its
+// Markdown) what was left out or cut and where ("text is cut short ([…]) in actions (Acid Breath)"), ending with
+// `whole_from`: where the rest is ("get_entity(key) gives the entry whole").
 struct Whole {
   json result;
   std::string text;

@@ -80,10 +80,11 @@ namespace {
 ParamSpec detail_param() {
   return {"detail",
           ParamType::kString,
-          "standard (about 16,000 characters in all): up to the first 3 results in full as far as they fit (the first "
-          "always, its creature lore and then its longest texts shortened if it must be), the rest one line each; "
-          "summary: one line each; full (about 80,000 characters): every result in full as far as they fit. A "
-          "shortened result says what was cut; get_entity(key) gives one entry whole.",
+          "standard (the default, about 16,000 characters): the first result in full, the next two in full when "
+          "they fit (a long stat block leaves room for one), the rest one line each; summary: one line each; full "
+          "(about 40,000 characters): every result in full that fits, the rest one line each. A result that must "
+          "be shortened loses a creature's lore first, then the sentences that state no rules, and only then has "
+          "its longest texts cut; it names what it left out, and get_entity(key) gives the entry whole.",
           {"summary", "standard", "full"},
           {},
           {},

@@ -7,7 +7,7 @@
 
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { errorResult, importDep, okList, okResult, requireEnvironment, serverEnv } from './lib/harness.mjs';
+import { errorResult, firstText, importDep, okList, okResult, requireEnvironment, serverEnv } from './lib/harness.mjs';
 
 const { bin, db } = requireEnvironment('bundled');
 const { Client } = await importDep('@modelcontextprotocol/sdk/client/index.js');
@@ -63,4 +63,55 @@ test('count_entities counts what the search tool filters select', async () => {
   assert.equal(sum, res.structuredContent.total);
   const list = okList(await call('search_creature', { type: 'fiend', documents: ['srd-2014'], limit: 100, detail: 'summary' }), 'fiends');
   assert.equal(list.length, sum);
+});
+
+// A default search shows its first result with every rule the entry holds: what get_entity gives whole is there
+// word for word (a stat block's actions with their DCs and damage, a class feature's options, a deck's cards), and
+// a result that had to be shortened names each place it cut.
+const RULE_LISTS = ['actions', 'bonus_actions', 'reactions', 'legendary_actions', 'traits', 'features'];
+async function assertFirstResultWhole(args, key, label) {
+  const res = await call(args.tool, args.arguments);
+  const list = okList(res, label);
+  const first = list[0];
+  assert.equal(first.key, key, `${label}: first result ${first.key}`);
+  assert.notEqual(first.summarized, true, `${label}: the first result is one line`);
+  const whole = okResult(await call('get_entity', { key }), `${label} get_entity`);
+  assert.equal(first.truncated, undefined, `${label}: shortened: ${first.truncated}`);
+  for (const field of RULE_LISTS) {
+    for (const entry of whole[field] ?? []) {
+      const shown = (first[field] ?? []).find((x) => x.name === entry.name);
+      assert.ok(shown, `${label}: ${field} "${entry.name}" is missing`);
+      assert.equal(shown.desc, entry.desc, `${label}: ${field} "${entry.name}" differs`);
+    }
+  }
+  if (typeof whole.desc === 'string') assert.equal(first.desc, whole.desc, `${label}: desc differs`);
+  const text = firstText(res);
+  assert.ok(!text.includes('[…]'), `${label}: the Markdown cuts a text`);
+  return { first, text };
+}
+
+test('a default search keeps the first stat block whole: Acid Breath with its DC and damage', async () => {
+  const { first, text } = await assertFirstResultWhole(
+    { tool: 'search_creature', arguments: { search: 'dragon', cr_min: 15 } }, 'a5e-mm_adult-black-dragon', 'dragon');
+  const breath = first.actions.find((a) => a.name.startsWith('Acid Breath'));
+  assert.ok(breath, first.actions.map((a) => a.name).join(', '));
+  assert.match(breath.desc, /DC \d+ Dexterity saving throw/);
+  assert.match(breath.desc, /\(\d+d\d+\) acid damage/);
+  assert.ok(text.includes('Acid Breath'));
+});
+
+test('a default search keeps a class whole: the 2024 Rogue\'s Cunning Strike options', async () => {
+  const { first } = await assertFirstResultWhole(
+    { tool: 'search_character_option', arguments: { search: 'Rogue', type: 'class', game_system: '5e-2024' } },
+    'srd-2024_rogue', 'rogue');
+  const strike = first.features.find((f) => f.name === 'Cunning Strike');
+  assert.ok(strike, first.features.map((f) => f.name).join(', '));
+  assert.match(strike.desc, /For example, /);
+  assert.match(strike.desc, /Withdraw/);
+});
+
+test('a default search keeps an item whole: every card of the Deck of Many Things', async () => {
+  const { first } = await assertFirstResultWhole(
+    { tool: 'search_equipment', arguments: { search: 'Deck of Many Things' } }, 'srd_deck-of-many-things', 'deck');
+  for (const card of ['Flames', 'Fool', 'Void', 'Vizier']) assert.ok(first.desc.includes(card), card);
 });

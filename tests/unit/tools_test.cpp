@@ -5,8 +5,10 @@
 #include <regex>
 #include <set>
 
+#include "../../src/tools/answer.hpp"
 #include "lorekeeper/core/text.hpp"
 #include "lorekeeper/model/hints.hpp"
+#include "lorekeeper/model/rules_text.hpp"
 #include "lorekeeper/tools/engine.hpp"
 #include "lorekeeper/tools/legacy.hpp"
 #include "lorekeeper/tools/params.hpp"
@@ -1122,9 +1124,9 @@ TEST(Engine, LargeAnswersAreSummarisedWithinBudget) {
   EXPECT_NE(message.find("get_entity"), std::string::npos) << message;
   // Nothing is dropped: every result asked for is there, past the budget as one line of a few hundred characters.
   EXPECT_EQ(r.structured["result"].size(), 100u);
-  EXPECT_LE(size(r), 16000u + 100 * 500u);
+  EXPECT_LE(size(r), tools::kStandardBudget + 100 * 500u);
   auto twenty = engine.call("search_creature", {{"limit", 20}});
-  EXPECT_LE(size(twenty), 16000u + 20 * 500u);
+  EXPECT_LE(size(twenty), tools::kStandardBudget + 20 * 500u);
   auto summary = engine.call("search_creature", {{"limit", 100}, {"detail", "summary"}});
   for (const auto& x : summary.structured["result"]) EXPECT_TRUE(x.value("summarized", false));
   EXPECT_EQ(summary.structured["result"].size(), 100u);
@@ -1145,9 +1147,10 @@ TEST(Engine, OneLineResultsLoseTheirReasonsBeforeTheBudget) {
     auto st = store::Store::open(path, store::Store::Mode::kReadWrite);
     ASSERT_TRUE(st.is_ok());
     std::vector<model::Entity> many;
-    // Long names make every line long: 20 lines with their reasons are past 16,000 characters, without them not.
+    // A long licence makes every line long: 20 lines with their reasons are past the budget, without them not
+    // (measured: 820 characters puts the budget between the two).
     model::Document doc{
-        "long", "A Book With A Rather Long Title", "", "A Publisher", std::string(160, 'L'), "5e-2014", "test", "", ""};
+        "long", "A Book With A Rather Long Title", "", "A Publisher", std::string(820, 'L'), "5e-2014", "test", "", ""};
     for (int i = 0; i < 40; ++i) {
       const std::string text = "It lurks in the marsh reeds and waits for travellers. " + std::string(2000, 'x');
       many.push_back(test_creature(doc, "long_creature-with-a-long-key-" + std::to_string(i),
@@ -1162,7 +1165,7 @@ TEST(Engine, OneLineResultsLoseTheirReasonsBeforeTheBudget) {
   const json& results = r.structured["result"];
   ASSERT_EQ(results.size(), 20u);
   const size_t size = r.text.size() + r.structured.dump().size();
-  EXPECT_LE(size, 16000u + 1000u) << "about 4,000 tokens";
+  EXPECT_LE(size, tools::kStandardBudget + 1000u);
   size_t with_reasons = 0, compact = 0;
   for (const auto& x : results) {
     for (const char* f : {"key", "name", "kind", "source_api", "url"}) EXPECT_TRUE(x.contains(f)) << f;
@@ -1180,7 +1183,7 @@ TEST(Engine, OneLineResultsLoseTheirReasonsBeforeTheBudget) {
       ++compact;
     }
   }
-  EXPECT_GT(compact, 0u) << "20 lines with reasons do not fit";
+  EXPECT_GT(compact, 0u) << "20 lines with reasons do not fit; size " << size;
   EXPECT_GT(with_reasons, 0u) << "the room there is goes to reasons";
   // A shorter list has room for every line's reasons.
   auto five = engine.call("search_creature", {{"search", "lurks in the marsh reeds"}, {"limit", 5}});
@@ -1227,13 +1230,103 @@ TEST(Engine, ACreaturesLoreGivesWayBeforeItsRules) {
   Engine engine(path);
   auto r = engine.call("search_creature", {{"search", "Lore Drake"}});
   ASSERT_FALSE(r.is_error) << r.text.substr(0, 300);
-  EXPECT_LE(r.text.size() + r.structured.dump().size(), 16000u);
+  EXPECT_LE(r.text.size() + r.structured.dump().size(), tools::kStandardBudget);
   const json& drake = r.structured["result"][0];
   for (const auto& a : drake["actions"]) EXPECT_EQ(a.value("desc", ""), breath);  // every DC and damage whole
   EXPECT_NE(drake.value("truncated", "").find("the description (desc)"), std::string::npos) << r.text.substr(0, 3000);
   EXPECT_NE(r.text.find("*To fit the answer the description (desc)"), std::string::npos);
   EXPECT_NE(r.text.find("get_entity(key) gives the entry whole"), std::string::npos);
   EXPECT_EQ(r.text.find("detail full shows more"), std::string::npos);  // get_entity has no detail parameter
+}
+
+// A stat block that does not fit whole loses the sentences that state no rules before a word of a rule is cut, and
+// names each place: every DC, damage and use stays, also when the list after it is long.
+TEST(Engine, AShortenedStatBlockKeepsEveryRuleSentence) {
+  const std::string path = testing::temp_dir() + "/rules-kept.db";
+  const std::string breath =
+      "Each creature in that line must make a DC 18 Dexterity saving throw, taking 54 (12d8) acid damage on a failed "
+      "save, or half as much damage on a successful one.";
+  const std::string lore = "Old songs of the marsh folk remember this terror by many names and few kind words. ";
+  {
+    auto st = store::Store::open(path, store::Store::Mode::kReadWrite);
+    ASSERT_TRUE(st.is_ok());
+    model::Document doc{"marsh", "Marsh Book", "", "", "", "5e-2014", "test", "", ""};
+    std::vector<model::Entity> all;
+    model::Entity drake;
+    drake.kind = model::Kind::kCreature;
+    drake.key = "marsh_fen-drake";
+    drake.name = "Fen Drake";
+    drake.document = doc;
+    drake.source_api = "test";
+    drake.url = "https://example.invalid/fen-drake";
+    json actions = json::array();
+    for (int i = 0; i < 8; ++i) {
+      std::string desc = "The drake exhales acid in a 60-foot line. ";
+      for (int j = 0; j < 20; ++j) desc += lore;
+      actions.push_back({{"name", "Breath " + std::to_string(i) + " (Recharge 5-6)"}, {"desc", desc + breath}});
+    }
+    drake.data = {{"size", "Large"}, {"type", "Dragon"}, {"actions", actions}};
+    drake.text = breath;
+    drake.facets.type = "dragon";
+    all.push_back(drake);
+    // A hundred more: their one-line results alone are past the budget.
+    for (int i = 0; i < 100; ++i) {
+      all.push_back(test_creature(doc, "marsh_drake-" + std::to_string(i), "Fen Drake Cousin " + std::to_string(i),
+                                  "https://example.invalid/", "", "A drake of the fens."));
+    }
+    ASSERT_TRUE((*st)->upsert({doc}, all).is_ok());
+  }
+  Engine engine(path);
+  auto r = engine.call("search_creature", {{"limit", 100}});  // by name: the drake first
+  ASSERT_FALSE(r.is_error) << r.text.substr(0, 300);
+  const json& first = r.structured["result"][0];
+  ASSERT_EQ(first.value("key", ""), "marsh_fen-drake");
+  ASSERT_EQ(first["actions"].size(), 8u);
+  for (const auto& a : first["actions"]) {
+    const std::string desc = a.value("desc", "");
+    EXPECT_EQ(desc.rfind("The drake exhales acid in a 60-foot line.", 0), 0u) << desc;
+    EXPECT_NE(desc.find(breath), std::string::npos) << desc;
+    EXPECT_EQ(desc.find("Old songs"), std::string::npos) << "the lore goes first";
+    EXPECT_NE(desc.find("[…]"), std::string::npos) << "where it went is marked";
+  }
+  const std::string note = first.value("truncated", "");
+  EXPECT_NE(note.find("sentences that state no rules are left out ([…]) of actions (Breath 0 (Recharge 5-6), "),
+            std::string::npos)
+      << note;
+  EXPECT_NE(note.find("and 3 more)"), std::string::npos) << note;
+  EXPECT_EQ(note.find("cut short"), std::string::npos) << note;
+  EXPECT_NE(r.text.find("*To fit the answer sentences that state no rules"), std::string::npos);
+  // get_entity has the room: the entry whole.
+  auto whole = engine.call("get_entity", {{"key", "marsh_fen-drake"}});
+  EXPECT_FALSE(whole.structured["result"].contains("truncated"));
+  EXPECT_NE(whole.structured["result"]["actions"][7].value("desc", "").find("Old songs"), std::string::npos);
+}
+
+// The sentences an answer shortens by: what they are, and which state rules.
+TEST(RulesText, SentencesAndWhichStateRules) {
+  const std::string t =
+      "The dragon exhales acid in a 30-ft. line. Black dragons dwell in swamps!\nThey are cruel.  | 5 | +3 |\n\n"
+      "**Poison (Cost: 1d6).** You add a toxin.";
+  const auto spans = model::sentence_spans(t);
+  std::string joined;
+  for (auto s : spans) joined += s;
+  EXPECT_EQ(joined, t);
+  ASSERT_EQ(spans.size(), 5u);
+  EXPECT_EQ(spans[0], "The dragon exhales acid in a 30-ft. line. ");
+  EXPECT_EQ(spans[1], "Black dragons dwell in swamps!\n");
+  EXPECT_EQ(spans[3], "| 5 | +3 |\n\n");
+  EXPECT_TRUE(model::states_rules(spans[0]));   // a number
+  EXPECT_FALSE(model::states_rules(spans[1]));  // lore
+  EXPECT_FALSE(model::states_rules("They are cruel."));
+  EXPECT_TRUE(model::states_rules(spans[3]));  // a table row
+  EXPECT_TRUE(model::states_rules("The target has the Poisoned condition until the end of its next turn."));
+  EXPECT_TRUE(model::states_rules("The dragon can breathe air and water."));
+  EXPECT_TRUE(model::states_rules("It is immune to being frightened."));
+  EXPECT_TRUE(model::states_rules("Make a Wisdom saving throw."));
+  EXPECT_TRUE(model::states_rules("## Features"));
+  EXPECT_FALSE(model::states_rules("Ancient legends speak of a queen who loved the sea."));
+  EXPECT_FALSE(model::states_rules("Scholars debate its origin."));  // "debate" is no "die"
+  EXPECT_TRUE(model::sentence_spans("").empty());
 }
 
 TEST(Engine, OneHugeEntryStaysWithinTheBudget) {
@@ -1249,12 +1342,14 @@ TEST(Engine, OneHugeEntryStaysWithinTheBudget) {
   for (const std::string detail : {"summary", "standard", "full"}) {
     auto r = engine.call("search_spell", {{"search", "Endless Words"}, {"detail", detail}});
     ASSERT_FALSE(r.is_error) << r.text.substr(0, 300);
-    EXPECT_LE(r.text.size() + r.structured.dump().size(), detail == "full" ? 80000u : 16000u) << detail;
+    EXPECT_LE(r.text.size() + r.structured.dump().size(),
+              detail == "full" ? tools::kFullBudget : tools::kStandardBudget)
+        << detail;
     ASSERT_EQ(r.structured["result"].size(), 1u) << detail;
   }
   auto one = engine.call("get_entity", {{"key", "home_endless-words"}});
   ASSERT_FALSE(one.is_error);
-  EXPECT_LE(one.text.size() + one.structured.dump().size(), 80000u);
+  EXPECT_LE(one.text.size() + one.structured.dump().size(), tools::kFullBudget);
   EXPECT_TRUE(one.structured["result"].contains("truncated"));
   EXPECT_NE(one.text.find("[…]"), std::string::npos);
 }
@@ -1289,7 +1384,9 @@ TEST(Engine, AnEntryWithLongListsStaysWithinTheBudget) {
     const std::string note = r.value("truncated", "");
     EXPECT_NE(note.find("traits (" + std::to_string(r["traits"].size()) + " of 1,000)"), std::string::npos) << note;
     EXPECT_NE(note.find("actions ("), std::string::npos) << note;
-    EXPECT_EQ(note.find("traits (", note.find("traits (") + 1), std::string::npos) << "named twice: " << note;
+    const std::string shown = "traits (" + std::to_string(r["traits"].size()) + " of 1,000)";
+    EXPECT_EQ(note.find(shown, note.find(shown) + 1), std::string::npos) << "named twice: " << note;
+    EXPECT_EQ(note.find("and 995 more"), std::string::npos) << "names only what is shown: " << note;
     EXPECT_NE(one.text.find(note), std::string::npos);
   }
 }
