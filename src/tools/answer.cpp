@@ -100,6 +100,12 @@ namespace {
 // creature's `desc` is the book's description (the stat block is its rules); every other kind's `desc` is its rules.
 const char* lore_field(const json& r) { return r.value("kind", "") == "creature" ? "desc" : nullptr; }
 
+// Whether a sentence of the kind's texts that states no rules (model::states_rules) is lore. A creature's traits
+// and actions are a stat block's terse rules, where such a sentence is the book's colour; a class feature's,
+// spell's, item's or background's plain words are rules themselves ("common folk hurry to get out of your way"),
+// so their texts are only ever cut, never thinned.
+bool thins_lore_sentences(const json& r) { return r.value("kind", "") == "creature"; }
+
 // A text at most this long keeps its sentences without rules (a trait of two sentences is left whole).
 constexpr size_t kLoreSentencesFrom = 300;
 
@@ -138,13 +144,17 @@ class Places {
   std::vector<std::pair<std::string, std::vector<std::string>>> fields_;
 };
 
-// Shortens the texts of one result. With `drop_lore`, a text longer than kLoreSentencesFrom loses its sentences
-// that state no rules (model::states_rules), its first sentence kept; then a text still longer than `cap` loses
-// them too and is cut where a word ends. Each gap is marked "[…]". The API records an answer carries as they were
-// sent (`source_record`) are only cut, never rewritten sentence by sentence.
+// Shortens the texts of one result. With `thin` and `drop_lore`, a text longer than kLoreSentencesFrom loses its
+// sentences that state no rules (model::states_rules), its first sentence kept; with `thin`, a text still longer
+// than `cap` loses them too; then it is cut where a word ends. Each gap is marked "[…]". The API records an answer
+// carries as they were sent (`source_record`) are only cut, never rewritten sentence by sentence.
 class Shortener {
  public:
-  Shortener(bool drop_lore, size_t cap) : drop_lore_(drop_lore), cap_(cap) {}
+  // `source_cap` cuts the API records an answer carries (`source_record`), before and more than its own texts.
+  // `thin`: the entry's texts may lose sentences that state no rules (thins_lore_sentences), all of them with
+  // `drop_lore`, else those of a text longer than `cap` before it is cut.
+  Shortener(bool thin, bool drop_lore, size_t cap, size_t source_cap)
+      : thin_(thin), drop_lore_(drop_lore), cap_(cap), source_cap_(source_cap) {}
 
   void run(json& r) { walk(r, "", "", true); }
 
@@ -172,29 +182,45 @@ class Shortener {
   }
 
   void shorten(std::string& t, const std::string& field, const std::string& entry, bool own_text) {
-    if (own_text && (drop_lore_ ? t.size() > kLoreSentencesFrom : t.size() > cap_)) {
+    const size_t cap = own_text ? cap_ : std::min(cap_, source_cap_);
+    // A text many times its cap is first cut to a few times it, so that reading its sentences costs what the
+    // answer can show, not what the text holds.
+    if (cap != SIZE_MAX && t.size() > 4 * cap) t = text::cut_at_word(t, 4 * cap);
+    if (own_text && thin_ && (drop_lore_ ? t.size() > kLoreSentencesFrom : t.size() > cap)) {
       if (leave_out_lore(t)) (drop_lore_ ? lore_left_out : cut).add(field, entry);
     }
-    if (t.size() > cap_) {
-      t = text::cut_at_word(t, cap_) + " […]";
+    if (t.size() > cap) {
+      t = text::cut_at_word(t, cap) + " […]";
       cut.add(field, entry);
     }
   }
 
-  // Leaves out the sentences of `t` after its first that state no rules; true when one was left out.
+  // Leaves out the sentences of `t` after its first that state no rules, each run of them marked "[…]" where it
+  // was (its line breaks kept, so Markdown around it stays as it was); true when one was left out.
   static bool leave_out_lore(std::string& t) {
     const auto spans = model::sentence_spans(t);
     if (spans.size() < 2) return false;
     std::string kept(spans.front());
     bool gap = false, changed = false;
     for (size_t i = 1; i < spans.size(); ++i) {
-      if (model::states_rules(spans[i])) {
-        kept += spans[i];
+      const std::string_view span = spans[i];
+      if (model::states_rules(span)) {
+        kept += span;
         gap = false;
-      } else if (!gap) {
+        continue;
+      }
+      size_t breaks = 0;
+      while (breaks < span.size() && span[span.size() - 1 - breaks] == '\n') ++breaks;
+      if (!gap) {
         if (!kept.empty() && kept.back() != ' ' && kept.back() != '\n') kept += ' ';
-        kept += "[…] ";
+        kept += "[…]";
         gap = changed = true;
+        if (breaks == 0) kept += ' ';
+      }
+      if (breaks > 0) {
+        while (!kept.empty() && kept.back() == ' ') kept.pop_back();
+        kept.append(breaks, '\n');
+        gap = false;
       }
     }
     if (!changed) return false;
@@ -203,9 +229,25 @@ class Shortener {
     return true;
   }
 
+  bool thin_;
   bool drop_lore_;
   size_t cap_;
+  size_t source_cap_;
 };
+
+// The longest text of `v`: of the entry's own fields, or of the API records it carries (`source_record`).
+size_t longest_text(const json& v, bool own, bool in_source = false) {
+  size_t longest = 0;
+  if (v.is_string()) return own != in_source ? v.get_ref<const std::string&>().size() : 0;
+  if (v.is_array()) {
+    for (const auto& x : v) longest = std::max(longest, longest_text(x, own, in_source));
+  } else if (v.is_object()) {
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      longest = std::max(longest, longest_text(it.value(), own, in_source || it.key().rfind("source_record", 0) == 0));
+    }
+  }
+  return longest;
+}
 
 }  // namespace
 
@@ -230,6 +272,7 @@ Whole whole_within(const json& r, size_t cap, size_t room, size_t floor,
     Lore lore;
     bool drop_lore_sentences;
     size_t cap;
+    size_t source_cap = SIZE_MAX;
   };
   // One step, its lists cut to their first `items` first (SIZE_MAX: whole), so that what the note names is what is
   // shown.
@@ -253,7 +296,7 @@ Whole whole_within(const json& r, size_t cap, size_t room, size_t floor,
         if (std::find(lists_cut.begin(), lists_cut.end(), l) == lists_cut.end()) lists_cut.push_back(std::move(l));
       }
     }
-    Shortener shortener(step.drop_lore_sentences, step.cap);
+    Shortener shortener(thins_lore_sentences(r), step.drop_lore_sentences, step.cap, step.source_cap);
     shortener.run(w.result);
     if (!shortener.lore_left_out.empty()) {
       parts.push_back("sentences that state no rules are left out ([…]) of " + shortener.lore_left_out.str());
@@ -278,15 +321,26 @@ Whole whole_within(const json& r, size_t cap, size_t room, size_t floor,
     steps.push_back({Lore::kLeftOut, false, SIZE_MAX});
   }
   const Lore rules_lore = has_lore ? Lore::kLeftOut : Lore::kKept;
-  steps.push_back({rules_lore, true, SIZE_MAX});
-  for (size_t c = cap;; c /= 2) {
-    steps.push_back({rules_lore, true, c});
+  // Where cutting starts: at most `cap`, and no longer than the room or three quarters of the longest text, so
+  // that an entry a little over its room loses a little. Each cut is three quarters of the one before.
+  const auto first_cap = [&](bool own) { return std::min({cap, room, longest_text(r, own) * 3 / 4}); };
+  // The API records an answer carries are cut before a word of the entry's own text.
+  size_t source_cap = SIZE_MAX;
+  for (size_t c = first_cap(false); c >= floor && c > 0; c = c * 3 / 4) {
+    steps.push_back({rules_lore, false, SIZE_MAX, c});
+    source_cap = c;
+  }
+  if (thins_lore_sentences(r)) steps.push_back({rules_lore, true, SIZE_MAX, source_cap});
+  for (size_t c = first_cap(true);; c = c * 3 / 4) {
+    steps.push_back({rules_lore, true, c, std::min(c, source_cap)});
     if (c < floor || c == 0) break;
   }
   for (const Step& step : steps) {
     auto [w, lists_cut] = attempt(step, SIZE_MAX);
     if (w.fits) return std::move(w);
     if (step.cap >= floor) continue;
+    // A result that may be shown as one line instead (floor SIZE_MAX) is never shown with its lists cut.
+    if (floor == SIZE_MAX) return std::move(w);
     // Text at its shortest and still too long: the entry's lists are too long (a homebrew monster with a thousand
     // traits), and are cut to their first items, halving how many until it fits.
     Whole best = std::move(w);
@@ -359,9 +413,13 @@ ToolResult list_answer(std::vector<json> results, const std::string& header, std
       const size_t reserve = i == 0 ? costs.compact_after[1] : costs.full_after[i + 1];
       size_t room = room_left(budget, used, reserve);
       if (i == 0) room = std::max(room, detail == Detail::kFull ? kFullBudget / 2 : kFirstResultRoom);
+      // The first is cut only as far as its room needs; the others in full are shown so or as one line.
       Whole w = whole_within(
-          r, detail == Detail::kFull ? kFullFieldChars : kStandardFieldChars, room,
-          i == 0 ? kFirstFieldFloor : SIZE_MAX, [](const json& c) { return render_entity(c) + "\n---\n\n"; },
+          r,
+          i == 0                    ? SIZE_MAX
+          : detail == Detail::kFull ? kFullFieldChars
+                                    : kStandardFieldChars,
+          room, i == 0 ? kFirstFieldFloor : SIZE_MAX, [](const json& c) { return render_entity(c) + "\n---\n\n"; },
           "get_entity(key) gives the entry whole");
       if (w.fits || i == 0) {
         used += w.text.size() + w.result.dump().size();

@@ -58,10 +58,13 @@ inline constexpr size_t kLoreShortChars = 600;
 double round3(double v);
 
 // One result as whole as `room` allows for its Markdown (`render`) and JSON together. While they do not fit, in
-// this order: its lore (a creature's description) cut to kLoreShortChars, then left out; the sentences of its
-// longer texts that state no rules (model::states_rules) left out, so that every attack, save, DC, damage,
-// condition and use stays; its texts cut at `cap` characters where a word ends, then at half as many again and
-// again until the cap falls below `floor`; then its lists cut to their first 256, 128, ... kListItemsFloor items
+// this order: its lore (a creature's description) cut to kLoreShortChars, then left out; the API records it carries
+// (`source_record`) cut, down to `floor` characters a text; a creature's longer texts thinned of the sentences that
+// state no rules (model::states_rules), so that every attack, save, DC, damage, condition and use stays (other
+// kinds' plain words are rules, and are only cut); its texts cut where a word ends, the sentences that state no
+// rules first, at most `cap` characters and no more than the room or three quarters of its longest text first,
+// then three quarters of that again and again until the cap falls below `floor`; then, unless `floor` is SIZE_MAX
+// (a result that can be one line instead), its lists cut to their first 256, 128, ... kListItemsFloor items
 // (clip_lists). `fits` says whether it ended within `room`. A result shortened says in `truncated` (shown in its
 // Markdown) what was left out or cut and where ("text is cut short ([…]) in actions (Acid Breath)"), ending with
 // `whole_from`: where the rest is ("get_entity(key) gives the entry whole").

@@ -215,7 +215,7 @@ ToolResult get_entity(store::Store& st, const json& args, std::string_view prefe
   // Within the full budget whatever the entry's size: long text fields are cut shorter until it fits.
   const size_t envelope = json{{"filters", args}, {"result", 0}, {"total", 1}}.dump().size() - 1;
   Whole w = whole_within(
-      r, kFullFieldChars, room_left(kFullBudget, envelope, 0), 1000,
+      r, SIZE_MAX, room_left(kFullBudget, envelope, 0), 1000,
       [&](const json& c) {
         std::string text = render_entity(c) + render_related(c.value("_related", json()));
         if (with_raw) text += "\n**Source record:**\n```json\n" + json_util::dump(c["source_record"]) + "\n```\n";

@@ -1306,27 +1306,60 @@ TEST(Engine, AShortenedStatBlockKeepsEveryRuleSentence) {
 TEST(RulesText, SentencesAndWhichStateRules) {
   const std::string t =
       "The dragon exhales acid in a 30-ft. line. Black dragons dwell in swamps!\nThey are cruel.  | 5 | +3 |\n\n"
-      "**Poison (Cost: 1d6).** You add a toxin.";
+      "| 1 | **Freedom.** Everyone should be free. Chains are evil. |\n- Simple Melee weapons. Martial ones too.\n"
+      " \n**Poison (Cost: 1d6).** You add a toxin.";
   const auto spans = model::sentence_spans(t);
   std::string joined;
   for (auto s : spans) joined += s;
   EXPECT_EQ(joined, t);
-  ASSERT_EQ(spans.size(), 5u);
+  ASSERT_EQ(spans.size(), 8u);
   EXPECT_EQ(spans[0], "The dragon exhales acid in a 30-ft. line. ");
   EXPECT_EQ(spans[1], "Black dragons dwell in swamps!\n");
   EXPECT_EQ(spans[3], "| 5 | +3 |\n\n");
-  EXPECT_TRUE(model::states_rules(spans[0]));   // a number
-  EXPECT_FALSE(model::states_rules(spans[1]));  // lore
-  EXPECT_FALSE(model::states_rules("They are cruel."));
-  EXPECT_TRUE(model::states_rules(spans[3]));  // a table row
-  EXPECT_TRUE(model::states_rules("The target has the Poisoned condition until the end of its next turn."));
-  EXPECT_TRUE(model::states_rules("The dragon can breathe air and water."));
-  EXPECT_TRUE(model::states_rules("It is immune to being frightened."));
-  EXPECT_TRUE(model::states_rules("Make a Wisdom saving throw."));
-  EXPECT_TRUE(model::states_rules("## Features"));
-  EXPECT_FALSE(model::states_rules("Ancient legends speak of a queen who loved the sea."));
-  EXPECT_FALSE(model::states_rules("Scholars debate its origin."));  // "debate" is no "die"
+  EXPECT_EQ(spans[4], "| 1 | **Freedom.** Everyone should be free. Chains are evil. |\n");  // a row is one span
+  EXPECT_EQ(spans[5], "- Simple Melee weapons. Martial ones too.\n");                       // a list item too
+  EXPECT_EQ(spans[6], " \n");
+  for (size_t i : {0, 2, 3, 4, 5, 6}) EXPECT_TRUE(model::states_rules(spans[i])) << spans[i];  // short or structure
+  const std::string lore = "Black dragons are the most evil-tempered of the chromatic dragons, dwelling in swamps.";
+  EXPECT_FALSE(model::states_rules(lore));
+  EXPECT_FALSE(model::states_rules("Ancient legends speak of a queen who loved the sea and sang to it every dawn."));
+  EXPECT_FALSE(model::states_rules("Scholars debate its origin, though most agree it came from the far north."));
+  for (const std::string rule : {
+           "Each creature in that line must make a Dexterity saving throw, taking acid damage on a failed save.",
+           "The target has the Poisoned condition until the end of its next turn, as the spell describes.",
+           "They don't count against your number of cantrips known, whatever else they are called.",  // a plural
+           "It reverts to its true form if it dies, and any equipment it is wearing or carrying too.",
+           "The hydra dies if all its heads are dead, and it grows new ones whenever one of them falls.",
+           "Monk weapons are the ones this feature names, and every one of them is described below:",
+           "You are transformed, along with any nonmagical object you are wearing or carrying, into stone.",
+       }) {
+    EXPECT_TRUE(model::states_rules(rule)) << rule;
+  }
   EXPECT_TRUE(model::sentence_spans("").empty());
+}
+
+// Thinning a creature's text keeps Markdown whole: a heading, a table row and a list item stay on lines of their
+// own, and a gap is marked where it was, its line breaks kept.
+TEST(Engine, ShorteningKeepsMarkdownStructure) {
+  const std::string path = testing::temp_dir() + "/markdown-kept.db";
+  const std::string lore = "Old songs of the marsh folk remember this terror by many names and few kind words. ";
+  std::string desc = "Pick one of the following.\n\n## Calm\n\n";
+  for (int i = 0; i < 40; ++i) desc += lore;
+  desc += "\n\n| Roll | Effect |\n|---|---|\n| 1 | Everyone sings. Then all are silent. |\n\n- A listed thing.\n";
+  for (int i = 0; i < 300; ++i) desc += lore;
+  store_one(path, model::Kind::kCreature, "Singing Stone", [&](model::Entity& e) {
+    e.data = {{"traits", json::array({{{"name", "Song"}, {"desc", desc}}})}, {"type", "Construct"}};
+    e.text = "Singing Stone";
+  });
+  Engine engine(path);
+  auto r = engine.call("search_creature", {{"search", "Singing Stone"}});
+  ASSERT_FALSE(r.is_error) << r.text.substr(0, 300);
+  const std::string shown = r.structured["result"][0]["traits"][0].value("desc", "");
+  EXPECT_NE(shown.find("Pick one of the following.\n\n## Calm\n\n[…]\n\n| Roll | Effect |\n|---|---|\n"
+                       "| 1 | Everyone sings. Then all are silent. |\n\n- A listed thing.\n[…]"),
+            std::string::npos)
+      << shown.substr(0, 600);
+  EXPECT_EQ(shown.find("Old songs"), std::string::npos);
 }
 
 TEST(Engine, OneHugeEntryStaysWithinTheBudget) {
