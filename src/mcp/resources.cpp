@@ -5,6 +5,7 @@
 #include <map>
 
 #include "lorekeeper/core/text.hpp"
+#include "lorekeeper/model/coverage.hpp"
 #include "lorekeeper/tools/engine.hpp"
 
 namespace lorekeeper::mcp {
@@ -88,6 +89,9 @@ std::string document_markdown(const store::DocumentInfo& info) {
   }
   s += counted(info.entity_count, "entry") + ":\n\n| Kind | Entries |\n|---|---|\n";
   for (const auto& [kind, n] : kinds_by_count(info)) s += "| " + kind + " | " + text::group_thousands(n) + " |\n";
+  for (const auto& statement : model::coverage()) {
+    if (statement.document == d.key) s += "\nNot in this data (" + statement.kind + "): " + statement.text + "\n";
+  }
   s += "\nSearch only this document: pass `documents: [\"" + d.key +
        "\"]` to a search tool. Read one entry: `lorekeeper://{kind}/{key}` with a key from a search result.\n";
   return s;
@@ -118,6 +122,32 @@ std::string kind_markdown(store::Store& store, const std::string& kind, const st
   return s;
 }
 
+// Every statement of what a document holds and lacks, under its document, with the document's entries per kind.
+std::string coverage_markdown(const std::vector<store::DocumentInfo>& docs) {
+  std::string s =
+      "## What the data holds and lacks\n\nEach source document's entries per kind are in "
+      "`lorekeeper://documents/{key}`. What a document is known to lack, so that an answer is not completed from "
+      "memory (an answer that touches one of these says so):\n";
+  for (const auto& info : docs) {
+    std::string lines;
+    for (const auto& statement : model::coverage()) {
+      if (statement.document != info.document.key) continue;
+      lines += "- **" + statement.kind + "** (" +
+               counted(info.entity_types.count(statement.kind) != 0 ? info.entity_types.at(statement.kind) : 0,
+                       statement.kind) +
+               " here): " + statement.text;
+      if (!statement.topics.empty()) {
+        std::vector<std::string> names;
+        for (const auto& t : statement.topics) names.push_back(t.name);
+        lines += " Missing: " + text::join(names, ", ") + ".";
+      }
+      lines += "\n";
+    }
+    if (!lines.empty()) s += "\n### " + info.document.name + " (`" + info.document.key + "`)\n\n" + lines;
+  }
+  return s;
+}
+
 }  // namespace
 
 Result<std::vector<json>> guide_resources(store::Store& store) {
@@ -135,6 +165,13 @@ Result<std::vector<json>> guide_resources(store::Store& store) {
                                        text::join(top, ", ") + (kinds.size() > 3 ? ", ..." : "") + ")"},
                    {"mimeType", "text/markdown"}});
   }
+  out.push_back({{"uri", kCoverageUri},
+                 {"name", "coverage"},
+                 {"title", "What the data holds and lacks"},
+                 {"description",
+                  "Per source document: what it is known to lack (SRD 5.2's rules glossary, SRD 5.1's "
+                  "one background and feat, ...), so that answers are not completed from memory"},
+                 {"mimeType", "text/markdown"}});
   const auto per_kind = kinds_by_document(*docs);
   for (auto k : model::all_kinds()) {
     const std::string kind(model::kind_name(k));
@@ -152,6 +189,11 @@ Result<std::vector<json>> guide_resources(store::Store& store) {
 }
 
 std::optional<Result<std::string>> read_guide_resource(store::Store& store, const std::string& uri) {
+  if (uri == kCoverageUri) {
+    auto docs = store.documents();
+    if (!docs) return Result<std::string>(docs.status());
+    return Result<std::string>(coverage_markdown(*docs));
+  }
   const bool is_document = uri.rfind(kDocumentsPrefix, 0) == 0;
   const bool is_kind = uri.rfind(kKindsPrefix, 0) == 0;
   if (!is_document && !is_kind) return std::nullopt;

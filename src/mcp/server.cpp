@@ -461,7 +461,7 @@ json Server::resources_read(const json& params, bool modern, bool* ok, json* err
   }
   const std::string scheme = kResourceScheme;
   if (uri.rfind(scheme, 0) != 0) return not_found(uri + " is not a lorekeeper:// URI");
-  if (uri.rfind(kDocumentsPrefix, 0) == 0 || uri.rfind(kKindsPrefix, 0) == 0) {
+  if (uri.rfind(kDocumentsPrefix, 0) == 0 || uri.rfind(kKindsPrefix, 0) == 0 || uri == kCoverageUri) {
     std::string why;
     store::Store* st = engine_.store(&why);
     if (st == nullptr) return not_found("the store is empty (" + why + ")");

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "lorekeeper/core/text.hpp"
+#include "lorekeeper/model/coverage.hpp"
 #include "lorekeeper/open5e/mapper.hpp"
 #include "lorekeeper/open5e/page_source.hpp"
 #include "lorekeeper/open5e/sync.hpp"
@@ -1031,6 +1032,52 @@ TEST_F(Fidelity, Srd51RulesOnlyV1HoldsAreRules) {
   int from_v1 = 0;
   for (const Entity* rule : all(Kind::kRule)) from_v1 += rule->source_api == "open5e_v1";
   EXPECT_EQ(from_v1, 14);  // docs/entity-model.md lists them
+}
+
+// What the data lacks is said where an answer touches it: SRD 5.2's rules glossary (asked under the 2024 rules, with
+// where the 2014 rule is), and what SRD 5.1 holds of a kind when a name asked is not there. Questions that touch no
+// gap say nothing of it.
+TEST_F(Fidelity, AnAnswerThatTouchesAGapSaysSo) {
+  ASSERT_TRUE(model::coverage_errors().empty()) << model::coverage_errors().front();
+  for (const auto& statement : model::coverage()) {
+    EXPECT_TRUE(model::parse_kind(statement.kind)) << statement.kind;
+    const auto kind = model::parse_kind(statement.kind);
+    EXPECT_TRUE(kind &&
+                std::any_of(entities_->begin(), entities_->end(),
+                            [&](const Entity& e) { return e.document.key == statement.document && e.kind == *kind; }))
+        << "no " << statement.kind << " of " << statement.document;
+  }
+  auto grapple = call("search_rule", {{"search", "grapple"}, {"game_system", "5e-2024"}});
+  ASSERT_FALSE(grapple.is_error) << grapple.text;
+  const std::string message = grapple.structured.value("message", "");
+  EXPECT_EQ(message.rfind("Not in this data: Grapple as srd-2024 defines it. SRD 5.2's Rules Glossary", 0), 0u)
+      << message;
+  EXPECT_NE(message.find("System Reference Document 5.1 has it under the 5e-2014 rules: search with game_system "
+                         "\"5e-2014\"."),
+            std::string::npos)
+      << message;
+  EXPECT_NE(grapple.text.find(message), std::string::npos);
+  // Under no edition the 2014 rule is among the results, and said to be the 2014 rules.
+  auto both = call("search_rule", {{"search", "shoving a creature"}});
+  EXPECT_NE(both.text.find("Not in this data: Shove as srd-2024 defines it."), std::string::npos) << both.text;
+  EXPECT_NE(both.text.find("Results from System Reference Document 5.1 are the 5e-2014 rules"), std::string::npos)
+      << both.text;
+  // Under the 2014 rules the 2024 glossary is no gap.
+  auto old = call("search_rule", {{"search", "grapple"}, {"game_system", "5e-2014"}});
+  EXPECT_EQ(old.text.find("Not in this data"), std::string::npos) << old.text;
+  auto soldier =
+      call("search_character_option", {{"search", "Soldier"}, {"type", "background"}, {"game_system", "5e-2014"}});
+  EXPECT_NE(soldier.text.find("SRD 5.1 holds one background, the Acolyte"), std::string::npos) << soldier.text;
+  // A name that only shares words with an entry's ("Oath of Vengeance" and SRD 5.1's Oath of Devotion).
+  auto oath = call("search_character_option",
+                   {{"search", "Oath of Vengeance"}, {"type", "class"}, {"documents", {"srd-2014"}}});
+  EXPECT_NE(oath.text.find("SRD 5.1 holds the twelve classes with one subclass each"), std::string::npos) << oath.text;
+  auto found = call("search_character_option", {{"search", "Soldier"}, {"type", "background"}});
+  EXPECT_EQ(found.text.find("holds one background"), std::string::npos) << found.text;
+  auto fireball = call("search_spell", {{"search", "Fireball"}});
+  EXPECT_EQ(fireball.text.find("Not in this data"), std::string::npos);
+  auto all = call("search_all", {{"query", "unarmed strike"}, {"game_system", "5e-2024"}});
+  EXPECT_NE(all.text.find("Not in this data: Unarmed Strike as srd-2024 defines it."), std::string::npos) << all.text;
 }
 
 // A name no entry has is never answered as if found: the answer says so first, and why for a name the open

@@ -215,8 +215,13 @@ TEST_F(McpTest, ResourcesListDocumentsAndKindsInOnePageAndEachReads) {
   ASSERT_NE(st, nullptr) << why;
   auto docs = st->documents();
   const size_t kinds = st->stats()->per_kind.size();
-  EXPECT_EQ(uris.size(), docs->size() + kinds);
+  EXPECT_EQ(uris.size(), docs->size() + kinds + 1);  // and the coverage
   ASSERT_TRUE(uris.count("lorekeeper://documents/srd-2014"));
+  ASSERT_TRUE(uris.count("lorekeeper://coverage"));
+  const std::string coverage =
+      send(req(6, "resources/read", {{"uri", "lorekeeper://coverage"}}))["result"]["contents"][0]["text"];
+  EXPECT_NE(coverage.find("### System Reference Document 5.1 (`srd-2014`)"), std::string::npos) << coverage;
+  EXPECT_NE(coverage.find("SRD 5.1 holds one background, the Acolyte"), std::string::npos) << coverage;
   ASSERT_TRUE(uris.count("lorekeeper://kinds/spell"));
   EXPECT_FALSE(uris.count("lorekeeper://spell/srd_fireball"));  // entries come through the template
 
@@ -229,6 +234,7 @@ TEST_F(McpTest, ResourcesListDocumentsAndKindsInOnePageAndEachReads) {
   }
   EXPECT_NE(doc.find("| spell | " + std::to_string(spells_per_document["srd-2014"]) + " |"), std::string::npos) << doc;
   EXPECT_NE(doc.find("documents: [\"srd-2014\"]"), std::string::npos) << doc;
+  EXPECT_NE(doc.find("Not in this data (feat): SRD 5.1 holds one feat, Grappler"), std::string::npos) << doc;
   const std::string spells =
       send(req(4, "resources/read", {{"uri", "lorekeeper://kinds/spell"}}))["result"]["contents"][0]["text"];
   EXPECT_NE(spells.find("### Spells (`spell`)\n\n16 spells in " + std::to_string(spells_per_document.size()) +
