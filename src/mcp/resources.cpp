@@ -90,7 +90,7 @@ std::string document_markdown(const store::DocumentInfo& info) {
   s += counted(info.entity_count, "entry") + ":\n\n| Kind | Entries |\n|---|---|\n";
   for (const auto& [kind, n] : kinds_by_count(info)) s += "| " + kind + " | " + text::group_thousands(n) + " |\n";
   for (const auto& statement : model::coverage()) {
-    if (statement.document == d.key) s += "\nNot in this data (" + statement.kind + "): " + statement.text + "\n";
+    if (statement.document == d.key) s += "\nCoverage (" + statement.kind + "): " + statement.text + "\n";
   }
   s += "\nSearch only this document: pass `documents: [\"" + d.key +
        "\"]` to a search tool. Read one entry: `lorekeeper://{kind}/{key}` with a key from a search result.\n";
@@ -132,10 +132,7 @@ std::string coverage_markdown(const std::vector<store::DocumentInfo>& docs) {
     std::string lines;
     for (const auto& statement : model::coverage()) {
       if (statement.document != info.document.key) continue;
-      lines += "- **" + statement.kind + "** (" +
-               counted(info.entity_types.count(statement.kind) != 0 ? info.entity_types.at(statement.kind) : 0,
-                       statement.kind) +
-               " here): " + statement.text;
+      lines += "- **" + statement.kind + "**: " + statement.text;
       if (!statement.topics.empty()) {
         std::vector<std::string> names;
         for (const auto& t : statement.topics) names.push_back(t.name);

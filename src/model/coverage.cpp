@@ -36,12 +36,15 @@ struct Coverage {
       if (line.empty() || line[0] == '#') continue;
       const auto cols = split(raw, '\t');
       const std::string where = "line " + std::to_string(number) + ": ";
-      if (cols.size() != 5) {
-        errors.push_back(where + "expected 5 tab-separated columns, got " + std::to_string(cols.size()));
+      const size_t want = cols[0] == "topic" ? 6 : 5;
+      if (cols.size() != want) {
+        errors.push_back(where + "expected " + std::to_string(want) + " tab-separated columns, got " +
+                         std::to_string(cols.size()));
         continue;
       }
+      const auto key = [](const std::string& c) { return c == "-" ? std::string() : c; };
       if (cols[0] == "statement") {
-        statements.push_back({cols[1], cols[2], cols[3], cols[4] == "-" ? std::string() : cols[4], {}});
+        statements.push_back({cols[1], cols[2], cols[3], key(cols[4]), {}});
       } else if (cols[0] == "topic") {
         auto it = std::find_if(statements.begin(), statements.end(),
                                [&](const CoverageStatement& s) { return s.document == cols[1] && s.kind == cols[2]; });
@@ -49,14 +52,17 @@ struct Coverage {
           errors.push_back(where + "a topic of " + cols[1] + " " + cols[2] + " before its statement");
           continue;
         }
-        CoverageTopic topic{cols[3], {}};
+        CoverageTopic topic{cols[3], {}, key(cols[5]), {}};
+        // The name alone asks for the topic too ("Attack [Action]": "attack").
+        const std::string bare = text::fold(cols[3].substr(0, cols[3].find(" [")));
         for (const auto& p : split(cols[4], '|')) {
           if (std::string folded = text::fold(p); !folded.empty()) topic.phrases.push_back(std::move(folded));
         }
-        if (topic.phrases.empty()) {
-          errors.push_back(where + "a topic without phrases");
+        if (topic.phrases.empty() || bare.empty()) {
+          errors.push_back(where + "a topic without a name or phrases");
           continue;
         }
+        topic.name_folded = bare;
         it->topics.push_back(std::move(topic));
       } else {
         errors.push_back(where + "expected 'statement' or 'topic', got '" + cols[0] + "'");
@@ -76,8 +82,10 @@ const std::vector<CoverageStatement>& coverage() { return loaded().statements; }
 const std::vector<std::string>& coverage_errors() { return loaded().errors; }
 
 const CoverageTopic* topic_asked(const CoverageStatement& statement, std::string_view query) {
-  const std::string asked = " " + text::fold(query) + " ";
+  const std::string folded = text::fold(query);
+  const std::string asked = " " + folded + " ";
   for (const auto& topic : statement.topics) {
+    if (folded == topic.name_folded) return &topic;
     for (const auto& phrase : topic.phrases) {
       if (asked.find(" " + phrase + " ") != std::string::npos) return &topic;
     }

@@ -35,9 +35,8 @@ struct Patterns {
   // "can innately cast sleep,", "casts the comprehend languages spell", "casts fireball (level 5 version) twice".
   RE2 casts_inline{
       "\\bcan (?:innately )?cast (?:the )?([a-z][a-z' /-]{2,40}?)(?: spell)?(?: \\(|,|\\.|;| twice| at will| "
-      "requiring| "
-      "using| without| on | at | with |$)|\\bcasts (?:the )?([a-z][a-z' /-]{2,40}?)(?: spell)?(?: \\(|,|\\.|;| twice| "
-      "at will| requiring| using| without| on | at | with |$)",
+      "requiring| using| without| in response| on | at | with |$)|\\bcasts (?:the )?([a-z][a-z' /-]{2,40}?)(?: "
+      "spell)?(?: \\(|,|\\.|;| twice| at will| requiring| using| without| in response| on | at | with |$)",
       options()};
   RE2 not_a_spell{
       "^(?:a|an|any|one|two|the following|following|spells?|its?|them|that|this|these|those|cantrips|no|only|up|"
@@ -56,8 +55,10 @@ struct Patterns {
       options()};
   // Words that make every later mention in the sentence a defence ("immune to poison damage, to exhaustion, and to
   // the poisoned condition", "advantage on saving throws against being blinded, charmed, ...", "escape from ... a
-  // creature imposing the Grappled condition", "can neither ... nor cause the target to have the Paralyzed ...").
-  RE2 defence{"immune|immunity|resistan|against being|against the|against effects|\\bescape|\\bneither\\b", options()};
+  // creature imposing the Grappled condition", "can neither ... nor cause the target to have the Paralyzed ...",
+  // "has advantage on saving throws ... to resist being charmed or paralyzed").
+  RE2 defence{"immune|immunity|resistan|\\bresist\\b|against being|against the|against effects|\\bescape|\\bneither\\b",
+              options()};
   RE2 as_adjective{"^ (?:creatures?|targets?|ones?|allies|ally)\\b|^ conditions? (?:end|immun)", options()};
   RE2 someone_else{"target|creature|ally|allies|\\beach\\b|\\byou\\b", options()};
   RE2 save{"\\bdc ?\\d+ (" LK_ABILITIES ")\\b|\\b(" LK_ABILITIES
@@ -278,9 +279,14 @@ void spells_from_lists(std::string_view t, SpellNames& out) {
 void spells_inline(std::string_view t, SpellNames& out) {
   const Patterns& p = patterns();
   for_each_match(p.casts_inline, t, [&](const std::vector<StringPiece>& g) {
-    const std::string_view cand = !g[1].empty() ? view(g[1]) : view(g[2]);
-    if (cand.empty() || found(p.not_a_spell, cand)) return;
-    out.add(spell_name(cand));
+    std::string_view cand = !g[1].empty() ? view(g[1]) : view(g[2]);
+    // "casts counterspell or shield in response": either spell.
+    while (!cand.empty()) {
+      const size_t either = cand.find(" or ");
+      const std::string_view one = cand.substr(0, either);
+      if (!one.empty() && !found(p.not_a_spell, one)) out.add(spell_name(one));
+      cand = either == std::string_view::npos ? std::string_view() : cand.substr(either + 4);
+    }
   });
 }
 

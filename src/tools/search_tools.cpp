@@ -257,9 +257,9 @@ std::pair<json, std::string> understood_labels(const std::vector<search::QueryFa
 
 namespace {
 
-// A query that names something rather than describing it: one to five words, each written with a capital or a small
-// joining word between two that are ("Mind Flayer", "Beholder", "Oath of Vengeance"), or a name the open licences
-// leave out. When no entry has that name the answer says so before anything that only shares its words or meaning.
+// A query that names something rather than describing it: one to four words, each written with a capital ("Mind
+// Flayer", "Beholder"), or a name the open licences leave out. When no entry has that name the answer says so
+// before anything that only shares its words or meaning.
 bool names_something(const std::string& query) {
   if (!model::product_identity_name(query).empty()) return true;
   std::vector<std::string> words;
@@ -269,16 +269,11 @@ bool names_something(const std::string& query) {
     if (end > at) words.push_back(query.substr(at, end - at));
     at = end + 1;
   }
-  if (words.empty() || words.size() > 5) return false;
-  // Names join their words with a few small ones ("Oath of Vengeance", "Circle of the Moon").
-  static const std::set<std::string> kJoining = {"of", "the", "and", "a", "an", "in", "on", "to", "with", "from"};
-  const auto capital = [](const std::string& w) {
+  if (words.empty() || words.size() > 4) return false;
+  return std::all_of(words.begin(), words.end(), [](const std::string& w) {
     const auto c = static_cast<unsigned char>(w[0]);
     return std::isupper(c) || std::isdigit(c);
-  };
-  if (!capital(words.front()) || !capital(words.back())) return false;
-  return std::all_of(words.begin(), words.end(),
-                     [&](const std::string& w) { return capital(w) || kJoining.count(w) > 0; });
+  });
 }
 
 // "No creature is named "Mind Flayer" in these documents." and, for a name the open licences leave out, why.
@@ -426,10 +421,8 @@ ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilde
     header = "No " + plural_of(label) + " found.";
   }
   // What the data lacks, when the question touches it (a topic a document in scope does not hold).
-  const std::string gap =
-      coverage_note(st, {q.kinds, search, docs.keys, q.game_system,
-                         found->results.empty() || nothing_named ||
-                             (names_something(search) && found->how != "exact name" && found->how != "filters")});
+  const std::string gap = coverage_note(st, {q.kinds, search, docs.keys, q.game_system, found->how == "exact name",
+                                             nothing_named || (found->results.empty() && names_something(search))});
   if (!gap.empty()) message = message.empty() ? gap : gap + " " + message;
   ToolResult answer = list_answer(std::move(found->results), header, message, found->total, args, detail_of(args));
   if (!understood.empty() && answer.structured.is_object()) answer.structured["understood"] = std::move(understood);
@@ -562,8 +555,8 @@ ToolResult search_all(store::Store& st, const json& args, const SearchContext& c
     not_it = not_named("entry", query, documents_chosen) + (total > 0 ? " Near matches, not it: " : " ");
   }
   if (!docs.select_nothing) {
-    const std::string gap =
-        coverage_note(st, {kinds, query, docs.keys, str_arg(args, "game_system"), total == 0 || !not_it.empty()});
+    const std::string gap = coverage_note(
+        st, {kinds, query, docs.keys, str_arg(args, "game_system"), how == "exact name", !not_it.empty()});
     if (!gap.empty()) message = message.empty() ? gap : gap + " " + message;
   }
   out.text = not_it +

@@ -134,3 +134,16 @@ test('a 2024 question about grappling says SRD 5.2\'s rules glossary is not in t
     assert.ok(text.includes(s), s);
   }
 });
+
+test('the 2024 Mage, Archmage and Lich cast Counterspell (a reaction that casts "Counterspell or Shield")', async () => {
+  const list = okList(await call('search_creature', { casts_spell: 'counterspell', documents: ['srd-2024'], limit: 50 }), 'counter');
+  for (const n of ['Mage', 'Archmage', 'Lich']) assert.ok(names(list).has(n), `${n} missing: ${[...names(list)]}`);
+});
+
+test('creatures that charm through the spells they cast are found; one that resists paralysis is not a paralyzer', async () => {
+  const charm = okList(await call('search_creature', { inflicts_condition: 'charmed', documents: ['srd-2014'], limit: 100, detail: 'summary' }), 'charm');
+  for (const n of ['Lamia', 'Oni', 'Rakshasa', 'Spirit Naga']) assert.ok(names(charm).has(n), `${n} missing`);
+  const paralyze = okList(await call('search_creature', { inflicts_condition: 'paralyzed', documents: ['srd-2014'], limit: 100, detail: 'summary' }), 'paralyze');
+  assert.ok(!names(paralyze).has('Duergar'));
+  assert.ok(names(paralyze).has('Ghoul'));
+});

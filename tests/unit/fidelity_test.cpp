@@ -1034,6 +1034,31 @@ TEST_F(Fidelity, Srd51RulesOnlyV1HoldsAreRules) {
   EXPECT_EQ(from_v1, 14);  // docs/entity-model.md lists them
 }
 
+// Cross-entity facts that hold: a reaction that casts "Counterspell or Shield" casts both; a creature that charms
+// through the spells it casts inflicts charmed; a creature that resists paralysis does not inflict it; a spell's
+// casters are its own document's first.
+TEST_F(Fidelity, CrossEntityFactsHold) {
+  const auto keys = [&](const json& args) {
+    std::set<std::string> out;
+    auto r = call("search_creature", args);
+    EXPECT_FALSE(r.is_error) << r.text;
+    for (const auto& x : r.structured["result"]) out.insert(x.value("key", ""));
+    return out;
+  };
+  const auto counter = keys({{"casts_spell", "counterspell"}, {"documents", {"srd-2024"}}, {"limit", 50}});
+  for (const char* k : {"srd-2024_mage", "srd-2024_archmage", "srd-2024_lich"}) EXPECT_TRUE(counter.count(k)) << k;
+  const auto charm = keys({{"inflicts_condition", "charmed"}, {"documents", {"srd-2014"}}, {"limit", 100}});
+  for (const char* k : {"srd_lamia", "srd_oni", "srd_rakshasa", "srd_spirit-naga"}) EXPECT_TRUE(charm.count(k)) << k;
+  const auto paralyze = keys({{"inflicts_condition", "paralyzed"}, {"documents", {"srd-2014"}}, {"limit", 100}});
+  EXPECT_FALSE(paralyze.count("srd_duergar"));
+  EXPECT_TRUE(paralyze.count("srd_ghoul"));
+  auto shield = call("get_entity", {{"key", "srd-2024_shield"}, {"kind", "spell"}});
+  ASSERT_FALSE(shield.is_error) << shield.text;
+  const json& by = shield.structured["result"]["_related"]["cast_by"]["entries"];
+  ASSERT_FALSE(by.empty()) << shield.text;
+  EXPECT_EQ(by[0].value("key", "").rfind("srd-2024_", 0), 0u) << by.dump();
+}
+
 // What the data lacks is said where an answer touches it: SRD 5.2's rules glossary (asked under the 2024 rules, with
 // where the 2014 rule is), and what SRD 5.1 holds of a kind when a name asked is not there. Questions that touch no
 // gap say nothing of it.
@@ -1058,7 +1083,7 @@ TEST_F(Fidelity, AnAnswerThatTouchesAGapSaysSo) {
       << message;
   EXPECT_NE(grapple.text.find(message), std::string::npos);
   // Under no edition the 2014 rule is among the results, and said to be the 2014 rules.
-  auto both = call("search_rule", {{"search", "shoving a creature"}});
+  auto both = call("search_rule", {{"search", "how do I shove someone"}});
   EXPECT_NE(both.text.find("Not in this data: Shove as srd-2024 defines it."), std::string::npos) << both.text;
   EXPECT_NE(both.text.find("Results from System Reference Document 5.1 are the 5e-2014 rules"), std::string::npos)
       << both.text;
@@ -1068,10 +1093,24 @@ TEST_F(Fidelity, AnAnswerThatTouchesAGapSaysSo) {
   auto soldier =
       call("search_character_option", {{"search", "Soldier"}, {"type", "background"}, {"game_system", "5e-2014"}});
   EXPECT_NE(soldier.text.find("SRD 5.1 holds one background, the Acolyte"), std::string::npos) << soldier.text;
-  // A name that only shares words with an entry's ("Oath of Vengeance" and SRD 5.1's Oath of Devotion).
-  auto oath = call("search_character_option",
-                   {{"search", "Oath of Vengeance"}, {"type", "class"}, {"documents", {"srd-2014"}}});
-  EXPECT_NE(oath.text.find("SRD 5.1 holds the twelve classes with one subclass each"), std::string::npos) << oath.text;
+  // The name alone asks for a topic; the pointer names only a document that has the topic, and widens the call's
+  // own documents when it chose some.
+  auto help = call("search_rule", {{"search", "Help"}, {"game_system", "5e-2024"}});
+  EXPECT_NE(help.text.find("Not in this data: Help as srd-2024 defines it."), std::string::npos) << help.text;
+  auto influence = call("search_rule", {{"search", "influence action"}, {"game_system", "5e-2024"}});
+  EXPECT_NE(influence.text.find("Not in this data: Influence"), std::string::npos) << influence.text;
+  EXPECT_EQ(influence.text.find("5.1 has it"), std::string::npos) << "SRD 5.1 has no Influence action";
+  auto chosen = call("search_rule", {{"search", "grapple"}, {"documents", {"srd-2024"}}});
+  EXPECT_NE(chosen.text.find("System Reference Document 5.1 has it under the 5e-2014 rules: add \"srd-2014\" to "
+                             "documents."),
+            std::string::npos)
+      << chosen.text;
+  // A name an entry has is what was asked for, whatever its words (the spell Jump, the rule Falling Unconscious).
+  EXPECT_EQ(call("search_all", {{"query", "Jump"}}).text.find("Not in this data"), std::string::npos);
+  EXPECT_EQ(call("search_rule", {{"search", "Falling Unconscious"}}).text.find("Not in this data"), std::string::npos);
+  // What a document holds of a kind is said only of that kind, asked under documents or a game system.
+  EXPECT_EQ(call("search_all", {{"query", "Mind Flayer"}}).text.find("holds"), std::string::npos);
+  EXPECT_EQ(call("search_character_option", {{"search", "Human Fighter"}}).text.find("holds one"), std::string::npos);
   auto found = call("search_character_option", {{"search", "Soldier"}, {"type", "background"}});
   EXPECT_EQ(found.text.find("holds one background"), std::string::npos) << found.text;
   auto fireball = call("search_spell", {{"search", "Fireball"}});

@@ -234,7 +234,7 @@ TEST_F(McpTest, ResourcesListDocumentsAndKindsInOnePageAndEachReads) {
   }
   EXPECT_NE(doc.find("| spell | " + std::to_string(spells_per_document["srd-2014"]) + " |"), std::string::npos) << doc;
   EXPECT_NE(doc.find("documents: [\"srd-2014\"]"), std::string::npos) << doc;
-  EXPECT_NE(doc.find("Not in this data (feat): SRD 5.1 holds one feat, Grappler"), std::string::npos) << doc;
+  EXPECT_NE(doc.find("Coverage (feat): SRD 5.1 holds one feat, Grappler"), std::string::npos) << doc;
   const std::string spells =
       send(req(4, "resources/read", {{"uri", "lorekeeper://kinds/spell"}}))["result"]["contents"][0]["text"];
   EXPECT_NE(spells.find("### Spells (`spell`)\n\n16 spells in " + std::to_string(spells_per_document.size()) +

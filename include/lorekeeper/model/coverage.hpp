@@ -8,14 +8,17 @@
 
 namespace lorekeeper::model {
 
-// A topic a statement says is missing, and the phrases of a question that ask for it (folded, text::fold).
+// A topic a statement says is missing, the phrases of a question that ask for it (folded, text::fold), and the
+// document that has it under other rules (empty when none does).
 struct CoverageTopic {
   std::string name;
   std::vector<std::string> phrases;
+  std::string elsewhere;
+  std::string name_folded;  // the name without a bracketed qualifier, folded: a question that is only this asks
 };
 
-// What `document` holds of `kind` and what it does not; `elsewhere` names the document that has the missing
-// content under other rules (empty when none does).
+// What `document` holds of `kind` and what it does not; `elsewhere` names a document that has more of it under other
+// rules (empty when none does).
 struct CoverageStatement {
   std::string document;
   std::string kind;
@@ -30,8 +33,8 @@ const std::vector<CoverageStatement>& coverage();
 // The lines of the compiled-in file that could not be read, as "line N: why"; empty when every line was.
 const std::vector<std::string>& coverage_errors();
 
-// The topic of `statement` that `query` asks for: a phrase of it among the query's folded words (a whole-word
-// match), else nullptr.
+// The topic of `statement` that `query` asks for: the query is its name alone, or holds a phrase of it among its
+// folded words (a whole-word match); else nullptr.
 const CoverageTopic* topic_asked(const CoverageStatement& statement, std::string_view query);
 
 }  // namespace lorekeeper::model
