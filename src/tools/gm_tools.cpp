@@ -285,7 +285,8 @@ std::vector<ToolSpec> specs(const std::vector<ParamSpec>& creature_filters) {
                             "hag coven\", \"undead in a crypt\".");
     ParamSpec environment = param("environment", ParamType::kString,
                                   "Only creatures whose records list this environment (e.g. \"swamp\", \"mountain\", "
-                                  "\"underworld\"); SRD 5.1 and Tome of Beasts records list them.");
+                                  "\"underworld\"); SRD 5.1 and Tome of Beasts records list them. Records that list "
+                                  "every environment come in only when fewer than 5 creatures list it.");
     ParamSpec max_creatures = param("max_creatures", ParamType::kInteger, "Most creatures in one group.");
     max_creatures.minimum = 1;
     max_creatures.maximum = 30;
@@ -599,18 +600,35 @@ ToolResult build_encounter(const json& args, const CreatureSearch& search, std::
   std::map<std::string, size_t> slot_of_name;
   std::vector<model::Document> documents;
   const std::string environment = text::fold(args.value("environment", ""));
-  auto lives_in = [&](const json& r) {
-    if (environment.empty()) return true;
-    if (!r.contains("environments") || !r["environments"].is_array()) return false;
+  // Where a record says a creature lives: the environment asked among a few, or among so many that the list means
+  // "anywhere" (140 records list all of them: a swamp is no home of the Quasit's more than any other place).
+  enum class Home { kNo, kThere, kAnywhere };
+  constexpr size_t kAnywhereFrom = 12;
+  auto home = [&](const json& r) {
+    if (environment.empty()) return Home::kThere;
+    if (!r.contains("environments") || !r["environments"].is_array()) return Home::kNo;
     for (const auto& e : r["environments"]) {
       // Records name environments such as "Swamp or Marsh": the whole name or one of its words matches.
       const std::string name = e.is_string() ? text::fold(e.get<std::string>()) : std::string();
-      if (name == environment || (" " + name + " ").find(" " + environment + " ") != std::string::npos) return true;
+      if (name == environment || (" " + name + " ").find(" " + environment + " ") != std::string::npos) {
+        return r["environments"].size() >= kAnywhereFrom ? Home::kAnywhere : Home::kThere;
+      }
     }
-    return false;
+    return Home::kNo;
   };
+  // Creatures that live anywhere come in only when too few live there (fewer than kFewHomes names).
+  constexpr size_t kFewHomes = 5;
+  size_t homed = 0;
+  for (const auto& r : *found) homed += home(r) == Home::kThere;
+  const bool anywhere_too = homed < kFewHomes;
+  int anywhere_left_out = 0;
   for (const auto& r : *found) {
-    if (!lives_in(r)) continue;
+    const Home h = home(r);
+    if (h == Home::kNo) continue;
+    if (h == Home::kAnywhere && !anywhere_too) {
+      ++anywhere_left_out;
+      continue;
+    }
     auto c = candidate_of(r, static_cast<int>(pool.size()));
     if (!c) continue;
     model::Document doc;
@@ -752,6 +770,13 @@ ToolResult build_encounter(const json& args, const CreatureSearch& search, std::
     message = "Only " + std::to_string(groups.size()) + " of the " + std::to_string(alternatives) +
               " groups asked for were found among " + std::to_string(pool.size()) + " matching creatures.";
     text += "\n" + message + "\n";
+  }
+  if (anywhere_left_out > 0) {
+    const std::string note = std::to_string(anywhere_left_out) + " creature record(s) that list every environment (" +
+                             std::to_string(kAnywhereFrom) + " or more) were left out: they live anywhere, not " +
+                             "especially in '" + args.value("environment", "") + "'.";
+    message = message.empty() ? note : message + " " + note;
+    text += "\n" + note + "\n";
   }
   text += "\nSeed " + std::to_string(seed) +
           ": the same seed with the same arguments and data gives these groups again. get_entity(key) shows a stat "

@@ -347,7 +347,13 @@ void render_item(std::string& out, const json& r) {
 // its parent names it.
 void child_list(std::string& out, const json& r, const char* key, const char* label) {
   const json& list = r.value(key, json());
-  if (!list.is_array() || list.empty()) return;
+  const int elsewhere = r.value(std::string(key) + "_elsewhere", 0);
+  const std::string more =
+      elsewhere > 0 ? " (" + std::to_string(elsewhere) + " more in documents the call left out)" : "";
+  if (!list.is_array() || list.empty()) {
+    if (elsewhere > 0) out += "**" + std::string(label) + ":** none in these documents" + more + "  \n";
+    return;
+  }
   std::vector<std::string> parts;
   for (const auto& c : list) {
     if (c.is_string()) {
@@ -356,7 +362,7 @@ void child_list(std::string& out, const json& r, const char* key, const char* la
       parts.push_back(str(c, "name") + (str(c, "source").empty() ? "" : " (" + str(c, "source") + ")"));
     }
   }
-  out += "**" + std::string(label) + ":** " + text::join(parts, ", ") + "  \n";
+  out += "**" + std::string(label) + ":** " + text::join(parts, ", ") + more + "  \n";
 }
 
 void class_table(std::string& out, const json& t) {

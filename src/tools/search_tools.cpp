@@ -126,7 +126,7 @@ std::string several_kinds_message(const std::string& key, const std::vector<mode
 
 bool groups_editions(const json& args) { return !args.contains("documents") && !args.contains("game_system"); }
 
-void add_children(store::Store& st, std::vector<json>& results) {
+void add_children(store::Store& st, std::vector<json>& results, const Query& scope) {
   for (auto& r : results) {
     const std::string kind = r.value("kind", "");
     if (kind != "class" && kind != "species") continue;
@@ -140,8 +140,20 @@ void add_children(store::Store& st, std::vector<json>& results) {
     q.kinds = {kind == "class" ? Kind::kClass : Kind::kSpecies};
     q.parent_key = r.value("key", "");
     q.limit = 100;
-    auto kids = st.query(q);
-    if (!kids || kids->entities.empty()) continue;
+    Query held = q;
+    held.document_keys = scope.document_keys;
+    held.game_system = scope.game_system;
+    auto kids = st.query(held);
+    if (!kids) continue;
+    const char* field = kind == "class" ? "subclasses" : "subspecies";
+    if (held.document_keys || !held.game_system.empty()) {
+      // The children outside the call's documents are counted, not listed.
+      auto every = st.query(q);
+      if (every && every->total > kids->total) {
+        r[std::string(field) + "_elsewhere"] = every->total - kids->total;
+      }
+    }
+    if (kids->entities.empty()) continue;
     // Each child with its key and, when it comes from another document than its parent, that document's name.
     const std::string own_document = r.value("document", json::object()).value("key", "");
     json children = json::array();
@@ -150,7 +162,7 @@ void add_children(store::Store& st, std::vector<json>& results) {
       if (e.document.key != own_document) c["source"] = e.document.name;
       children.push_back(std::move(c));
     }
-    r[kind == "class" ? "subclasses" : "subspecies"] = std::move(children);
+    r[field] = std::move(children);
   }
 }
 
@@ -310,7 +322,7 @@ ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilde
   const bool group = match == Match::kNamesAndText && !text::trim(search).empty() && groups_editions(args);
   auto found = find(st, q, search, limit, match, ctx, OnExactName::kOnlyIt, group);
   if (!found) return error_result("Search failed: " + found.status().to_string());
-  add_children(st, found->results);
+  add_children(st, found->results, q);
   std::string header;
   bool nothing_named = false;  // the answer says no entry has the name asked
   if (found->how == "exact name") {
@@ -493,7 +505,7 @@ ToolResult search_all(store::Store& st, const json& args, const SearchContext& c
       }
       f->results = std::move(kept);
     }
-    add_children(st, f->results);
+    add_children(st, f->results, q);
     // In ranking order, the first results stay whole in structuredContent and the rest are summaries, as in the
     // other search tools' answers (the text lists every result as one line, counted with it).
     const Detail detail = detail_of(args);

@@ -51,8 +51,10 @@ bool groups_editions(const json& args);
 std::vector<std::string> closest_names(store::Store& st, const store::Query& filters, const std::string& search,
                                        size_t max);
 
-// Adds children (subclasses, subspecies) to class and species results.
-void add_children(store::Store& st, std::vector<json>& results);
+// Adds children (subclasses, subspecies) to class and species results: those of the documents and game system a
+// call was held to (`scope`'s document_keys and game_system; every one when unset), so that an answer about SRD 5.1's
+// Paladin lists SRD 5.1's oaths. A result whose other children are left out says how many (`subclasses_elsewhere`).
+void add_children(store::Store& st, std::vector<json>& results, const store::Query& scope = {});
 
 // A search tool: documents, name matching, filters (`build`), editions grouped, explanation of empty answers.
 ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilder& build, bool top_level_default,

@@ -147,3 +147,11 @@ test('creatures that charm through the spells they cast are found; one that resi
   assert.ok(!names(paralyze).has('Duergar'));
   assert.ok(names(paralyze).has('Ghoul'));
 });
+
+test('SRD 5.1\'s Paladin lists SRD 5.1\'s oath only, and counts the others', async () => {
+  const list = okList(await call('search_character_option', { search: 'Paladin', type: 'class', documents: ['srd-2014'] }), 'paladin');
+  const paladin = list.find((r) => r.key === 'srd_paladin');
+  assert.ok(paladin, list.map((r) => r.key).join(', '));
+  assert.deepEqual(paladin.subclasses.map((c) => c.document), paladin.subclasses.map(() => 'srd-2014'));
+  assert.ok(paladin.subclasses_elsewhere > 0);
+});

@@ -1059,6 +1059,46 @@ TEST_F(Fidelity, CrossEntityFactsHold) {
   EXPECT_EQ(by[0].value("key", "").rfind("srd-2024_", 0), 0u) << by.dump();
 }
 
+// Every part of an answer honours the call's documents: SRD 5.1's Paladin lists SRD 5.1's oath, and counts the
+// others; without documents it lists every document's.
+TEST_F(Fidelity, SubclassesHonourTheCallsDocuments) {
+  auto held = call("search_character_option", {{"search", "Paladin"}, {"type", "class"}, {"documents", {"srd-2014"}}});
+  ASSERT_FALSE(held.is_error) << held.text;
+  const json& paladin = held.structured["result"][0];
+  ASSERT_EQ(paladin.value("key", ""), "srd_paladin");
+  ASSERT_TRUE(paladin.contains("subclasses")) << paladin.dump().substr(0, 300);
+  for (const auto& c : paladin["subclasses"]) EXPECT_EQ(c.value("document", ""), "srd-2014") << c.dump();
+  EXPECT_GT(paladin.value("subclasses_elsewhere", 0), 0);
+  EXPECT_NE(held.text.find("more in documents the call left out"), std::string::npos);
+  auto all = call("search_character_option", {{"search", "Paladin"}, {"type", "class"}});
+  bool other = false;
+  for (const auto& r : all.structured["result"]) {
+    if (r.value("key", "") != "srd_paladin") continue;
+    for (const auto& c : r.value("subclasses", json::array())) other |= c.value("document", "") != "srd-2014";
+    EXPECT_FALSE(r.contains("subclasses_elsewhere"));
+  }
+  EXPECT_TRUE(other) << "without documents every document's oaths are listed";
+}
+
+// A record that lists every environment lives anywhere, not especially in a swamp: a swamp encounter draws on the
+// creatures whose records name the swamp, and says how many were left out.
+TEST_F(Fidelity, ASwampEncounterIsOfSwampCreatures) {
+  std::set<std::string> met;
+  std::string message;
+  for (int seed = 1; seed <= 5; ++seed) {
+    auto r = call("build_encounter",
+                  {{"party_levels", {3, 3, 3, 3}}, {"environment", "swamp"}, {"alternatives", 6}, {"seed", seed}});
+    ASSERT_FALSE(r.is_error) << r.text;
+    message = r.structured.value("message", "");
+    for (const auto& g : r.structured["result"]["groups"]) {
+      for (const auto& c : g["creatures"]) met.insert(c.value("key", ""));
+    }
+  }
+  EXPECT_FALSE(met.empty());
+  for (const char* k : {"srd_quasit", "srd_firebird", "tob_firebird"}) EXPECT_FALSE(met.count(k)) << k;
+  EXPECT_NE(message.find("that list every environment"), std::string::npos) << message;
+}
+
 // What the data lacks is said where an answer touches it: SRD 5.2's rules glossary (asked under the 2024 rules, with
 // where the 2014 rule is), and what SRD 5.1 holds of a kind when a name asked is not there. Questions that touch no
 // gap say nothing of it.
