@@ -7,6 +7,7 @@
 #include <set>
 
 #include "lorekeeper/core/text.hpp"
+#include "lorekeeper/model/rules_text.hpp"
 #include "lorekeeper/search/editions.hpp"
 #include "lorekeeper/search/ranker.hpp"
 
@@ -26,9 +27,14 @@ constexpr size_t kMaxNameChars = 300;  // longer is not a name or key
 constexpr size_t kMaxSame = 60;        // fields listed as the same in all versions
 constexpr size_t kMaxNamedShown = 20;  // entry names listed per added / removed / reworded
 constexpr size_t kMaxTextChanges = 8;
-constexpr size_t kMaxEntryRows = 12;  // named-list comparisons (actions of one version, ...)
-constexpr size_t kWordChars = 40;     // one word of a change as shown
-constexpr size_t kNameChars = 60;     // an entry or field name as shown  // text fields compared word by word
+constexpr size_t kMaxEntryRows = 12;    // named-list comparisons (actions of one version, ...)
+constexpr size_t kWordChars = 40;       // one word of a change as shown
+constexpr size_t kNameChars = 60;       // an entry or field name as shown  // text fields compared word by word
+constexpr size_t kMaxSentences = 300;   // sentences of each text compared
+constexpr size_t kSentenceChars = 320;  // one sentence of a change as shown
+constexpr size_t kShortText = 400;      // texts both this short are shown whole, before and after
+// Two sentences of which this share of words is common are one sentence reworded, not one removed and one added.
+constexpr double kReworded = 0.4;
 
 // Fields listed first, in this order, when they differ; the others follow in the order of the data.
 const std::vector<std::string>& leading_fields() {
@@ -217,6 +223,169 @@ const char* basis_name(Version::Basis b) {
 
 }  // namespace
 
+namespace {
+
+// The table of a longest common subsequence of `a` and `b`: cell [i][j] holds its length over a[i..] and b[j..]
+// (at most a few hundred items a side, so the lengths fit 16 bits).
+std::vector<std::vector<uint16_t>> common_subsequence(const std::vector<std::string>& a,
+                                                      const std::vector<std::string>& b) {
+  std::vector<std::vector<uint16_t>> lcs(a.size() + 1, std::vector<uint16_t>(b.size() + 1, 0));
+  for (size_t i = a.size(); i-- > 0;) {
+    for (size_t j = b.size(); j-- > 0;) {
+      lcs[i][j] = a[i] == b[j] ? static_cast<uint16_t>(lcs[i + 1][j + 1] + 1) : std::max(lcs[i + 1][j], lcs[i][j + 1]);
+    }
+  }
+  return lcs;
+}
+
+std::vector<std::string> sentences_of(const std::string& s) {
+  std::vector<std::string> out;
+  for (auto span : model::sentence_spans(s)) {
+    std::string t = text::trim(span);
+    if (t.empty()) continue;
+    if (out.size() == kMaxSentences) break;
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+// The share of words two sentences (their folded words) have in common (2 x common / all).
+double word_overlap(const std::vector<std::string>& wa, const std::vector<std::string>& wb) {
+  if (wa.empty() && wb.empty()) return 1;
+  std::multiset<std::string> pool(wb.begin(), wb.end());
+  size_t common = 0;
+  for (const auto& w : wa) {
+    auto it = pool.find(w);
+    if (it != pool.end()) ++common, pool.erase(it);
+  }
+  return 2.0 * static_cast<double>(common) / static_cast<double>(wa.size() + wb.size());
+}
+
+// The words of `s` that hold a digit ("3rd", "2d8", "60"), as written, without the punctuation around them.
+std::vector<std::string> numbers_in(const std::string& s) {
+  std::vector<std::string> out;
+  bool truncated = false;
+  for (auto w : words_of(s, kDiffWords, &truncated)) {
+    while (!w.empty() && std::ispunct(static_cast<unsigned char>(w.back()))) w.pop_back();
+    while (!w.empty() && std::ispunct(static_cast<unsigned char>(w.front()))) w.erase(w.begin());
+    if (std::any_of(w.begin(), w.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+      out.push_back(std::move(w));
+    }
+  }
+  return out;
+}
+
+// The items of `a` that `b` lacks, each as often as `a` has it more.
+std::vector<std::string> lacking(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  std::multiset<std::string> pool(b.begin(), b.end());
+  std::vector<std::string> out;
+  for (const auto& x : a) {
+    auto it = pool.find(x);
+    if (it == pool.end()) {
+      out.push_back(x);
+    } else {
+      pool.erase(it);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+SentenceChanges sentence_changes(const std::string& from, const std::string& to, size_t max_changes) {
+  const auto a = sentences_of(from), b = sentences_of(to);
+  std::vector<std::string> fa, fb;
+  for (const auto& x : a) fa.push_back(comparable(x));
+  for (const auto& x : b) fb.push_back(comparable(x));
+  const size_t n = a.size(), m = b.size();
+  const auto lcs = common_subsequence(fa, fb);
+  std::vector<SentenceChange> all;
+  // Each sentence's folded words, read once when it is first compared.
+  std::map<std::pair<int, size_t>, std::vector<std::string>> words;
+  auto words_in = [&](int side, size_t k) -> const std::vector<std::string>& {
+    auto it = words.find({side, k});
+    if (it == words.end()) it = words.emplace(std::pair{side, k}, text::folded_words(side == 0 ? a[k] : b[k])).first;
+    return it->second;
+  };
+  auto pair_up = [&](const std::vector<size_t>& removed, const std::vector<size_t>& added) {
+    std::vector<bool> used(added.size(), false);
+    for (size_t r : removed) {
+      size_t best = added.size();
+      double best_overlap = kReworded;
+      for (size_t k = 0; k < added.size(); ++k) {
+        if (used[k]) continue;
+        const double o = word_overlap(words_in(0, r), words_in(1, added[k]));
+        if (o >= best_overlap) best = k, best_overlap = o;
+      }
+      if (best < added.size()) {
+        used[best] = true;
+        all.push_back({a[r], b[added[best]], {}, {}});
+      } else {
+        all.push_back({a[r], {}, {}, {}});
+      }
+    }
+    for (size_t k = 0; k < added.size(); ++k) {
+      if (!used[k]) all.push_back({{}, b[added[k]], {}, {}});
+    }
+  };
+  size_t i = 0, j = 0;
+  while (i < n || j < m) {
+    if (i < n && j < m && fa[i] == fb[j]) {
+      ++i, ++j;
+      continue;
+    }
+    std::vector<size_t> removed, added;
+    while ((i < n || j < m) && !(i < n && j < m && fa[i] == fb[j])) {
+      if (j >= m || (i < n && lcs[i + 1][j] >= lcs[i][j + 1])) {
+        removed.push_back(i++);
+      } else {
+        added.push_back(j++);
+      }
+    }
+    pair_up(removed, added);
+  }
+  // Past `max_changes`, the reworded sentences first, then removed and added ones in turn, so that a text rewritten
+  // whole shows the start of both; those chosen stay in the order of the texts.
+  std::vector<bool> chosen(all.size(), all.size() <= max_changes);
+  if (all.size() > max_changes) {
+    size_t taken = 0;
+    for (size_t k = 0; k < all.size() && taken < max_changes; ++k) {
+      if (!all[k].before.empty() && !all[k].after.empty()) chosen[k] = true, ++taken;
+    }
+    size_t next_removed = 0, next_added = 0;
+    for (bool removed_turn = true; taken < max_changes; removed_turn = !removed_turn) {
+      size_t& next = removed_turn ? next_removed : next_added;
+      while (next < all.size() &&
+             (chosen[next] || (removed_turn ? !all[next].after.empty() : !all[next].before.empty()))) {
+        ++next;
+      }
+      if (next < all.size()) {
+        chosen[next] = true;
+        ++taken;
+      } else if (next_removed >= all.size() && next_added >= all.size()) {
+        break;
+      }
+    }
+  }
+  SentenceChanges out;
+  for (size_t k = 0; k < all.size(); ++k) {
+    auto& c = all[k];
+    if (!chosen[k]) {
+      ++out.more;
+      continue;
+    }
+    const auto nb = numbers_in(c.before), na = numbers_in(c.after);
+    if (!c.before.empty() && !c.after.empty()) {
+      c.numbers_before = lacking(nb, na);
+      c.numbers_after = lacking(na, nb);
+    }
+    c.before = cut(c.before, kSentenceChars);
+    c.after = cut(c.after, kSentenceChars);
+    out.changes.push_back(std::move(c));
+  }
+  return out;
+}
+
 TextChange text_change(const std::string& from, const std::string& to, size_t max_hunks) {
   TextChange out;
   const auto a = words_of(from, kDiffWords, &out.truncated);
@@ -227,13 +396,7 @@ TextChange text_change(const std::string& from, const std::string& to, size_t ma
   for (const auto& w : a) fa.push_back(comparable(w));
   for (const auto& w : b) fb.push_back(comparable(w));
   const size_t n = a.size(), m = b.size();
-  std::vector<std::vector<uint16_t>> lcs(n + 1, std::vector<uint16_t>(m + 1, 0));
-  for (size_t i = n; i-- > 0;) {
-    for (size_t j = m; j-- > 0;) {
-      lcs[i][j] =
-          fa[i] == fb[j] ? static_cast<uint16_t>(lcs[i + 1][j + 1] + 1) : std::max(lcs[i + 1][j], lcs[i][j + 1]);
-    }
-  }
+  const auto lcs = common_subsequence(fa, fb);
   out.similarity = 2.0 * lcs[0][0] / static_cast<double>(n + m);
   size_t i = 0, j = 0;
   while ((i < n || j < m) && out.hunks.size() < max_hunks) {
@@ -452,8 +615,11 @@ ToolResult compare_editions(store::Store& st, const json& args,
     for (const auto& [value, which] : groups) parts.push_back(value + " (" + text::join(which, ", ") + ")");
     differs_text += "- **" + cut(field, kNameChars) + "**: " + text::join(parts, " · ") + "\n";
   }
-  out += "\n**Differs** (" + std::to_string(differing) + " fields):\n" +
-         (differs_text.empty() ? "- none\n" : differs_text);
+  if (differing > 0) {
+    out += "\n**Differs** (" + std::to_string(differing) + " fields):\n" + differs_text;
+  } else {
+    out += "\n**Fields:** none differs.\n";
+  }
   if (differing > kMaxDiffering) out += "- and " + std::to_string(differing - kMaxDiffering) + " more fields\n";
 
   // Named entries (actions, traits, ...) against the reference: added, removed, reworded.
@@ -528,24 +694,47 @@ ToolResult compare_editions(store::Store& st, const json& args,
         continue;
       }
       const TextChange change = text_change(from, to);
-      json hunks = json::array();
-      std::vector<std::string> shown;
-      for (const auto& [removed, added] : change.hunks) {
-        hunks.push_back({{"removed", removed}, {"added", added}});
-        shown.push_back((removed.empty() ? "" : "−“" + removed + "”") + (removed.empty() || added.empty() ? "" : " ") +
-                        (added.empty() ? "" : "+“" + added + "”"));
+      const SentenceChanges sentences = sentence_changes(from, to);
+      json changed = json::array();
+      std::string lines;
+      for (const auto& c : sentences.changes) {
+        json j = json::object();
+        if (!c.before.empty()) j["before"] = c.before;
+        if (!c.after.empty()) j["after"] = c.after;
+        if (!c.numbers_before.empty() || !c.numbers_after.empty()) {
+          j["numbers"] = {{"before", c.numbers_before}, {"after", c.numbers_after}};
+        }
+        changed.push_back(std::move(j));
+        std::string line = c.before.empty()  ? "added: “" + c.after + "”"
+                           : c.after.empty() ? "removed: “" + c.before + "”"
+                                             : "“" + c.before + "” → “" + c.after + "”";
+        if (!c.numbers_before.empty() || !c.numbers_after.empty()) {
+          line += " (numbers: " + (c.numbers_before.empty() ? std::string("—") : text::join(c.numbers_before, ", ")) +
+                  " → " + (c.numbers_after.empty() ? std::string("—") : text::join(c.numbers_after, ", ")) + ")";
+        }
+        lines += "  - " + line + "\n";
       }
+      if (sentences.more > 0) lines += "  - and " + std::to_string(sentences.more) + " more changed sentences\n";
       const int kept = static_cast<int>(std::lround(change.similarity * 100));
-      result["text_changes"].push_back({{"field", field},
-                                        {"from", versions[0].entity.key},
-                                        {"to", versions[i].entity.key},
-                                        {"similarity", std::round(change.similarity * 100) / 100},
-                                        {"changes", std::move(hunks)},
-                                        {"truncated", change.truncated}});
+      json entry = {{"field", field},
+                    {"from", versions[0].entity.key},
+                    {"to", versions[i].entity.key},
+                    {"similarity", std::round(change.similarity * 100) / 100},
+                    {"sentences", std::move(changed)},
+                    {"more_sentences", sentences.more}};
+      // Short texts are read best whole, one after the other.
+      const bool whole = from.size() <= kShortText && to.size() <= kShortText;
+      if (whole) {
+        entry["before"] = from;
+        entry["after"] = to;
+        const auto quoted = [](const std::string& t) {
+          return text::trim(t).empty() ? std::string("(none)") : "“" + text::trim(t) + "”";
+        };
+        lines = "  - before: " + quoted(from) + "\n  - after: " + quoted(to) + "\n";
+      }
+      result["text_changes"].push_back(std::move(entry));
       texts_text += "- **" + cut(field, kNameChars) + "** (" + labels[0] + " → " + labels[i] + ", " +
-                    std::to_string(kept) + " % of words kept" +
-                    (change.truncated ? " in the first " + std::to_string(kDiffWords) + " words" : "") +
-                    "): " + text::join(shown, "; ") + "\n";
+                    std::to_string(kept) + " % of words kept):\n" + lines;
     }
   }
   if (texts_left) texts_text += "- and " + std::to_string(texts_left) + " more texts that differ\n";

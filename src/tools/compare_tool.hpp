@@ -34,4 +34,22 @@ struct TextChange {
 };
 TextChange text_change(const std::string& from, const std::string& to, size_t max_hunks = 4);
 
+// The sentences that differ between two texts (model::sentence_spans; compared without case, spacing or a final full
+// stop), in the order of `from`: a sentence reworded as a before/after pair (the two share most of their words), one
+// removed (`after` empty) or added (`before` empty); at most `max_changes` (the reworded first, then removed and
+// added in turn), `more` counting the rest. Each sentence
+// whole up to a few hundred characters; `numbers` lists the numbers and dice one side has and the other does not
+// ("3rd" -> "2nd-level").
+struct SentenceChange {
+  std::string before;
+  std::string after;
+  std::vector<std::string> numbers_before;
+  std::vector<std::string> numbers_after;
+};
+struct SentenceChanges {
+  std::vector<SentenceChange> changes;
+  size_t more = 0;
+};
+SentenceChanges sentence_changes(const std::string& from, const std::string& to, size_t max_changes = 6);
+
 }  // namespace lorekeeper::tools::compare_tool

@@ -155,3 +155,12 @@ test('SRD 5.1\'s Paladin lists SRD 5.1\'s oath only, and counts the others', asy
   assert.deepEqual(paladin.subclasses.map((c) => c.document), paladin.subclasses.map(() => 'srd-2014'));
   assert.ok(paladin.subclasses_elsewhere > 0);
 });
+
+test('compare_editions says in sentences what changed: Counterspell keeps the slot in 2024', async () => {
+  const r = okResult(await call('compare_editions', { name: 'Counterspell', documents: ['srd-2014', 'srd-2024'] }), 'counterspell');
+  const desc = r.text_changes.find((t) => t.field === 'desc');
+  assert.ok(desc, JSON.stringify(r.text_changes));
+  assert.ok(desc.sentences.some((c) => (c.after ?? '').includes("the slot isn't expended")), JSON.stringify(desc.sentences));
+  const exhaustion = await call('compare_editions', { name: 'Exhaustion', kind: 'condition' });
+  assert.ok(!firstText(exhaustion).includes('(0 fields)'));
+});

@@ -271,12 +271,46 @@ TEST(TextChange, NamesTheChangedWordsAndHowMuchIsKept) {
   EXPECT_FALSE(swap.truncated);
 }
 
+// The sentences that changed, as a game master reads them: a reworded sentence before and after with the numbers
+// that changed, one removed, one added; the same sentences in another case or spacing are no change.
+TEST(SentenceChanges, PairsRewordedSentencesAndNamesChangedNumbers) {
+  using tools::compare_tool::sentence_changes;
+  const std::string before =
+      "You attempt to interrupt a creature. If it is casting a spell of 3rd level or lower, its spell fails. "
+      "Otherwise make an ability check.";
+  const std::string after =
+      "you attempt to interrupt a creature.  If it is casting a spell of 2nd level or lower, its spell fails. "
+      "If that creature is casting the spell with a spell slot, the slot isn't expended.";
+  const auto c = sentence_changes(before, after);
+  ASSERT_EQ(c.changes.size(), 3u);
+  EXPECT_EQ(c.changes[0].before, "If it is casting a spell of 3rd level or lower, its spell fails.");
+  EXPECT_EQ(c.changes[0].after, "If it is casting a spell of 2nd level or lower, its spell fails.");
+  EXPECT_EQ(c.changes[0].numbers_before, std::vector<std::string>{"3rd"});
+  EXPECT_EQ(c.changes[0].numbers_after, std::vector<std::string>{"2nd"});
+  EXPECT_EQ(c.changes[1].before, "Otherwise make an ability check.");
+  EXPECT_TRUE(c.changes[1].after.empty());
+  EXPECT_TRUE(c.changes[2].before.empty());
+  EXPECT_EQ(c.changes[2].after, "If that creature is casting the spell with a spell slot, the slot isn't expended.");
+  EXPECT_EQ(c.more, 0u);
+  EXPECT_TRUE(sentence_changes(before, before).changes.empty());
+  // Many changes: the first few, and how many more.
+  std::string many_a, many_b;
+  for (int i = 0; i < 40; ++i) many_a += "Rule number " + std::to_string(i) + " holds. ";
+  for (int i = 0; i < 40; ++i) many_b += "Another rule " + std::to_string(i * 7) + " now. ";
+  const auto m = sentence_changes(many_a, many_b, 4);
+  EXPECT_EQ(m.changes.size(), 4u);
+  EXPECT_GT(m.more, 0u);
+}
+
 TEST(TextChange, AHugeTextIsComparedOnItsBeginningAndTheChangesAreCut) {
   using tools::compare_tool::text_change;
   std::string a, b;
   for (int i = 0; i < 200000; ++i) a += "word" + std::to_string(i % 97) + " ";
   for (int i = 0; i < 200000; ++i) b += "other" + std::to_string(i % 89) + " ";
   auto c = text_change(a, b, 3);
+  const auto sentences = tools::compare_tool::sentence_changes(a, b);  // one sentence each, cut
+  ASSERT_FALSE(sentences.changes.empty());
+  EXPECT_LT(sentences.changes[0].before.size(), 400u);
   EXPECT_TRUE(c.truncated);
   ASSERT_LE(c.hunks.size(), 3u);
   ASSERT_FALSE(c.hunks.empty());

@@ -1457,6 +1457,24 @@ TEST_F(Fidelity, CompareEditionsOfFireballShowsWhatChangedAndWhatDidNot) {
   EXPECT_NE(all.text.find("6d6 (a5e-ag)"), std::string::npos) << all.text;
 }
 
+// What changed is said in sentences: Counterspell's 2024 text keeps the slot ("the slot isn't expended") and a
+// condition whose fields are all alike compares its texts, not "0 fields: none".
+TEST_F(Fidelity, CompareEditionsSaysWhatChangedInSentences) {
+  auto r = call("compare_editions", {{"name", "Counterspell"}, {"documents", {"srd-2014", "srd-2024"}}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  bool slot = false;
+  for (const auto& t : r.structured["result"]["text_changes"]) {
+    for (const auto& c : t["sentences"]) slot |= c.value("after", "").find("slot isn't expended") != std::string::npos;
+  }
+  EXPECT_TRUE(slot) << r.text;
+  EXPECT_NE(r.text.find("the slot isn't expended.”"), std::string::npos) << r.text;
+  auto exhaustion = call("compare_editions", {{"name", "Exhaustion"}, {"kind", "condition"}});
+  ASSERT_FALSE(exhaustion.is_error) << exhaustion.text;
+  EXPECT_EQ(exhaustion.text.find("(0 fields)"), std::string::npos) << exhaustion.text;
+  EXPECT_NE(exhaustion.text.find("**Fields:** none differs."), std::string::npos) << exhaustion.text;
+  EXPECT_NE(exhaustion.text.find("“"), std::string::npos) << "whole sentences, quoted";
+}
+
 TEST_F(Fidelity, CompareEditionsCountsNoFormattingOrUnproficientSavesAsDifferences) {
   auto r = call("compare_editions", {{"name", "Zombie"}, {"kind", "creature"}});
   ASSERT_FALSE(r.is_error) << r.text;
