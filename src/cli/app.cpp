@@ -44,6 +44,7 @@
 #include "lorekeeper/tools/engine.hpp"
 #include "model_fetch.hpp"
 #include "store_files.hpp"
+#include "table_calls.hpp"
 
 namespace lorekeeper::cli {
 
@@ -854,6 +855,12 @@ int cmd_tool(const Config& cfg, const std::string& name, const std::string& args
   return print_tool_result(engine.call(name, args), as_json);
 }
 
+// One tool call a command line made (roll, encounter), printed as `lorekeeper tool` prints it.
+int cmd_call(const Config& cfg, const ToolCall& call, bool as_json) {
+  tools::Engine engine = make_engine(cfg);
+  return print_tool_result(engine.call(call.tool, call.args), as_json);
+}
+
 int cmd_embed(const std::vector<std::string>& texts, bool as_json) {
   auto encoder = embed::Encoder::load(embed::default_model_dir());
   if (!encoder) {
@@ -1331,6 +1338,45 @@ int run(int argc, char** argv) {
   std::string tool_name;
   std::string tool_args;
   bool tool_json = false;
+  RollRequest roll_request;
+  int roll_target = 0, roll_times = 0;
+  long long roll_seed = 0;
+  bool roll_json = false, roll_advantage = false, roll_disadvantage = false;
+  auto* roll =
+      app.add_subcommand("roll", "Roll dice with their exact odds, as roll_dice answers (roll 8d6 --target 30)");
+  roll->add_option("notation", roll_request.notation, "Dice: 8d6, 1d20+5, 4d6kh3, 2d20kh1+7")->required();
+  auto* roll_target_opt =
+      roll->add_option("-t,--target", roll_target, "Also the exact chance of a total at least this");
+  auto* roll_times_opt = roll->add_option("-n,--times", roll_times, "How many rolls (default 1)");
+  auto* roll_advantage_opt =
+      roll->add_flag("--advantage", roll_advantage, "Roll each plain 1d20 twice and keep the higher");
+  roll->add_flag("--disadvantage", roll_disadvantage, "Roll each plain 1d20 twice and keep the lower")
+      ->excludes(roll_advantage_opt);
+  auto* roll_seed_opt = roll->add_option("--seed", roll_seed, "Seed: the same seed gives the same dice");
+  roll->add_flag("--json", roll_json, "Print the structured result as JSON");
+
+  EncounterRequest encounter_request;
+  long long encounter_seed = 0;
+  bool encounter_json = false;
+  auto* encounter = app.add_subcommand(
+      "encounter",
+      "How hard a fight is for a party (creatures given), or fights to build for it (none given), as "
+      "evaluate_encounter and build_encounter answer");
+  encounter->add_option("creatures", encounter_request.creatures,
+                        "Creatures: goblin, \"4 goblin\", \"goblin x4\", srd_bugbear, \"cr 1/2\"");
+  encounter->add_option("-p,--party", encounter_request.party, "The party's levels: 3,3,3,4, or 4x5 for four level-5")
+      ->required();
+  encounter->add_option("-r,--rules", encounter_request.rules, "2014 or 2024 (default: the preferred edition)");
+  encounter->add_option("--difficulty", encounter_request.difficulty,
+                        "To build: easy, medium, hard, deadly (2014); low, moderate, high (2024)");
+  encounter->add_option("--theme", encounter_request.theme, "To build: what the fight is about, in words");
+  encounter->add_option("--environment", encounter_request.environment, "To build: swamp, mountain, underworld, ...");
+  auto* encounter_seed_opt =
+      encounter->add_option("--seed", encounter_seed, "To build: the same seed, the same groups");
+  encounter->add_option("-d,--document", encounter_request.documents, "Only this source document (repeatable)")
+      ->allow_extra_args(false);
+  encounter->add_flag("--json", encounter_json, "Print the structured result as JSON");
+
   auto* tool = app.add_subcommand("tool", "Call one MCP tool directly with JSON arguments");
   tool->add_option("name", tool_name, "Tool name (e.g. search_spell)")->required();
   tool->add_option("args", tool_args, "Arguments as a JSON object");
@@ -1405,6 +1451,22 @@ int run(int argc, char** argv) {
   if (*get) return cmd_get(*cfg, get_key, get_kind, get_source, get_json ? Output::kJson : Output::kAuto);
   if (*docs) return cmd_documents(*cfg, doc_source, doc_json);
   if (*tool) return cmd_tool(*cfg, tool_name, tool_args, tool_json);
+  if (*roll) {
+    if (roll_target_opt->count() > 0) roll_request.target = roll_target;
+    if (roll_times_opt->count() > 0) roll_request.times = roll_times;
+    if (roll_seed_opt->count() > 0) roll_request.seed = roll_seed;
+    roll_request.mode = roll_advantage ? "advantage" : roll_disadvantage ? "disadvantage" : "";
+    return cmd_call(*cfg, roll_call(roll_request), roll_json);
+  }
+  if (*encounter) {
+    if (encounter_seed_opt->count() > 0) encounter_request.seed = encounter_seed;
+    auto call = encounter_call(encounter_request);
+    if (!call) {
+      std::fprintf(stderr, "lorekeeper encounter: %s\n", call.status().message().c_str());
+      return 2;
+    }
+    return cmd_call(*cfg, *call, encounter_json);
+  }
   if (*embed_cmd) return cmd_embed(embed_texts, embed_json);
   if (*index_cmd) return cmd_index(*cfg, index_threads, index_quiet, index_json, index_recompute, index_export);
   if (*eval_cmd) return cmd_eval(*cfg, eval_file, eval_ranking, eval_json);

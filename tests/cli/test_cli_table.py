@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""`lorekeeper roll` and `lorekeeper encounter`: the game master's arithmetic on the command line, through the real
+binary, checked against odds computed here independently and against the tools' own answers.
+Usage: test_cli_table.py LOREKEEPER_BIN MIRROR_DIR
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+from fractions import Fraction
+
+BIN = sys.argv[1]
+MIRROR = sys.argv[2]
+TMP = tempfile.mkdtemp(prefix="lk-cli-table-")
+DB = os.path.join(TMP, "store.db")
+ENV = dict(os.environ, LOREKEEPER_EMBED="off", LOREKEEPER_DB_PATH=DB)
+
+
+def run(*args):
+    return subprocess.run([BIN] + list(args), capture_output=True, text=True, timeout=60, env=ENV)
+
+
+def setUpModule():
+    r = subprocess.run([BIN, "sync", "--source", MIRROR, "--quiet"], capture_output=True, text=True, timeout=120,
+                       env=ENV)
+    assert r.returncode == 0, r.stderr
+
+
+def at_least(dice, sides, target):
+    """The exact chance that `dice` d`sides` total at least `target`, by convolution."""
+    dist = {0: Fraction(1)}
+    for _ in range(dice):
+        nxt = {}
+        for total, p in dist.items():
+            for face in range(1, sides + 1):
+                nxt[total + face] = nxt.get(total + face, 0) + p / sides
+        dist = nxt
+    return sum(p for total, p in dist.items() if total >= target)
+
+
+class Roll(unittest.TestCase):
+    def test_the_chance_of_a_target_is_exact(self):
+        r = run("roll", "8d6", "--target", "30", "--seed", "7", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        odds = json.loads(r.stdout)["result"]["odds"]
+        self.assertAlmostEqual(odds["at_least"]["probability"], float(at_least(8, 6, 30)), places=6)
+        self.assertEqual(odds["min"], 8)
+        self.assertEqual(odds["max"], 48)
+
+    def test_a_seed_gives_the_same_dice_and_the_text_says_so(self):
+        a = run("roll", "4d6kh3", "--seed", "42", "--times", "3")
+        b = run("roll", "4d6kh3", "--seed", "42", "--times", "3")
+        self.assertEqual(a.returncode, 0, a.stderr)
+        self.assertEqual(a.stdout, b.stdout)
+        self.assertIn("Seed 42", a.stdout)
+
+    def test_advantage_is_the_higher_of_two(self):
+        r = run("roll", "1d20", "--advantage", "--target", "20", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        p = json.loads(r.stdout)["result"]["odds"]["at_least"]["probability"]
+        self.assertAlmostEqual(p, 1 - (19 / 20) ** 2, places=9)
+
+    def test_bad_dice_are_a_clear_error(self):
+        r = run("roll", "8d")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("notation", r.stdout + r.stderr)
+        r = run("roll", "1d20", "--advantage", "--disadvantage")
+        self.assertEqual(r.returncode, 2)
+
+
+class Encounter(unittest.TestCase):
+    def test_creatures_given_evaluate_the_fight(self):
+        for spec in (["4 goblin"], ["goblin x4"], ["4x goblin"], ["goblin", "goblin", "goblin", "goblin"]):
+            r = run("encounter", "--party", "3,3,3,3", "--rules", "2014", "--json", *spec)
+            self.assertEqual(r.returncode, 0, (spec, r.stderr))
+            result = json.loads(r.stdout)["result"]
+            self.assertEqual(result["party_levels"], [3, 3, 3, 3])
+            self.assertEqual(result["base_xp"], 200, spec)  # four goblins of 50 XP
+        tool = subprocess.run([BIN, "tool", "evaluate_encounter", json.dumps(
+            {"party_levels": [3, 3, 3, 3], "rules": "2014", "creatures": [{"name": "Goblin", "count": 4}]})],
+            capture_output=True, text=True, timeout=60, env=ENV)
+        self.assertEqual(run("encounter", "--party", "4x3", "--rules", "2014", "4 goblin").stdout, tool.stdout)
+
+    def test_a_challenge_rating_stands_for_a_creature_not_in_the_store(self):
+        r = run("encounter", "--party", "4x5", "--rules", "2024", "cr 1/2", "2 cr 3", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(json.loads(r.stdout)["result"]["base_xp"], 100 + 2 * 700)
+
+    def test_no_creatures_builds_fights(self):
+        r = run("encounter", "--party", "3,3,3,3", "--difficulty", "easy", "--seed", "5", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(json.loads(r.stdout)["result"]["seed"], 5)
+
+    def test_what_cannot_be_read_is_named(self):
+        r = run("encounter", "--party", "three", "goblin")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--party 'three' is not a party", r.stderr)
+        r = run("encounter", "--party", "3,3", "0 goblin")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("'0 goblin' is not a creature", r.stderr)
+        r = run("encounter", "--party", "3,3", "--rules", "2014", "Frost Kraken Tyrant")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("Frost Kraken Tyrant", r.stdout + r.stderr)
+        r = run("encounter", "goblin")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--party", r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main(argv=[sys.argv[0]])
