@@ -17,23 +17,66 @@ std::optional<int> whole_number(std::string_view s) {
   return v;
 }
 
-// "3,3,3,4" -> [3,3,3,4]; "4x5" -> [5,5,5,5].
+// The most characters and the levels a party may have, as the encounter tools take them.
+constexpr int kMaxParty = 100;
+constexpr int kMinLevel = 1;
+constexpr int kMaxLevel = 20;
+
+// "3,3,3,4" -> [3,3,3,4]; "4x5" -> [5,5,5,5]. Empty parts ("3,,4"), a count past kMaxParty and a level outside
+// 1-20 are not a party.
 std::optional<std::vector<int>> party_levels(const std::string& party) {
   const std::string p = text::lower(text::trim(party));
+  std::vector<int> levels;
   if (const size_t x = p.find('x'); x != std::string::npos) {
     const auto n = whole_number(text::trim(p.substr(0, x)));
     const auto level = whole_number(text::trim(p.substr(x + 1)));
-    if (!n || !level || *n == 0) return std::nullopt;
-    return std::vector<int>(static_cast<size_t>(std::min(*n, 1000)), *level);
+    if (!n || !level || *n == 0 || *n > kMaxParty) return std::nullopt;
+    levels.assign(static_cast<size_t>(*n), *level);
+  } else {
+    size_t at = 0;
+    while (true) {
+      const size_t comma = p.find(',', at);
+      const auto level = whole_number(text::trim(p.substr(at, comma == std::string::npos ? comma : comma - at)));
+      if (!level) return std::nullopt;
+      levels.push_back(*level);
+      if (comma == std::string::npos) break;
+      at = comma + 1;
+    }
+    if (levels.size() > static_cast<size_t>(kMaxParty)) return std::nullopt;
   }
-  std::vector<int> levels;
-  for (const auto& part : text::split_commas(p)) {
-    const auto level = whole_number(part);
-    if (!level) return std::nullopt;
-    levels.push_back(*level);
+  for (int level : levels) {
+    if (level < kMinLevel || level > kMaxLevel) return std::nullopt;
   }
-  if (levels.empty()) return std::nullopt;
   return levels;
+}
+
+// A word that is only a count ("4", "4x", "x4"); the shell splits "4 goblin" unquoted into two.
+std::optional<int> bare_count(const std::string& word, bool* suffix) {
+  std::string_view w = word;
+  *suffix = !w.empty() && (w.front() == 'x' || w.front() == 'X');
+  if (*suffix) w.remove_prefix(1);
+  if (!w.empty() && (w.back() == 'x' || w.back() == 'X')) w.remove_suffix(1);
+  return whole_number(w);
+}
+
+// The creatures of the command line with a bare count joined to the name it counts: "4" "goblin" is "4 goblin",
+// "goblin" "x4" is "goblin x4".
+std::vector<std::string> joined_counts(const std::vector<std::string>& words) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < words.size(); ++i) {
+    bool suffix = false;
+    if (!bare_count(words[i], &suffix)) {
+      out.push_back(words[i]);
+    } else if (suffix && !out.empty()) {
+      out.back() += " " + words[i];
+    } else if (!suffix && i + 1 < words.size()) {
+      out.push_back(words[i] + " " + words[i + 1]);
+      ++i;
+    } else {
+      out.push_back(words[i]);  // a count of nothing: read as a creature, and refused as one
+    }
+  }
+  return out;
 }
 
 // One creature of the command line as evaluate_encounter takes it: a count and a name, key or challenge rating.
@@ -99,15 +142,21 @@ Result<ToolCall> encounter_call(const EncounterRequest& request) {
   const auto levels = party_levels(request.party);
   if (!levels) {
     return Status::invalid_argument("--party '" + request.party +
-                                    "' is not a party: give each character's level (\"3,3,3,4\") or a count and a "
-                                    "level (\"4x5\")");
+                                    "' is not a party: give each character's level, 1-20 (\"3,3,3,4\"), or a count "
+                                    "and a level (\"4x5\"), at most " +
+                                    std::to_string(kMaxParty) + " characters");
   }
   json args = {{"party_levels", *levels}};
   if (!request.rules.empty()) args["rules"] = request.rules;
   if (!request.documents.empty()) args["documents"] = request.documents;
   if (!request.creatures.empty()) {
+    if (!request.difficulty.empty() || !request.theme.empty() || !request.environment.empty() || request.seed) {
+      return Status::invalid_argument(
+          "--difficulty, --theme, --environment and --seed build fights; with creatures given the fight is "
+          "evaluated: leave out either");
+    }
     json creatures = json::array();
-    for (const auto& spec : request.creatures) {
+    for (const auto& spec : joined_counts(request.creatures)) {
       auto c = creature(spec);
       if (!c) {
         return Status::invalid_argument("'" + spec +

@@ -280,10 +280,18 @@ void spells_inline(std::string_view t, SpellNames& out) {
   const Patterns& p = patterns();
   for_each_match(p.casts_inline, t, [&](const std::vector<StringPiece>& g) {
     std::string_view cand = !g[1].empty() ? view(g[1]) : view(g[2]);
-    // "casts counterspell or shield in response": either spell.
+    // "casts counterspell or shield in response": either spell; but a spell's own name may hold "or".
+    for (std::string_view whole : {"create or destroy water", "locate animals or plants"}) {
+      if (cand.substr(0, whole.size()) == whole) {
+        out.add(spell_name(whole));
+        cand.remove_prefix(whole.size());
+        if (cand.substr(0, 4) == " or ") cand.remove_prefix(4);
+      }
+    }
     while (!cand.empty()) {
       const size_t either = cand.find(" or ");
-      const std::string_view one = cand.substr(0, either);
+      std::string_view one = cand.substr(0, either);
+      if (one.substr(0, 4) == "the ") one.remove_prefix(4);
       if (!one.empty() && !found(p.not_a_spell, one)) out.add(spell_name(one));
       cand = either == std::string_view::npos ? std::string_view() : cand.substr(either + 4);
     }

@@ -269,23 +269,27 @@ void build_where(const Query& q, std::string* sql, std::vector<BindValue>* binds
   str(q.casting_time, "e.casting_time = ?");
   // What deals a damage type or inflicts a condition: its own attacks and effects, or a spell it casts: the spell of
   // that name in the creature's own document, or, when its document has none, in a document of its game system.
-  const auto own_or_cast = [&](const std::string& value, const char* tag) {
+  const auto own_or_cast = [&](const std::string& value, const char* tag, bool saved) {
     if (value.empty()) return;
     const std::string t(tag);
     add(("(e.id IN (SELECT entity_id FROM entity_tags WHERE tag = '" + t +
          "' AND value = ?) OR e.id IN (SELECT c.entity_id FROM entity_tags c JOIN entities ce ON ce.id = c.entity_id "
          "JOIN documents cd ON cd.key = ce.document_key JOIN entities s ON s.kind = 'spell' AND s.name_fold = "
          "c.value JOIN documents sd ON sd.key = s.document_key JOIN entity_tags t ON t.entity_id = s.id AND t.tag = '" +
-         t +
-         "' AND t.value = ? WHERE c.tag = 'casts' AND (s.document_key = ce.document_key OR (sd.game_system = "
+         t + "' AND t.value = ? WHERE c.tag = 'casts' " +
+         std::string(saved ? "AND EXISTS (SELECT 1 FROM entity_tags v WHERE v.entity_id = s.id AND v.tag = 'save') "
+                           : "") +
+         "AND (s.document_key = ce.document_key OR (sd.game_system = "
          "cd.game_system AND NOT EXISTS (SELECT 1 FROM entities o WHERE o.kind = 'spell' AND o.name_fold = c.value "
          "AND o.document_key = ce.document_key)))))")
             .c_str());
     binds->emplace_back(value);
     binds->emplace_back(value);
   };
-  own_or_cast(q.damage_type, "damage_type");
-  own_or_cast(q.condition, "condition");
+  own_or_cast(q.damage_type, "damage_type", false);
+  // A spell's conditions are the caster's only when the spell calls for a save: Invisibility, Lesser Restoration
+  // and Gaseous Form name conditions they give an ally or end, not ones the caster inflicts.
+  own_or_cast(q.condition, "condition", true);
   if (!q.casts_spell.empty()) {
     std::string any = "e.id IN (SELECT entity_id FROM entity_tags WHERE tag = 'casts' AND value IN (?";
     for (size_t i = 1; i < q.casts_spell.size(); ++i) any += ",?";

@@ -378,6 +378,12 @@ SentenceChanges sentence_changes(const std::string& from, const std::string& to,
     if (!c.before.empty() && !c.after.empty()) {
       c.numbers_before = lacking(nb, na);
       c.numbers_after = lacking(na, nb);
+      // A few numbers name a change; many are a table's, and the sentences show them.
+      constexpr size_t kMaxNumbers = 6;
+      if (c.numbers_before.size() > kMaxNumbers || c.numbers_after.size() > kMaxNumbers) {
+        c.numbers_before.clear();
+        c.numbers_after.clear();
+      }
     }
     c.before = cut(c.before, kSentenceChars);
     c.after = cut(c.after, kSentenceChars);
@@ -721,6 +727,7 @@ ToolResult compare_editions(store::Store& st, const json& args,
                     {"to", versions[i].entity.key},
                     {"similarity", std::round(change.similarity * 100) / 100},
                     {"sentences", std::move(changed)},
+                    {"truncated", change.truncated},
                     {"more_sentences", sentences.more}};
       // Short texts are read best whole, one after the other.
       const bool whole = from.size() <= kShortText && to.size() <= kShortText;
@@ -734,7 +741,8 @@ ToolResult compare_editions(store::Store& st, const json& args,
       }
       result["text_changes"].push_back(std::move(entry));
       texts_text += "- **" + cut(field, kNameChars) + "** (" + labels[0] + " → " + labels[i] + ", " +
-                    std::to_string(kept) + " % of words kept):\n" + lines;
+                    std::to_string(kept) + " % of words kept" +
+                    (change.truncated ? " in the first " + std::to_string(kDiffWords) + " words" : "") + "):\n" + lines;
     }
   }
   if (texts_left) texts_text += "- and " + std::to_string(texts_left) + " more texts that differ\n";

@@ -286,7 +286,7 @@ std::vector<ToolSpec> specs(const std::vector<ParamSpec>& creature_filters) {
     ParamSpec environment = param("environment", ParamType::kString,
                                   "Only creatures whose records list this environment (e.g. \"swamp\", \"mountain\", "
                                   "\"underworld\"); SRD 5.1 and Tome of Beasts records list them. Records that list "
-                                  "every environment come in only when fewer than 5 creatures list it.");
+                                  "(nearly) every environment come in only when fewer than 5 creatures list it.");
     ParamSpec max_creatures = param("max_creatures", ParamType::kInteger, "Most creatures in one group.");
     max_creatures.minimum = 1;
     max_creatures.maximum = 30;
@@ -603,7 +603,7 @@ ToolResult build_encounter(const json& args, const CreatureSearch& search, std::
   // Where a record says a creature lives: the environment asked among a few, or among so many that the list means
   // "anywhere" (140 records list all of them: a swamp is no home of the Quasit's more than any other place).
   enum class Home { kNo, kThere, kAnywhere };
-  constexpr size_t kAnywhereFrom = 12;
+  constexpr size_t kAnywhereFrom = 20;  // records list at most 16, or all 31
   auto home = [&](const json& r) {
     if (environment.empty()) return Home::kThere;
     if (!r.contains("environments") || !r["environments"].is_array()) return Home::kNo;
@@ -772,7 +772,8 @@ ToolResult build_encounter(const json& args, const CreatureSearch& search, std::
     text += "\n" + message + "\n";
   }
   if (anywhere_left_out > 0) {
-    const std::string note = std::to_string(anywhere_left_out) + " creature record(s) that list every environment (" +
+    const std::string note = std::to_string(anywhere_left_out) +
+                             " creature record(s) that list (nearly) every environment (" +
                              std::to_string(kAnywhereFrom) + " or more) were left out: they live anywhere, not " +
                              "especially in '" + args.value("environment", "") + "'.";
     message = message.empty() ? note : message + " " + note;

@@ -106,6 +106,19 @@ class Encounter(unittest.TestCase):
         r = run("encounter", "goblin")
         self.assertEqual(r.returncode, 2)
         self.assertIn("--party", r.stderr)
+        for party in ("3,,4", "5000x5", "4x0", "4x21", ",3"):
+            r = run("encounter", "--party", party, "goblin")
+            self.assertEqual(r.returncode, 2, party)
+            self.assertIn("--party '%s' is not a party" % party, r.stderr)
+        r = run("encounter", "--party", "4x3", "--difficulty", "hard", "goblin")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--difficulty", r.stderr)
+
+    def test_a_count_the_shell_split_from_its_creature_still_counts_it(self):
+        for words in (["4", "goblin"], ["goblin", "x4"], ["4x", "goblin"]):
+            r = run("encounter", "--party", "4x3", "--rules", "2014", "--json", *words)
+            self.assertEqual(r.returncode, 0, (words, r.stderr))
+            self.assertEqual(json.loads(r.stdout)["result"]["base_xp"], 200, words)
 
 
 if __name__ == "__main__":

@@ -1049,6 +1049,15 @@ TEST_F(Fidelity, CrossEntityFactsHold) {
   for (const char* k : {"srd-2024_mage", "srd-2024_archmage", "srd-2024_lich"}) EXPECT_TRUE(counter.count(k)) << k;
   const auto charm = keys({{"inflicts_condition", "charmed"}, {"documents", {"srd-2014"}}, {"limit", 100}});
   for (const char* k : {"srd_lamia", "srd_oni", "srd_rakshasa", "srd_spirit-naga"}) EXPECT_TRUE(charm.count(k)) << k;
+  // A spell's conditions are the caster's only when the spell calls for a save: Greater Restoration ends
+  // petrification, Lesser Restoration blindness, Invisibility is given to an ally.
+  const auto petrify = keys({{"inflicts_condition", "petrified"}, {"documents", {"srd-2024"}}, {"limit", 100}});
+  EXPECT_FALSE(petrify.count("srd-2024_couatl"));
+  EXPECT_TRUE(petrify.count("srd-2024_medusa"));
+  const auto blind = keys({{"inflicts_condition", "blinded"}, {"documents", {"srd-2014"}}, {"limit", 100}});
+  EXPECT_FALSE(blind.count("srd_priest"));
+  const auto invisible = keys({{"inflicts_condition", "invisible"}, {"documents", {"srd-2014"}}, {"limit", 100}});
+  EXPECT_FALSE(invisible.count("srd_mage"));
   const auto paralyze = keys({{"inflicts_condition", "paralyzed"}, {"documents", {"srd-2014"}}, {"limit", 100}});
   EXPECT_FALSE(paralyze.count("srd_duergar"));
   EXPECT_TRUE(paralyze.count("srd_ghoul"));
@@ -1096,7 +1105,19 @@ TEST_F(Fidelity, ASwampEncounterIsOfSwampCreatures) {
   }
   EXPECT_FALSE(met.empty());
   for (const char* k : {"srd_quasit", "srd_firebird", "tob_firebird"}) EXPECT_FALSE(met.count(k)) << k;
-  EXPECT_NE(message.find("that list every environment"), std::string::npos) << message;
+  // A record that lists a dozen places besides the swamp (the Goblin lists 13) is no "anywhere" record: a swamp
+  // fight of goblins alone has them.
+  auto goblins = call("build_encounter", {{"party_levels", {1, 1, 1, 1}},
+                                          {"environment", "swamp"},
+                                          {"rules", "2014"},
+                                          {"type", "humanoid"},
+                                          {"cr_min", "1/4"},
+                                          {"cr_max", "1/4"},
+                                          {"documents", {"srd-2014"}},
+                                          {"difficulty", "easy"},
+                                          {"seed", 1}});
+  EXPECT_NE(goblins.text.find("Goblin"), std::string::npos) << goblins.text;
+  EXPECT_NE(message.find("that list (nearly) every environment"), std::string::npos) << message;
 }
 
 // What the data lacks is said where an answer touches it: SRD 5.2's rules glossary (asked under the 2024 rules, with

@@ -15,7 +15,7 @@
 namespace lorekeeper::model {
 
 // Names the rules below: a store whose facets were derived by other rules re-derives them when opened.
-inline constexpr std::string_view kDerivedFacetsVersion = "4";
+inline constexpr std::string_view kDerivedFacetsVersion = "5";
 
 // The conditions of the rules, as facet values ("blinded", ..., "exhaustion").
 const std::vector<std::string>& condition_names();
