@@ -283,10 +283,11 @@ std::vector<ToolSpec> specs(const std::vector<ParamSpec>& creature_filters) {
     ParamSpec theme = param("theme", ParamType::kString,
                             "What the encounter is about, in words, ranked like search_creature's search: \"swamp "
                             "hag coven\", \"undead in a crypt\".");
-    ParamSpec environment = param("environment", ParamType::kString,
-                                  "Only creatures whose records list this environment (e.g. \"swamp\", \"mountain\", "
-                                  "\"underworld\"); SRD 5.1 and Tome of Beasts records list them. Records that list "
-                                  "(nearly) every environment come in only when fewer than 5 creatures list it.");
+    ParamSpec environment = param(
+        "environment", ParamType::kString,
+        "Only creatures whose records list this environment (e.g. \"swamp\", \"mountain\", "
+        "\"underworld\"); SRD 5.1 and Tome of Beasts records list them. Records that list "
+        "(nearly) every environment come in only when fewer than 5 creatures list it, or when no group of those fits.");
     ParamSpec max_creatures = param("max_creatures", ParamType::kInteger, "Most creatures in one group.");
     max_creatures.minimum = 1;
     max_creatures.maximum = 30;
@@ -620,34 +621,40 @@ ToolResult build_encounter(const json& args, const CreatureSearch& search, std::
   constexpr size_t kFewHomes = 5;
   size_t homed = 0;
   for (const auto& r : *found) homed += home(r) == Home::kThere;
-  const bool anywhere_too = homed < kFewHomes;
   int anywhere_left_out = 0;
-  for (const auto& r : *found) {
-    const Home h = home(r);
-    if (h == Home::kNo) continue;
-    if (h == Home::kAnywhere && !anywhere_too) {
-      ++anywhere_left_out;
-      continue;
+  auto fill_pool = [&](bool with_anywhere) {
+    pool.clear();
+    documents.clear();
+    slot_of_name.clear();
+    anywhere_left_out = 0;
+    for (const auto& r : *found) {
+      const Home h = home(r);
+      if (h == Home::kNo) continue;
+      if (h == Home::kAnywhere && !with_anywhere) {
+        ++anywhere_left_out;
+        continue;
+      }
+      auto c = candidate_of(r, static_cast<int>(pool.size()));
+      if (!c) continue;
+      model::Document doc;
+      if (r.contains("document") && r["document"].is_object()) {
+        doc.key = r["document"].value("key", "");
+        doc.name = r["document"].value("name", "");
+        doc.publisher = r["document"].value("publisher", "");
+        doc.game_system = r["document"].value("game_system", "");
+      }
+      auto [it, fresh] = slot_of_name.emplace(text::fold(c->name), pool.size());
+      if (fresh) {
+        pool.push_back(std::move(*c));
+        documents.push_back(std::move(doc));
+      } else if (model::edition_before(doc, documents[it->second], preferred_edition)) {
+        c->rank = pool[it->second].rank;
+        pool[it->second] = std::move(*c);
+        documents[it->second] = std::move(doc);
+      }
     }
-    auto c = candidate_of(r, static_cast<int>(pool.size()));
-    if (!c) continue;
-    model::Document doc;
-    if (r.contains("document") && r["document"].is_object()) {
-      doc.key = r["document"].value("key", "");
-      doc.name = r["document"].value("name", "");
-      doc.publisher = r["document"].value("publisher", "");
-      doc.game_system = r["document"].value("game_system", "");
-    }
-    auto [it, fresh] = slot_of_name.emplace(text::fold(c->name), pool.size());
-    if (fresh) {
-      pool.push_back(std::move(*c));
-      documents.push_back(std::move(doc));
-    } else if (model::edition_before(doc, documents[it->second], preferred_edition)) {
-      c->rank = pool[it->second].rank;
-      pool[it->second] = std::move(*c);
-      documents[it->second] = std::move(doc);
-    }
-  }
+  };
+  fill_pool(homed < kFewHomes);
 
   const int party_size = static_cast<int>(levels->size());
   const int max_creatures = args.value("max_creatures", 8);
@@ -672,29 +679,38 @@ ToolResult build_encounter(const json& args, const CreatureSearch& search, std::
 
   std::vector<Group> groups;
   std::set<std::string> leaders;  // each group is led by a different creature
-  for (int attempt = 0; attempt < kBuildAttempts && static_cast<int>(groups.size()) < alternatives && !pool.empty();
-       ++attempt) {
-    const Candidate& a = pick();
-    if (leaders.count(a.key)) continue;
-    std::vector<std::optional<Group>> fits;
-    if (attempt % 2 == 0) {
-      // One kind of creature, as many as it takes.
-      for (int n = 1; n <= max_creatures; ++n) fits.push_back(measured({{&a, n}}));
-    } else {
-      // A leader and a weaker kind around it.
-      const Candidate& b = pick();
-      if (b.key == a.key || b.xp >= a.xp || b.xp * kFollowerXpShareDivisor < a.xp) continue;
-      for (int lead = 1; lead <= 2; ++lead) {
-        for (int n = 1; lead + n <= max_creatures; ++n) fits.push_back(measured({{&a, lead}, {&b, n}}));
+  auto build_groups = [&]() {
+    for (int attempt = 0; attempt < kBuildAttempts && static_cast<int>(groups.size()) < alternatives && !pool.empty();
+         ++attempt) {
+      const Candidate& a = pick();
+      if (leaders.count(a.key)) continue;
+      std::vector<std::optional<Group>> fits;
+      if (attempt % 2 == 0) {
+        // One kind of creature, as many as it takes.
+        for (int n = 1; n <= max_creatures; ++n) fits.push_back(measured({{&a, n}}));
+      } else {
+        // A leader and a weaker kind around it.
+        const Candidate& b = pick();
+        if (b.key == a.key || b.xp >= a.xp || b.xp * kFollowerXpShareDivisor < a.xp) continue;
+        for (int lead = 1; lead <= 2; ++lead) {
+          for (int n = 1; lead + n <= max_creatures; ++n) fits.push_back(measured({{&a, lead}, {&b, n}}));
+        }
       }
+      std::vector<Group*> ok;
+      for (auto& f : fits) {
+        if (f) ok.push_back(&*f);
+      }
+      if (ok.empty()) continue;
+      groups.push_back(std::move(*ok[draw(gen, ok.size())]));
+      leaders.insert(a.key);
     }
-    std::vector<Group*> ok;
-    for (auto& f : fits) {
-      if (f) ok.push_back(&*f);
-    }
-    if (ok.empty()) continue;
-    groups.push_back(std::move(*ok[draw(gen, ok.size())]));
-    leaders.insert(a.key);
+  };
+  build_groups();
+  // No group of the creatures that name the place: those that live anywhere are drawn on too, and the answer says so.
+  const int only_there = anywhere_left_out;
+  if (groups.empty() && anywhere_left_out > 0) {
+    fill_pool(true);
+    build_groups();
   }
 
   json result = {{"rules", std::string(gm::rule_set_name(rules))},
@@ -771,11 +787,15 @@ ToolResult build_encounter(const json& args, const CreatureSearch& search, std::
               " groups asked for were found among " + std::to_string(pool.size()) + " matching creatures.";
     text += "\n" + message + "\n";
   }
-  if (anywhere_left_out > 0) {
-    const std::string note = std::to_string(anywhere_left_out) +
-                             " creature record(s) that list (nearly) every environment (" +
-                             std::to_string(kAnywhereFrom) + " or more) were left out: they live anywhere, not " +
-                             "especially in '" + args.value("environment", "") + "'.";
+  if (only_there > 0) {
+    const std::string place = "'" + args.value("environment", "") + "'";
+    const std::string note =
+        anywhere_left_out > 0
+            ? std::to_string(anywhere_left_out) + " creature record(s) that list (nearly) every environment (" +
+                  std::to_string(kAnywhereFrom) + " or more) were left out: they live anywhere, not especially in " +
+                  place + "."
+            : "No group of the creatures whose records name " + place + " fits, so the " + std::to_string(only_there) +
+                  " record(s) that list (nearly) every environment were drawn on too.";
     message = message.empty() ? note : message + " " + note;
     text += "\n" + note + "\n";
   }

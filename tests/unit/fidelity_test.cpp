@@ -1117,6 +1117,15 @@ TEST_F(Fidelity, ASwampEncounterIsOfSwampCreatures) {
                                           {"difficulty", "easy"},
                                           {"seed", 1}});
   EXPECT_NE(goblins.text.find("Goblin"), std::string::npos) << goblins.text;
+  // When no group of the creatures that name the place fits the party (the astral plane's are all CR 2 or more),
+  // those that live anywhere are drawn on, and the answer says so.
+  auto astral = call("build_encounter", {{"party_levels", {1, 1, 1, 1}},
+                                         {"environment", "astral"},
+                                         {"rules", "2014"},
+                                         {"difficulty", "easy"},
+                                         {"seed", 1}});
+  EXPECT_FALSE(astral.structured["result"]["groups"].empty()) << astral.text;
+  EXPECT_NE(astral.text.find("were drawn on too"), std::string::npos) << astral.text;
   EXPECT_NE(message.find("that list (nearly) every environment"), std::string::npos) << message;
 }
 
