@@ -174,6 +174,16 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep) {
   return out;
 }
 
+std::string join_first(const std::vector<std::string>& parts, size_t n, std::string_view sep) {
+  std::string out;
+  for (size_t i = 0; i < parts.size() && i < n; ++i) {
+    if (i) out.append(sep);
+    out.append(parts[i]);
+  }
+  if (parts.size() > n) out += " and " + std::to_string(parts.size() - n) + " more";
+  return out;
+}
+
 std::string sanitize_utf8(std::string_view s) {
   std::string out;
   out.reserve(s.size());

@@ -106,6 +106,9 @@ const char* lore_field(const json& r) { return r.value("kind", "") == "creature"
 // so their texts are only ever cut, never thinned.
 bool thins_lore_sentences(const json& r) { return r.value("kind", "") == "creature"; }
 
+// Whether a field is an API record an answer carries as it was sent (`source_record`, `source_record_v1`).
+bool is_source_record(const std::string& key) { return key.rfind("source_record", 0) == 0; }
+
 // A text at most this long keeps its sentences without rules (a trait of two sentences is left whole).
 constexpr size_t kLoreSentencesFrom = 300;
 
@@ -126,14 +129,7 @@ class Places {
     std::vector<std::string> out;
     for (size_t i = 0; i < fields_.size() && i < kNamed; ++i) {
       const auto& [field, entries] = fields_[i];
-      std::string f = field;
-      if (!entries.empty()) {
-        std::vector<std::string> named(entries.begin(), entries.begin() + std::min(entries.size(), kNamed));
-        f += " (" + text::join(named, ", ");
-        if (entries.size() > kNamed) f += " and " + std::to_string(entries.size() - kNamed) + " more";
-        f += ")";
-      }
-      out.push_back(std::move(f));
+      out.push_back(entries.empty() ? field : field + " (" + text::join_first(entries, kNamed) + ")");
     }
     std::string s = text::join(out, ", ");
     if (fields_.size() > kNamed) s += " and " + std::to_string(fields_.size() - kNamed) + " more fields";
@@ -176,7 +172,7 @@ class Shortener {
         const std::string& key = it.key();
         // A nested object's fields are named by the field that holds them ("actions", not "desc").
         const std::string f = field.empty() ? key : field;
-        walk(it.value(), f, entry, own_text && key.rfind("source_record", 0) != 0);
+        walk(it.value(), f, entry, own_text && !is_source_record(key));
       }
     }
   }
@@ -243,7 +239,7 @@ size_t longest_text(const json& v, bool own, bool in_source = false) {
     for (const auto& x : v) longest = std::max(longest, longest_text(x, own, in_source));
   } else if (v.is_object()) {
     for (auto it = v.begin(); it != v.end(); ++it) {
-      longest = std::max(longest, longest_text(it.value(), own, in_source || it.key().rfind("source_record", 0) == 0));
+      longest = std::max(longest, longest_text(it.value(), own, in_source || is_source_record(it.key())));
     }
   }
   return longest;
@@ -260,10 +256,7 @@ Detail detail_of(const json& args) {
 
 Whole whole_within(const json& r, size_t cap, size_t room, size_t floor,
                    const std::function<std::string(const json&)>& render, std::string_view whole_from) {
-  // Each step shortens more than the one before; the first that fits is the answer. The entry whole; its lore
-  // (a creature's description) at its shortest, then left out; the sentences of its texts that state no rules left
-  // out; then its texts cut at `cap` characters, half as many again and again while the cap is at least `floor`;
-  // at the floor, its lists cut to their first items.
+  // Each step shortens more than the one before; the first that fits is the answer (the order: answer.hpp).
   const char* lore = lore_field(r);
   const bool has_lore =
       lore && r.contains(lore) && r[lore].is_string() && !r[lore].get_ref<const std::string&>().empty();
@@ -302,12 +295,8 @@ Whole whole_within(const json& r, size_t cap, size_t room, size_t floor,
       parts.push_back("sentences that state no rules are left out ([…]) of " + shortener.lore_left_out.str());
     }
     if (!shortener.cut.empty()) parts.push_back("text is cut short ([…]) in " + shortener.cut.str());
-    if (!lists_cut.empty()) {
-      const size_t named = std::min<size_t>(lists_cut.size(), 5);
-      std::string lists = text::join(std::vector<std::string>(lists_cut.begin(), lists_cut.begin() + named), ", ");
-      if (lists_cut.size() > named) lists += " and " + std::to_string(lists_cut.size() - named) + " more";
-      parts.push_back("long lists show their first items only: " + lists);
-    }
+    if (!lists_cut.empty())
+      parts.push_back("long lists show their first items only: " + text::join_first(lists_cut, 5));
     if (!parts.empty()) {
       w.result["truncated"] = "To fit the answer " + text::join(parts, "; ") + "; " + std::string(whole_from) + ".";
     }

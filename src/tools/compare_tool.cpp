@@ -201,9 +201,9 @@ std::vector<std::string> first_named(const std::vector<std::string>& names) {
 }
 
 std::string listed(const std::vector<std::string>& names) {
-  const std::string shown = text::join(first_named(names), ", ");
-  if (names.size() <= kMaxNamedShown) return shown;
-  return shown + " and " + std::to_string(names.size() - kMaxNamedShown) + " more";
+  std::vector<std::string> shown = first_named(names);
+  shown.resize(names.size());  // the rest only counted
+  return text::join_first(shown, kMaxNamedShown);
 }
 
 std::string label(const Version& v, const std::vector<Version>& all) {
@@ -221,10 +221,6 @@ const char* basis_name(Version::Basis b) {
   return "";
 }
 
-}  // namespace
-
-namespace {
-
 // The table of a longest common subsequence of `a` and `b`: cell [i][j] holds its length over a[i..] and b[j..]
 // (at most a few hundred items a side, so the lengths fit 16 bits).
 std::vector<std::vector<uint16_t>> common_subsequence(const std::vector<std::string>& a,
@@ -238,6 +234,30 @@ std::vector<std::vector<uint16_t>> common_subsequence(const std::vector<std::str
   return lcs;
 }
 
+// Walks the alignment of `a` and `b` their common_subsequence table `lcs` gives, calling `gap(i0, i, j0, j)` for
+// each run of items that differ (a[i0..i) removed, b[j0..j) added), in order, while it returns true.
+template <typename Gap>
+void for_each_gap(const std::vector<std::string>& a, const std::vector<std::string>& b,
+                  const std::vector<std::vector<uint16_t>>& lcs, Gap&& gap) {
+  const size_t n = a.size(), m = b.size();
+  size_t i = 0, j = 0;
+  while (i < n || j < m) {
+    if (i < n && j < m && a[i] == b[j]) {
+      ++i, ++j;
+      continue;
+    }
+    const size_t i0 = i, j0 = j;
+    while ((i < n || j < m) && !(i < n && j < m && a[i] == b[j])) {
+      if (j >= m || (i < n && lcs[i + 1][j] >= lcs[i][j + 1])) {
+        ++i;
+      } else {
+        ++j;
+      }
+    }
+    if (!gap(i0, i, j0, j)) return;
+  }
+}
+
 std::vector<std::string> sentences_of(const std::string& s) {
   std::vector<std::string> out;
   for (auto span : model::sentence_spans(s)) {
@@ -245,32 +265,6 @@ std::vector<std::string> sentences_of(const std::string& s) {
     if (t.empty()) continue;
     if (out.size() == kMaxSentences) break;
     out.push_back(std::move(t));
-  }
-  return out;
-}
-
-// The share of words two sentences (their folded words) have in common (2 x common / all).
-double word_overlap(const std::vector<std::string>& wa, const std::vector<std::string>& wb) {
-  if (wa.empty() && wb.empty()) return 1;
-  std::multiset<std::string> pool(wb.begin(), wb.end());
-  size_t common = 0;
-  for (const auto& w : wa) {
-    auto it = pool.find(w);
-    if (it != pool.end()) ++common, pool.erase(it);
-  }
-  return 2.0 * static_cast<double>(common) / static_cast<double>(wa.size() + wb.size());
-}
-
-// The words of `s` that hold a digit ("3rd", "2d8", "60"), as written, without the punctuation around them.
-std::vector<std::string> numbers_in(const std::string& s) {
-  std::vector<std::string> out;
-  bool truncated = false;
-  for (auto w : words_of(s, kDiffWords, &truncated)) {
-    while (!w.empty() && std::ispunct(static_cast<unsigned char>(w.back()))) w.pop_back();
-    while (!w.empty() && std::ispunct(static_cast<unsigned char>(w.front()))) w.erase(w.begin());
-    if (std::any_of(w.begin(), w.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
-      out.push_back(std::move(w));
-    }
   }
   return out;
 }
@@ -290,6 +284,27 @@ std::vector<std::string> lacking(const std::vector<std::string>& a, const std::v
   return out;
 }
 
+// The share of words two sentences (their folded words) have in common (2 x common / all).
+double word_overlap(const std::vector<std::string>& wa, const std::vector<std::string>& wb) {
+  if (wa.empty() && wb.empty()) return 1;
+  const size_t common = wa.size() - lacking(wa, wb).size();
+  return 2.0 * static_cast<double>(common) / static_cast<double>(wa.size() + wb.size());
+}
+
+// The words of `s` that hold a digit ("3rd", "2d8", "60"), as written, without the punctuation around them.
+std::vector<std::string> numbers_in(const std::string& s) {
+  std::vector<std::string> out;
+  bool truncated = false;
+  for (auto w : words_of(s, kDiffWords, &truncated)) {
+    while (!w.empty() && std::ispunct(static_cast<unsigned char>(w.back()))) w.pop_back();
+    while (!w.empty() && std::ispunct(static_cast<unsigned char>(w.front()))) w.erase(w.begin());
+    if (std::any_of(w.begin(), w.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+      out.push_back(std::move(w));
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 SentenceChanges sentence_changes(const std::string& from, const std::string& to, size_t max_changes) {
@@ -297,8 +312,6 @@ SentenceChanges sentence_changes(const std::string& from, const std::string& to,
   std::vector<std::string> fa, fb;
   for (const auto& x : a) fa.push_back(comparable(x));
   for (const auto& x : b) fb.push_back(comparable(x));
-  const size_t n = a.size(), m = b.size();
-  const auto lcs = common_subsequence(fa, fb);
   std::vector<SentenceChange> all;
   // Each sentence's folded words, read once when it is first compared.
   std::map<std::pair<int, size_t>, std::vector<std::string>> words;
@@ -328,22 +341,13 @@ SentenceChanges sentence_changes(const std::string& from, const std::string& to,
       if (!used[k]) all.push_back({{}, b[added[k]], {}, {}});
     }
   };
-  size_t i = 0, j = 0;
-  while (i < n || j < m) {
-    if (i < n && j < m && fa[i] == fb[j]) {
-      ++i, ++j;
-      continue;
-    }
+  for_each_gap(fa, fb, common_subsequence(fa, fb), [&](size_t i0, size_t i, size_t j0, size_t j) {
     std::vector<size_t> removed, added;
-    while ((i < n || j < m) && !(i < n && j < m && fa[i] == fb[j])) {
-      if (j >= m || (i < n && lcs[i + 1][j] >= lcs[i][j + 1])) {
-        removed.push_back(i++);
-      } else {
-        added.push_back(j++);
-      }
-    }
+    for (size_t k = i0; k < i; ++k) removed.push_back(k);
+    for (size_t k = j0; k < j; ++k) added.push_back(k);
     pair_up(removed, added);
-  }
+    return true;
+  });
   // Past `max_changes`, the reworded sentences first, then removed and added ones in turn, so that a text rewritten
   // whole shows the start of both; those chosen stay in the order of the texts.
   std::vector<bool> chosen(all.size(), all.size() <= max_changes);
@@ -374,8 +378,8 @@ SentenceChanges sentence_changes(const std::string& from, const std::string& to,
       ++out.more;
       continue;
     }
-    const auto nb = numbers_in(c.before), na = numbers_in(c.after);
     if (!c.before.empty() && !c.after.empty()) {
+      const auto nb = numbers_in(c.before), na = numbers_in(c.after);
       c.numbers_before = lacking(nb, na);
       c.numbers_after = lacking(na, nb);
       // A few numbers name a change; many are a table's, and the sentences show them.
@@ -404,22 +408,11 @@ TextChange text_change(const std::string& from, const std::string& to, size_t ma
   const size_t n = a.size(), m = b.size();
   const auto lcs = common_subsequence(fa, fb);
   out.similarity = 2.0 * lcs[0][0] / static_cast<double>(n + m);
-  size_t i = 0, j = 0;
-  while ((i < n || j < m) && out.hunks.size() < max_hunks) {
-    if (i < n && j < m && fa[i] == fb[j]) {
-      ++i, ++j;
-      continue;
-    }
-    const size_t i0 = i, j0 = j;
-    while ((i < n || j < m) && !(i < n && j < m && fa[i] == fb[j])) {
-      if (j >= m || (i < n && lcs[i + 1][j] >= lcs[i][j + 1])) {
-        ++i;
-      } else {
-        ++j;
-      }
-    }
+  if (max_hunks == 0) return out;
+  for_each_gap(fa, fb, lcs, [&](size_t i0, size_t i, size_t j0, size_t j) {
     out.hunks.emplace_back(span(a, i0, i), span(b, j0, j));
-  }
+    return out.hunks.size() < max_hunks;
+  });
   return out;
 }
 
@@ -699,7 +692,7 @@ ToolResult compare_editions(store::Store& st, const json& args,
         ++texts_left;
         continue;
       }
-      const TextChange change = text_change(from, to);
+      const TextChange change = text_change(from, to, 0);  // its share of words kept; the sentences say what
       const SentenceChanges sentences = sentence_changes(from, to);
       json changed = json::array();
       std::string lines;

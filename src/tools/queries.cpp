@@ -102,8 +102,8 @@ DocFilter resolve_documents(store::Store& st, const json& args) {
     for (auto& n : named) {
       if (std::string cut = text::cut_at_word(n, 60); cut.size() < n.size()) n = cut + "...";
     }
-    std::string listed = text::join(named, ", ");
-    if (unknown.size() > kNamed) listed += " and " + std::to_string(unknown.size() - kNamed) + " more";
+    named.resize(unknown.size());  // the rest only counted
+    const std::string listed = text::join_first(named, kNamed);
     f.message =
         "Unknown document(s): " + listed + ". Closest known: " + text::join(close, ", ") + " (see list_documents).";
   }

@@ -93,6 +93,14 @@ TEST(Text, FoldedWordsAreTheWordsOfTheFold) {
   EXPECT_TRUE(text::folded_words(" ,. ").empty());
 }
 
+TEST(Text, JoinFirstCountsWhatItLeavesOut) {
+  EXPECT_EQ(text::join_first({"a", "b", "c"}, 2), "a, b and 1 more");
+  EXPECT_EQ(text::join_first({"a", "b"}, 2), "a, b");
+  EXPECT_EQ(text::join_first({"a", "b"}, 5, "; "), "a; b");
+  EXPECT_EQ(text::join_first({}, 3), "");
+  EXPECT_EQ(text::join_first({"a"}, 0), " and 1 more");
+}
+
 TEST(Text, SplitCommasTrimsAndDropsEmptyParts) {
   using V = std::vector<std::string>;
   EXPECT_EQ(text::split_commas("Bard, Cleric ,Paladin"), (V{"Bard", "Cleric", "Paladin"}));

@@ -30,6 +30,8 @@ int edit_distance(std::string_view a, std::string_view b, int max_distance);
 
 // Joins with a separator.
 std::string join(const std::vector<std::string>& parts, std::string_view sep);
+// Joins the first `n` parts, then says how many more there are: {"a", "b", "c"}, 2 -> "a, b and 1 more".
+std::string join_first(const std::vector<std::string>& parts, size_t n, std::string_view sep = ", ");
 
 // Appends the UTF-8 encoding of code point `c` (at most U+10FFFF; callers reject surrogates themselves).
 void append_utf8(std::string& out, char32_t c);
