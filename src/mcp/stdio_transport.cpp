@@ -11,6 +11,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "lorekeeper/core/json_util.hpp"
 #include "lorekeeper/core/log.hpp"
@@ -48,7 +49,8 @@ std::string id_key(const json& id) {
 // cancelled request).
 class Lines {
  public:
-  Lines(Server& server, int out_fd) : server_(server), out_fd_(out_fd), worker_([this] { work(); }) {}
+  Lines(Server& server, int out_fd, BeforeAnswer before_answer)
+      : server_(server), out_fd_(out_fd), before_answer_(std::move(before_answer)), worker_([this] { work(); }) {}
   ~Lines() { finish(); }
 
   // Called by the reading thread for each complete line (`oversized`: it exceeded the message limit, unread).
@@ -119,6 +121,7 @@ class Lines {
       auto message = json_util::parse(text, nullptr, nullptr, server_.options().max_depth);
       const std::string key = message && message->is_object() ? id_key(message->value("id", json())) : "";
       if (!key.empty() && was_cancelled(key)) continue;
+      if (message && before_answer_) before_answer_(*message);
       std::optional<json> reply = message ? server_.handle(*message) : server_.handle_text(text);
       if (!reply || (!key.empty() && was_cancelled(key))) continue;  // cancelled while it was answered
       write(*reply);
@@ -138,6 +141,7 @@ class Lines {
 
   Server& server_;
   const int out_fd_;
+  const BeforeAnswer before_answer_;
   std::mutex mu_;
   std::condition_variable wake_;
   std::deque<std::string> queue_;
@@ -150,10 +154,10 @@ class Lines {
 
 }  // namespace
 
-int serve_stdio(Server& server, int in_fd, int out_fd) {
+int serve_stdio(Server& server, int in_fd, int out_fd, BeforeAnswer before_answer) {
   std::signal(SIGPIPE, SIG_IGN);
   const size_t max = server.options().max_message_bytes;
-  Lines lines(server, out_fd);
+  Lines lines(server, out_fd, std::move(before_answer));
   std::string line;
   bool oversized = false;
   char buf[65536];

@@ -1,7 +1,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <condition_variable>
 #include <cstdio>
+#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
@@ -342,20 +345,23 @@ TEST_F(McpTest, PromptsAndTheirCompletions) {
   EXPECT_EQ(types["result"]["completion"]["values"], json::array({"Undead"}));
 }
 
+// Writes all of `data` to `fd` and closes it.
+void write_and_close(int fd, const std::string& data) {
+  size_t done = 0;
+  while (done < data.size()) {
+    ssize_t n = write(fd, data.data() + done, data.size() - done);
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  close(fd);
+}
+
 // Runs serve_stdio over pipes with `input`, returning what it wrote.
 std::string run_stdio(Server& server, const std::string& input) {
   int in[2];
   int out[2];
   if (pipe(in) != 0 || pipe(out) != 0) return "";
-  std::thread writer([&] {
-    size_t done = 0;
-    while (done < input.size()) {
-      ssize_t n = write(in[1], input.data() + done, input.size() - done);
-      if (n <= 0) break;
-      done += static_cast<size_t>(n);
-    }
-    close(in[1]);
-  });
+  std::thread writer([&] { write_and_close(in[1], input); });
   std::string output;
   std::thread reader([&] {
     char buf[4096];
@@ -407,8 +413,10 @@ TEST_F(McpTest, StdioRejectsAnOversizedLineAndCarriesOn) {
   EXPECT_TRUE(out[1].contains("result"));
 }
 
-// A ping is answered at once, not behind the calls read before it; a cancelled request that still waits is not
-// run and gets no answer. (The calls take milliseconds each; reading and answering a ping, microseconds.)
+// A ping is answered at once, not behind the call in progress or the calls read before it; a cancelled request
+// that still waits is not run and gets no answer, nor does one cancelled while it is being answered. Request 1 is
+// held in progress (through the transport's seam) until the ping's answer has been written, so the order is the
+// transport's, not the machine's speed.
 TEST_F(McpTest, StdioAnswersPingAtOnceAndHonoursCancellation) {
   init();
   auto call = [](int id) {
@@ -423,13 +431,57 @@ TEST_F(McpTest, StdioAnswersPingAtOnceAndHonoursCancellation) {
   };
   std::string input;
   for (int id = 1; id <= 6; ++id) input += call(id) + "\n";
-  input += cancel(5) + "\n" + req(99, "ping").dump() + "\n" + cancel(6) + "\n";
-  auto out = lines(run_stdio(server_, input));
-  ASSERT_FALSE(out.empty());
-  EXPECT_EQ(out[0]["id"], 99) << "the ping waited behind the calls";
+  input += cancel(5) + "\n" + cancel(1) + "\n" + cancel(6) + "\n" + req(99, "ping").dump() + "\n";
+
+  int in[2];
+  int out[2];
+  ASSERT_EQ(pipe(in), 0);
+  ASSERT_EQ(pipe(out), 0);
+  std::mutex mu;
+  std::condition_variable pinged;
+  bool ping_answered = false;
+  bool first_held = false;
+  std::string output;
+  std::thread reader([&] {
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(out[0], buf, sizeof buf)) > 0) {
+      std::lock_guard<std::mutex> lock(mu);
+      output.append(buf, static_cast<size_t>(n));
+      if (output.find("\"id\":99") != std::string::npos) ping_answered = true;
+      pinged.notify_all();
+    }
+  });
+  // Written only once request 1 is in progress, so every line after it arrives while it is being answered.
+  std::thread writer([&] {
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      pinged.wait(lock, [&] { return first_held; });
+    }
+    write_and_close(in[1], input);
+  });
+  const std::string first = call(1) + "\n";
+  input.erase(0, first.size());
+  ASSERT_EQ(write(in[1], first.data(), first.size()), static_cast<ssize_t>(first.size()));
+  const int rc = serve_stdio(server_, in[0], out[1], [&](const json& request) {
+    if (request.value("id", json()) != 1) return;
+    std::unique_lock<std::mutex> lock(mu);
+    first_held = true;
+    pinged.notify_all();
+    EXPECT_TRUE(pinged.wait_for(lock, std::chrono::seconds(60), [&] { return ping_answered; }))
+        << "the ping was not answered while a call was in progress";
+  });
+  close(out[1]);
+  writer.join();
+  reader.join();
+  close(in[0]);
+  close(out[0]);
+  EXPECT_EQ(rc, 0);
+  auto answers = lines(output);
+  ASSERT_FALSE(answers.empty());
   std::vector<int> answered;
-  for (const auto& o : out) answered.push_back(o["id"].get<int>());
-  EXPECT_EQ(answered, (std::vector<int>{99, 1, 2, 3, 4})) << "cancelled requests were answered";
+  for (const auto& o : answers) answered.push_back(o["id"].get<int>());
+  EXPECT_EQ(answered, (std::vector<int>{99, 2, 3, 4})) << "a cancelled request was answered";
 }
 
 TEST_F(McpTest, StdioDropsAMessageCutOffByEof) {

@@ -7,11 +7,17 @@
 // names from being run if it still waits, or its answer from being sent if it is being answered.
 #pragma once
 
+#include <functional>
+
 #include "lorekeeper/mcp/server.hpp"
 
 namespace lorekeeper::mcp {
 
+// Called on the worker thread with each queued request just before it is answered: the seam through which a
+// test holds a request in progress while the reading thread carries on.
+using BeforeAnswer = std::function<void(const json& request)>;
+
 // Serves until EOF on `in_fd`. Returns 0 on a clean end, 1 if the output could not be written.
-int serve_stdio(Server& server, int in_fd, int out_fd);
+int serve_stdio(Server& server, int in_fd, int out_fd, BeforeAnswer before_answer = {});
 
 }  // namespace lorekeeper::mcp
