@@ -855,7 +855,7 @@ int cmd_tool(const Config& cfg, const std::string& name, const std::string& args
   return print_tool_result(engine.call(name, args), as_json);
 }
 
-// One tool call a command line made (roll, encounter), printed as `lorekeeper tool` prints it.
+// One tool call a command line made (roll, encounter, spells), printed as `lorekeeper tool` prints it.
 int cmd_call(const Config& cfg, const ToolCall& call, bool as_json) {
   tools::Engine engine = make_engine(cfg);
   return print_tool_result(engine.call(call.tool, call.args), as_json);
@@ -1377,6 +1377,23 @@ int run(int argc, char** argv) {
       ->allow_extra_args(false);
   encounter->add_flag("--json", encounter_json, "Print the structured result as JSON");
 
+  SpellsRequest spells_request;
+  int spells_modifier = 0;
+  bool spells_json = false;
+  auto* spells = app.add_subcommand(
+      "spells",
+      "What a class casts at a level: slots, cantrips, prepared spells and its list, as class_spells answers");
+  spells->add_option("class", spells_request.class_name, "Class (or subclass) by name or key: cleric, \"Life Domain\"")
+      ->required();
+  spells->add_option("level", spells_request.level, "Character level in the class, 1-20")->required();
+  spells->add_option("-s,--subclass", spells_request.subclass, "Also this subclass's granted spells: life, devotion");
+  spells->add_option("-r,--rules", spells_request.rules, "2014 or 2024 (default: the preferred edition)");
+  auto* spells_modifier_opt = spells->add_option(
+      "-m,--modifier", spells_modifier, "Spellcasting ability modifier, to count a 2014 class's prepared spells");
+  spells->add_option("-d,--document", spells_request.documents, "Spells of this source document (repeatable)")
+      ->allow_extra_args(false);
+  spells->add_flag("--json", spells_json, "Print the structured result as JSON");
+
   auto* tool = app.add_subcommand("tool", "Call one MCP tool directly with JSON arguments");
   tool->add_option("name", tool_name, "Tool name (e.g. search_spell)")->required();
   tool->add_option("args", tool_args, "Arguments as a JSON object");
@@ -1466,6 +1483,10 @@ int run(int argc, char** argv) {
       return 2;
     }
     return cmd_call(*cfg, *call, encounter_json);
+  }
+  if (*spells) {
+    if (spells_modifier_opt->count() > 0) spells_request.modifier = spells_modifier;
+    return cmd_call(*cfg, spells_call(spells_request), spells_json);
   }
   if (*embed_cmd) return cmd_embed(embed_texts, embed_json);
   if (*index_cmd) return cmd_index(*cfg, index_threads, index_quiet, index_json, index_recompute, index_export);

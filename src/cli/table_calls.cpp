@@ -176,4 +176,13 @@ Result<ToolCall> encounter_call(const EncounterRequest& request) {
   return ToolCall{"build_encounter", std::move(args)};
 }
 
+ToolCall spells_call(const SpellsRequest& request) {
+  json args = {{"class", request.class_name}, {"level", request.level}};
+  if (!request.subclass.empty()) args["subclass"] = request.subclass;
+  if (!request.rules.empty()) args["game_system"] = request.rules;
+  if (request.modifier) args["ability_modifier"] = *request.modifier;
+  if (!request.documents.empty()) args["documents"] = request.documents;
+  return {"class_spells", std::move(args)};
+}
+
 }  // namespace lorekeeper::cli

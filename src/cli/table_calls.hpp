@@ -1,5 +1,6 @@
-// `lorekeeper roll` and `lorekeeper encounter`: the game master's arithmetic on the command line, as the tool call
-// each makes (roll_dice; evaluate_encounter or build_encounter), so that the terminal answers what a model is told.
+// `lorekeeper roll`, `lorekeeper encounter` and `lorekeeper spells`: the table's arithmetic on the command line, as
+// the tool call each makes (roll_dice; evaluate_encounter or build_encounter; class_spells), so that the terminal
+// answers what a model is told.
 #pragma once
 
 #include <optional>
@@ -33,5 +34,16 @@ struct EncounterRequest {
 // evaluate_encounter when creatures are given, else build_encounter. InvalidArgument (a usage error) for a party
 // or a creature that cannot be read, naming it and the forms that can.
 Result<ToolCall> encounter_call(const EncounterRequest& request);
+
+struct SpellsRequest {
+  std::string class_name;  // "cleric", "srd-2024_wizard", "Life Domain"
+  int level = 1;
+  std::string subclass;
+  std::string rules;  // "", "2014" or "2024"
+  std::optional<int> modifier;
+  std::vector<std::string> documents;
+};
+// class_spells with these arguments; the tool checks them.
+ToolCall spells_call(const SpellsRequest& request);
 
 }  // namespace lorekeeper::cli

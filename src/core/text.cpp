@@ -203,6 +203,20 @@ std::string sanitize_utf8(std::string_view s) {
   return out;
 }
 
+std::string ordinal(int n) {
+  const int last_two = (n < 0 ? -n : n) % 100;
+  const char* suffix = "th";
+  if (last_two < 11 || last_two > 13) {
+    switch (last_two % 10) {
+      case 1: suffix = "st"; break;
+      case 2: suffix = "nd"; break;
+      case 3: suffix = "rd"; break;
+      default: break;
+    }
+  }
+  return std::to_string(n) + suffix;
+}
+
 std::string format_cr(double cr) {
   if (std::fabs(cr - 0.125) < 1e-9) return "1/8";
   if (std::fabs(cr - 0.25) < 1e-9) return "1/4";

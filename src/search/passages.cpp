@@ -34,11 +34,7 @@ std::string lower(std::string s) {
   return s;
 }
 
-std::string ordinal_level(int level) {
-  static const char* kSuffix[] = {"th", "st", "nd", "rd"};
-  const char* suffix = (level % 100 >= 11 && level % 100 <= 13) || level % 10 > 3 ? "th" : kSuffix[level % 10];
-  return std::to_string(level) + suffix + "-level";
-}
+std::string ordinal_level(int level) { return text::ordinal(level) + "-level"; }
 
 // "bonus-action" -> "bonus action", "1minute" -> "1 minute", "10minutes" -> "10 minutes".
 std::string casting_time_words(const std::string& ct) {

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "answer.hpp"
+#include "class_spells_tool.hpp"
 #include "compare_tool.hpp"
 #include "count_tool.hpp"
 #include "gm_tools.hpp"
@@ -339,7 +340,8 @@ ToolResult dispatch_call(Engine& engine, const std::string& name, const json& ar
         ". Fill it with `lorekeeper sync --source bundled` (offline) or `lorekeeper sync` (live API), then ask "
         "again.";
     // Tools whose answer is one object, not a list, say so as an error.
-    if (name == "get_entity" || name == "find_similar" || name == "compare_editions" || name == "count_entities") {
+    if (name == "get_entity" || name == "find_similar" || name == "compare_editions" || name == "count_entities" ||
+        name == "class_spells") {
       return error_result(message);
     }
     ToolResult r;
@@ -457,6 +459,15 @@ ToolResult dispatch_call(Engine& engine, const std::string& name, const json& ar
       r.structured["message"] = docs.message;
       r.text = docs.message + "\n\n" + r.text;
     }
+    return r;
+  }
+  if (name == "class_spells") {
+    DocFilter docs = resolve_documents(*st, a);
+    if (docs.select_nothing || (docs.keys && docs.keys->empty())) {
+      return error_result(docs.message.empty() ? "No source document selected." : docs.message);
+    }
+    ToolResult r = class_spells_tool::class_spells(*st, a, docs.keys, ctx.preferred_edition);
+    if (!docs.message.empty() && !r.is_error) r.text = docs.message + "\n\n" + r.text;
     return r;
   }
   return error_result("Unknown tool '" + name + "'.");

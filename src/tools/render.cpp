@@ -16,16 +16,6 @@ using json_util::str;
 
 namespace {
 
-std::string ordinal(int n) {
-  if (n % 100 >= 11 && n % 100 <= 13) return std::to_string(n) + "th";
-  switch (n % 10) {
-    case 1: return std::to_string(n) + "st";
-    case 2: return std::to_string(n) + "nd";
-    case 3: return std::to_string(n) + "rd";
-    default: return std::to_string(n) + "th";
-  }
-}
-
 std::string scalar(const json& v) {
   if (v.is_string()) return v.get<std::string>();
   if (v.is_number()) return text::format_number(v.get<double>());
@@ -125,7 +115,7 @@ std::string spell_level_line(const json& r) {
   const auto level = num(r, "level");
   if (!level) return "";
   return *level == 0 ? str(r, "school") + " cantrip"
-                     : ordinal(static_cast<int>(*level)) + "-level " + text::lower(str(r, "school"));
+                     : text::ordinal(static_cast<int>(*level)) + "-level " + text::lower(str(r, "school"));
 }
 
 // "simple melee weapon".

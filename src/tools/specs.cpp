@@ -1,5 +1,6 @@
 #include "specs.hpp"
 
+#include "class_spells_tool.hpp"
 #include "compare_tool.hpp"
 #include "count_tool.hpp"
 #include "gm_tools.hpp"
@@ -362,6 +363,7 @@ std::vector<ToolSpec> build_specs() {
   for (auto& s : gm_tools::specs(specs[1].params)) specs.push_back(std::move(s));
   specs.push_back(count_tool::spec());
   specs.push_back(compare_tool::spec());
+  specs.push_back(class_spells_tool::spec());
   return specs;
 }
 

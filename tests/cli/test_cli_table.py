@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`lorekeeper roll` and `lorekeeper encounter`: the game master's arithmetic on the command line, through the real
+"""`lorekeeper roll`, `lorekeeper encounter` and `lorekeeper spells`: the game master's arithmetic on the command line, through the real
 binary, checked against odds computed here independently and against the tools' own answers.
 Usage: test_cli_table.py LOREKEEPER_BIN MIRROR_DIR
 """
@@ -119,6 +119,39 @@ class Encounter(unittest.TestCase):
             r = run("encounter", "--party", "4x3", "--rules", "2014", "--json", *words)
             self.assertEqual(r.returncode, 0, (words, r.stderr))
             self.assertEqual(json.loads(r.stdout)["result"]["base_xp"], 200, words)
+
+
+class Spells(unittest.TestCase):
+    def test_a_wizards_slots_prepared_spells_and_list(self):
+        r = run("spells", "wizard", "3", "--rules", "2014", "--modifier", "3", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        result = json.loads(r.stdout)["result"]
+        self.assertEqual(result["class"]["key"], "srd_wizard")
+        self.assertEqual(result["slots"], {"1": 4, "2": 2})
+        self.assertEqual(result["max_spell_level"], 2)
+        self.assertEqual(result["prepared"]["count"], 6)  # Intelligence +3 and wizard level 3
+        self.assertEqual(result["spellcasting_ability"], "Intelligence")
+        names = {s["name"] for level in result["spells"].values() for s in level}
+        self.assertIn("Magic Missile", names)
+        self.assertFalse(any(s["name"] == "Fireball" for level in result["spells"].values() for s in level),
+                         "a 3rd-level spell at character level 3")
+
+    def test_the_command_prints_what_the_tool_answers(self):
+        cli = run("spells", "wizard", "1", "--rules", "2024")
+        tool = run("tool", "class_spells", json.dumps({"class": "wizard", "level": 1, "game_system": "2024"}))
+        self.assertEqual(cli.returncode, 0, cli.stderr)
+        self.assertEqual(cli.stdout, tool.stdout)
+
+    def test_what_cannot_be_answered_is_named(self):
+        r = run("spells", "wizard", "25")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("'level'", r.stderr)
+        r = run("spells", "wizzard", "3")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("Wizard", r.stderr)
+        r = run("spells", "fighter", "5", "--rules", "2014")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("casts no spells", r.stdout)
 
 
 if __name__ == "__main__":

@@ -164,3 +164,15 @@ test('compare_editions says in sentences what changed: Counterspell keeps the sl
   const exhaustion = await call('compare_editions', { name: 'Exhaustion', kind: 'condition' });
   assert.ok(!firstText(exhaustion).includes('(0 fields)'));
 });
+
+test('class_spells: a level-5 SRD 5.1 cleric has 4, 3 and 2 slots, 15 first-level spells, and the Life Domain\'s own', async () => {
+  const r = okResult(await call('class_spells', { class: 'cleric', level: 5, game_system: '5e-2014', subclass: 'life', ability_modifier: 3 }), 'class_spells');
+  assert.deepEqual(r.slots, { 1: 4, 2: 3, 3: 2 });
+  assert.equal(r.spells['1'].length, 15);
+  assert.equal(r.prepared.count, 8);
+  assert.ok(!r.spells['1'].some((s) => s.name === 'Burning Hands'), 'a subclass\'s grant folded into the class list');
+  const granted = r.subclass_spells.flatMap((g) => g.spells.map((s) => s.key));
+  assert.deepEqual(granted, ['srd_bless', 'srd_cure-wounds', 'srd_lesser-restoration', 'srd_spiritual-weapon', 'srd_beacon-of-hope', 'srd_revivify']);
+  errorResult(await call('class_spells', { class: 'cleric', level: 21 }), 'level 21', [/level/]);
+  errorResult(await call('class_spells', { class: 'cleric', level: 3, subclass: 'War' }), 'unknown subclass', [/Life Domain/]);
+});

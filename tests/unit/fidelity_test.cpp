@@ -1011,6 +1011,93 @@ TEST_F(Fidelity, ClassSpellListsAreTheClassesOwn) {
   EXPECT_GT(named, 3000);
 }
 
+// class_spells reads each class's table as the book prints it: every row of every SRD caster's slots agrees with
+// the Multiclass Spellcaster table of its own edition's rules (a separate record: full casters at their level, half
+// casters at half of it rounded up), and each listed spell is the class's own, of a level it can cast.
+TEST_F(Fidelity, ClassSpellsAgreeWithTheMulticlassSpellcasterTable) {
+  auto cleric = call("class_spells", {{"class", "cleric"}, {"level", 5}, {"game_system", "5e-2014"}});
+  ASSERT_FALSE(cleric.is_error) << cleric.text;
+  const json& r = cleric.structured["result"];
+  EXPECT_EQ(r["slots"], json({{"1", 4}, {"2", 3}, {"3", 2}})) << cleric.text;
+  EXPECT_EQ(r["spells"]["1"].size(), 15u) << cleric.text;
+  EXPECT_EQ(r["max_spell_level"], 3);
+  for (const char* edition : {"srd-2014", "srd-2024"}) {
+    // The table: "| 5th | 4 | 3 | 2 | - |..." or "|5|4|3|2|—|...", one row per character level.
+    std::map<int, std::vector<int>> table;
+    const Entity& rule = one(
+        std::string(edition) == "srd-2014" ? "srd_multiclassing_spellcasting" : "srd-2024_multiclassing_spellcasting",
+        Kind::kRule);
+    std::istringstream lines(rule.data.value("desc", ""));
+    for (std::string line; std::getline(lines, line);) {
+      std::vector<std::string> cells;
+      std::stringstream cut(line);
+      for (std::string c; std::getline(cut, c, '|');) cells.push_back(text::trim(c));
+      if (cells.size() < 11 || cells[1].empty() || !std::isdigit(static_cast<unsigned char>(cells[1][0]))) continue;
+      std::vector<int> slots;
+      for (size_t i = 2; i < 11; ++i)
+        slots.push_back(std::isdigit(static_cast<unsigned char>(cells[i][0])) ? std::stoi(cells[i]) : 0);
+      table[std::stoi(cells[1])] = slots;
+    }
+    ASSERT_EQ(table.size(), 20u) << edition;
+    struct Caster {
+      const char* name;
+      bool half;
+    };
+    for (const Caster& c :
+         {Caster{"Bard", false}, Caster{"Cleric", false}, Caster{"Druid", false}, Caster{"Sorcerer", false},
+          Caster{"Wizard", false}, Caster{"Paladin", true}, Caster{"Ranger", true}}) {
+      for (int level = 1; level <= 20; ++level) {
+        auto got = call("class_spells", {{"class", c.name}, {"level", level}, {"documents", {edition}}});
+        ASSERT_FALSE(got.is_error) << got.text;
+        const json& res = got.structured["result"];
+        const int row = c.half ? (level + 1) / 2 : level;
+        json want = json::object();
+        // A 2014 half caster has no slots at level 1.
+        if (!(c.half && level == 1 && std::string(edition) == "srd-2014")) {
+          for (int l = 1; l <= 9; ++l) {
+            if (table[row][static_cast<size_t>(l - 1)] > 0)
+              want[std::to_string(l)] = table[row][static_cast<size_t>(l - 1)];
+          }
+        }
+        EXPECT_EQ(res.value("slots", json::object()), want) << edition << " " << c.name << " " << level;
+        const json spells = res.value("spells", json::object());
+        for (const auto& [lvl, list] : spells.items()) {
+          EXPECT_LE(std::stoi(lvl), res["max_spell_level"].get<int>());
+          for (const auto& sp : list) {
+            const Entity& spell = one(sp["key"], Kind::kSpell);
+            EXPECT_EQ(spell.document.key, edition);
+            EXPECT_EQ(spell.facets.level, std::stoi(lvl)) << spell.key;
+            const json classes = spell.data.value("classes", json::array());
+            EXPECT_NE(std::find(classes.begin(), classes.end(), c.name), classes.end()) << spell.key << " " << c.name;
+          }
+        }
+      }
+    }
+  }
+  // Pact Magic and Mystic Arcanum; a subclass's spells as its table grants them, found in its own document.
+  auto warlock = call("class_spells", {{"class", "warlock"}, {"level", 13}, {"game_system", "5e-2014"}});
+  ASSERT_FALSE(warlock.is_error) << warlock.text;
+  EXPECT_EQ(warlock.structured["result"]["pact_magic"], json({{"slots", 3}, {"slot_level", 5}}));
+  EXPECT_EQ(warlock.structured["result"]["mystic_arcanum"], json({6, 7}));
+  EXPECT_FALSE(warlock.structured["result"]["spells"]["7"].empty()) << "an arcanum's level is listed";
+  auto life =
+      call("class_spells", {{"class", "cleric"}, {"level", 5}, {"game_system", "5e-2024"}, {"subclass", "life"}});
+  ASSERT_FALSE(life.is_error) << life.text;
+  EXPECT_EQ(life.structured["result"]["prepared"]["count"], 9);
+  std::vector<std::string> granted;
+  for (const auto& g : life.structured["result"]["subclass_spells"]) {
+    for (const auto& sp : g["spells"]) granted.push_back(sp.value("key", "?"));
+  }
+  EXPECT_EQ(granted, (std::vector<std::string>{"srd-2024_aid", "srd-2024_bless", "srd-2024_cure-wounds",
+                                               "srd-2024_lesser-restoration", "srd-2024_mass-healing-word",
+                                               "srd-2024_revivify"}))
+      << life.text;
+  auto paladin =
+      call("class_spells", {{"class", "paladin"}, {"level", 5}, {"game_system", "5e-2014"}, {"ability_modifier", 3}});
+  EXPECT_EQ(paladin.structured["result"]["prepared"]["count"], 5) << paladin.text;
+  EXPECT_NE(paladin.text.find("Charisma modifier + half"), std::string::npos) << paladin.text;
+}
+
 // SRD 5.1's rules that only v1's rule chapters hold are rules of srd-2014: a 2014 question about death saves is
 // answered from the 2014 rule.
 TEST_F(Fidelity, Srd51RulesOnlyV1HoldsAreRules) {

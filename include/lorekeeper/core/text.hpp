@@ -39,6 +39,9 @@ void append_utf8(std::string& out, char32_t c);
 // Replaces invalid UTF-8 sequences with U+FFFD so the result is always valid UTF-8.
 std::string sanitize_utf8(std::string_view s);
 
+// An English ordinal: 1 -> "1st", 2 -> "2nd", 11 -> "11th", 23 -> "23rd".
+std::string ordinal(int n);
+
 // Formats a challenge rating the way stat blocks print it: 0.125 -> "1/8", 0.5 -> "1/2", 3 -> "3".
 std::string format_cr(double cr);
 
