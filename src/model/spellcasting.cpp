@@ -11,7 +11,17 @@ namespace lorekeeper::model {
 
 namespace {
 
-// The number a table cell starts with ("4", "3rd", "2/3" -> 2); 0 for "—" or text.
+// The number a table cell starts with ("4", "3rd", "2/3" -> 2); nullopt for "—" or text.
+std::optional<int> number_in(std::string_view cell) {
+  cell = cell.substr(std::min(cell.size(), cell.find_first_not_of(" \t")));
+  if (cell.empty() || !std::isdigit(static_cast<unsigned char>(cell[0]))) return std::nullopt;
+  int n = 0;
+  for (size_t i = 0; i < cell.size() && i < 3 && std::isdigit(static_cast<unsigned char>(cell[i])); ++i)
+    n = n * 10 + (cell[i] - '0');
+  return n;
+}
+
+// The same, 0 for "—" or text.
 int leading_number(std::string_view cell) {
   cell = std::string_view(cell).substr(std::min(cell.size(), cell.find_first_not_of(" \t")));
   int n = 0;
@@ -154,7 +164,8 @@ void tables_of(const std::string& feature, const std::string& desc, std::vector<
           name.erase(std::remove_if(name.begin(), name.end(), [](char ch) { return ch == '*' || ch == '_'; }),
                      name.end());
           name = text::trim(name);
-          if (!name.empty()) g.names.push_back(name);
+          // A spell's name starts with a letter: "30 feet" in a distance-by-slot-level table is no spell.
+          if (!name.empty() && std::isalpha(static_cast<unsigned char>(name[0]))) g.names.push_back(name);
         }
         if (!g.names.empty()) found.push_back(std::move(g));
       }
@@ -188,7 +199,7 @@ int CasterLevel::max_spell_level() const {
 }
 
 bool CasterLevel::casts() const {
-  return max_spell_level() > 0 || cantrips.value_or(0) > 0 || spells_known || prepared;
+  return max_spell_level() > 0 || cantrips.value_or(0) > 0 || spells_known.value_or(0) > 0 || prepared.value_or(0) > 0;
 }
 
 std::optional<CasterLevel> caster_level(const json& class_table, int level) {
@@ -198,6 +209,7 @@ std::optional<CasterLevel> caster_level(const json& class_table, int level) {
   const std::string wanted = std::to_string(level);
   CasterLevel out;
   bool any_column = false;
+  bool cantrips_seen = false;
   int pact_table_max = 0;
   int arcana = 0;
   const json* found = nullptr;
@@ -222,14 +234,15 @@ std::optional<CasterLevel> caster_level(const json& class_table, int level) {
     if (const int slot = slot_column_level(h); slot > 0) {
       out.slots[static_cast<size_t>(slot)] = leading_number(cell);
       any_column = true;
-    } else if ((f == "cantrips known" || f == "cantrips") && !out.cantrips) {
-      out.cantrips = leading_number(cell);
+    } else if ((f == "cantrips known" || f == "cantrips") && !cantrips_seen) {
+      cantrips_seen = true;
+      out.cantrips = number_in(cell);
       any_column = true;
     } else if (f == "spells known") {
-      out.spells_known = leading_number(cell);
+      out.spells_known = number_in(cell);
       any_column = true;
     } else if (f == "prepared spells") {
-      out.prepared = leading_number(cell);
+      out.prepared = number_in(cell);
       any_column = true;
     } else if (f == "spell slots") {
       out.pact_slots = leading_number(cell);
@@ -278,7 +291,7 @@ std::optional<PreparedRule> prepared_rule(std::string_view text_in) {
 
 std::string spellcasting_ability(std::string_view text_in) {
   static const RE2 kAbility(
-      R"((?i)(strength|dexterity|constitution|intelligence|wisdom|charisma) is your spellcasting ability)");
+      R"((?i)(strength|dexterity|constitution|intelligence|wisdom|charisma) is (?:your|the) spellcasting ability)");
   std::string ability;
   if (!RE2::PartialMatch(re2::StringPiece(text_in.data(), text_in.size()), kAbility, &ability)) return "";
   ability = text::lower(ability);

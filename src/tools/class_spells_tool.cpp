@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "lorekeeper/core/text.hpp"
 #include "lorekeeper/model/spellcasting.hpp"
@@ -33,7 +34,8 @@ std::string spell_level_text(int level) { return level == 0 ? "cantrip" : text::
 struct Chosen {
   Entity cls;
   std::optional<Entity> sub;
-  std::vector<std::string> other_editions;  // "srd-2024_cleric (System Reference Document 5.2)"
+  std::vector<std::string> other_editions;  // "srd-2024_cleric (System Reference Document 5.2, 5e-2024)"
+  bool sub_named_as_class = false;          // `class` named the subclass
 };
 
 // The subclasses of `cls` among `scope`'s documents, as "Name (document)".
@@ -58,7 +60,9 @@ Result<Chosen> choose_class(store::Store& st, const std::string& given, const st
                             std::string_view preferred) {
   store::Query q = scope;
   q.kinds = {Kind::kClass};
-  auto named = search::editions_named(st, q, given, preferred);
+  // A key is looked up as written in any case ("SRD_CLERIC"); a name is folded by the lookup itself.
+  const bool key_like = given.find('_') != std::string::npos && given.find(' ') == std::string::npos;
+  auto named = search::editions_named(st, q, key_like ? text::lower(given) : given, preferred);
   if (!named) return named.status();
   const Entity* cls = nullptr;
   const Entity* sub = nullptr;
@@ -76,6 +80,16 @@ Result<Chosen> choose_class(store::Store& st, const std::string& given, const st
       if (elsewhere && !elsewhere->empty()) {
         std::vector<std::string> where;
         for (const auto& e : *elsewhere) where.push_back(e.document.key);
+        for (const auto& e : *elsewhere) {
+          const bool chosen = !scope.document_keys ||
+                              std::find(scope.document_keys->begin(), scope.document_keys->end(), e.document.key) !=
+                                  scope.document_keys->end();
+          if (chosen && !scope.game_system.empty() && e.document.game_system != scope.game_system) {
+            return Status::invalid_argument("Parameter 'class': '" + given + "' is in " + e.document.key + ", a " +
+                                            e.document.game_system + " document, and game_system asks for " +
+                                            scope.game_system + ": change or leave out one of them.");
+          }
+        }
         return Status::invalid_argument("Parameter 'class': '" + given +
                                         "' is not in the documents or game system chosen; it is in " +
                                         text::join_first(where, 6) + ": add its document to `documents`.");
@@ -102,6 +116,11 @@ Result<Chosen> choose_class(store::Store& st, const std::string& given, const st
     if (!full) return full.status();
     out.cls = std::move(*full);
     out.sub = std::move(*full_sub);
+    out.sub_named_as_class = true;
+    for (const auto& e : *named) {
+      if (!e.facets.parent_key.empty() && e.key != sub->key)
+        out.other_editions.push_back(e.key + " (" + source_of(e) + ")");
+    }
   }
   return out;
 }
@@ -120,23 +139,54 @@ Result<Entity> choose_subclass(store::Store& st, const Entity& cls, const std::s
     }
   }
   if (best == nullptr) {
+    // Every word given in the name ("life" for Life Domain); more than one such subclass is a question back.
     const std::vector<std::string> words = text::folded_words(given);
+    std::vector<const Entity*> matching;
     for (const auto& s : subs) {
       const std::vector<std::string> have = text::folded_words(s.name);
       if (!words.empty() && std::all_of(words.begin(), words.end(), [&](const std::string& w) {
             return std::find(have.begin(), have.end(), w) != have.end();
           })) {
-        best = &s;
-        break;
+        matching.push_back(&s);
       }
     }
+    if (matching.size() > 1) {
+      std::vector<std::string> names;
+      for (const Entity* s : matching) names.push_back(s->name + " (" + s->document.key + ")");
+      return Status::invalid_argument("Parameter 'subclass': '" + given + "' names several subclasses of " + cls.name +
+                                      ": " + text::join_first(names, 30) + ". Give one's name or key.");
+    }
+    if (matching.size() == 1) best = matching.front();
   }
   if (best == nullptr) {
     std::vector<std::string> names;
     for (const auto& s : subs) names.push_back(s.name + " (" + s.document.key + ")");
+    // A subclass of that name under another edition of the class, or of another class.
+    store::Query any;
+    any.kinds = {Kind::kClass};
+    any.top_level = false;
+    any.limit = 2000;
+    std::string other;
+    if (auto all = st.query(any)) {
+      const std::vector<std::string> words = text::folded_words(given);
+      for (const auto& e : all->entities) {
+        const std::vector<std::string> have = text::folded_words(e.name);
+        const bool named = text::fold(e.name) == text::fold(given) || text::lower(e.key) == text::lower(given) ||
+                           (!words.empty() && std::all_of(words.begin(), words.end(), [&](const std::string& w) {
+                             return std::find(have.begin(), have.end(), w) != have.end();
+                           }));
+        if (named && e.facets.parent_key != cls.key) {
+          other = " " + e.name + " (" + e.key + ") is a subclass of " + e.facets.parent_key + " (" +
+                  e.document.game_system + "): ask for that class, or choose its documents or game system.";
+          break;
+        }
+      }
+    }
+    const bool scoped = scope.document_keys || !scope.game_system.empty();
     return Status::invalid_argument("Parameter 'subclass': " + cls.name + " (" + cls.document.key +
                                     ") has no subclass named '" + given + "'" +
-                                    (names.empty() ? "." : ". Its subclasses: " + text::join_first(names, 30) + "."));
+                                    (scoped ? " in the documents chosen" : "") + "." + other +
+                                    (names.empty() ? "" : " Its subclasses: " + text::join_first(names, 30) + "."));
   }
   return full_entity(st, best->key);
 }
@@ -169,15 +219,40 @@ std::optional<Entity> granted_spell(store::Store& st, const std::string& name, c
   return named->front();
 }
 
-std::string subclass_how(const Entity& sub, const std::string& feature) {
-  for (const auto& f : sub.data.value("features", json::array())) {
-    if (f.value("name", "") != feature) continue;
-    const std::string t = text::fold(f.value("desc", ""));
-    if (t.find("always") != std::string::npos && t.find("prepared") != std::string::npos) return "always prepared";
-    if (t.find("added to the") != std::string::npos && t.find("spell list") != std::string::npos)
-      return "added to your spell list";
+// The sentence of `text` that says spells are always prepared ("Once you gain a domain spell, you always have it
+// prepared, and it doesn't count against ..."); empty when none does.
+std::string always_prepared_sentence(const std::string& text_in) {
+  size_t start = 0;
+  while (start < text_in.size()) {
+    size_t end = text_in.find_first_of(".\n", start);
+    if (end == std::string::npos) end = text_in.size();
+    const std::string sentence = text::trim(text_in.substr(start, end - start + 1));
+    const std::string f = text::fold(sentence);
+    if (f.find("always") != std::string::npos && f.find("prepared") != std::string::npos &&
+        f.find("if another") == std::string::npos) {
+      return sentence;
+    }
+    start = end + 1;
   }
   return "";
+}
+
+// How a subclass's table grants its spells, as its feature or its class's words say: {how, the sentence}.
+std::pair<std::string, std::string> subclass_how(const Entity& sub, const Entity& cls, const std::string& feature) {
+  for (const auto& f : sub.data.value("features", json::array())) {
+    if (f.value("name", "") != feature) continue;
+    const std::string desc = f.value("desc", "");
+    if (std::string s = always_prepared_sentence(desc); !s.empty()) return {"always prepared", s};
+    const std::string t = text::fold(desc);
+    if (t.find("added to the") != std::string::npos && t.find("spell list") != std::string::npos)
+      return {"added to your spell list", ""};
+  }
+  // SRD 5.1 states it once for every domain and oath, in the class's Divine Domain and Sacred Oath features.
+  for (const auto& f : cls.data.value("features", json::array())) {
+    if (f.value("name", "") == "Spellcasting") continue;
+    if (std::string s = always_prepared_sentence(f.value("desc", "")); !s.empty()) return {"always prepared", s};
+  }
+  return {"", ""};
 }
 
 }  // namespace
@@ -250,10 +325,17 @@ ToolResult class_spells(store::Store& st, const json& args,
   scope.document_keys = document_keys;
   scope.game_system = str_arg(args, "game_system");
   const int level = int_arg(args, "level").value_or(1);
-  auto chosen = choose_class(st, text::trim(str_arg(args, "class")), scope, preferred_edition);
+  const std::string given = text::trim(str_arg(args, "class"));
+  if (given.empty())
+    return error_result("Parameter 'class' must not be empty: give a class's name or key (\"cleric\").");
+  auto chosen = choose_class(st, given, scope, preferred_edition);
   if (!chosen) return error_result(chosen.status().message());
   const Entity& cls = chosen->cls;
   if (const std::string sub = text::trim(str_arg(args, "subclass")); !sub.empty()) {
+    if (chosen->sub_named_as_class) {
+      return error_result("Parameter 'class' names the subclass " + chosen->sub->name + " (" + chosen->sub->key +
+                          ") and 'subclass' names another: give the class (" + cls.name + ") in 'class'.");
+    }
     auto found = choose_subclass(st, cls, sub, scope);
     if (!found) return error_result(found.status().message());
     chosen->sub = std::move(*found);
@@ -261,6 +343,7 @@ ToolResult class_spells(store::Store& st, const json& args,
   const json& table = cls.data.contains("class_table") ? cls.data["class_table"] : json();
   const auto row = model::caster_level(table, level);
   json result = {{"class", entry_of(cls)}, {"level", level}, {"casts", row && row->casts()}};
+  if (chosen->sub) result["subclass"] = entry_of(*chosen->sub);
   std::string text = "## " + cls.name + " (" + source_of(cls) + "), level " + std::to_string(level) + "\n";
   std::vector<std::string> notes;
   if (!chosen->other_editions.empty()) {
@@ -351,6 +434,8 @@ ToolResult class_spells(store::Store& st, const json& args,
   q.kinds = {Kind::kSpell};
   q.class_key = text::fold(cls.name);
   q.document_keys = document_keys ? document_keys : std::optional<std::vector<std::string>>({cls.document.key});
+  q.game_system = str_arg(args, "game_system");
+  q.level_min = row->cantrips ? 0 : 1;
   q.level_max = max_level;
   q.limit = kMaxSpells;
   auto listed = st.query(q);
@@ -365,9 +450,12 @@ ToolResult class_spells(store::Store& st, const json& args,
     if (l == 0 && !row->cantrips) continue;
     json list = json::array();
     std::vector<std::string> names;
+    std::map<std::string, int> seen;  // folded name -> entries of it at this level
+    for (const Entity* e : by_level[l]) ++seen[text::fold(e->name)];
     for (const Entity* e : by_level[l]) {
       list.push_back(entry_of(*e));
-      names.push_back(e->name);
+      // Two documents' spells of one name are told apart by their document.
+      names.push_back(seen[text::fold(e->name)] > 1 ? e->name + " (" + e->document.key + ")" : e->name);
     }
     spells[std::to_string(l)] = list;
     text += "\n**" + level_heading(l) + " (" + std::to_string(names.size()) + "):** " +
@@ -383,12 +471,18 @@ ToolResult class_spells(store::Store& st, const json& args,
     store::Query wider = q;
     wider.document_keys.reset();
     wider.game_system = cls.document.game_system;
-    wider.limit = 0;
     auto all = st.query(wider);
-    if (all && all->total > listed->total) {
-      const int more = all->total - listed->total;
+    std::set<std::string> own, others;
+    for (const auto& e : listed->entities) own.insert(text::fold(e.name));
+    if (all) {
+      for (const auto& e : all->entities) {
+        if (!own.count(text::fold(e.name))) others.insert(text::fold(e.name));
+      }
+    }
+    if (!others.empty()) {
+      const int more = static_cast<int>(others.size());
       result["other_documents"] = more;
-      notes.push_back(std::to_string(more) + " more " + cls.name + " spells of these levels are in other " +
+      notes.push_back(std::to_string(more) + " more " + cls.name + " spells of these levels (by name) are in other " +
                       cls.document.game_system + " documents; give `documents` to list them.");
     }
   }
@@ -414,20 +508,24 @@ ToolResult class_spells(store::Store& st, const json& args,
           one["level"] = spell->facets.level.value_or(0);
         }
         names.push_back(one);
+        const size_t paren = n.find('(');
+        const std::string note = spell && paren != std::string::npos ? " " + n.substr(paren) : "";
         shown.push_back(
-            (spell ? spell->name : n + " (not in the store)") +
+            (spell ? spell->name + note : n + " (not in the store)") +
             (spell && !g.spell_level ? " (" + spell_level_text(spell->facets.level.value_or(0)) + ")" : ""));
       }
-      const std::string how = subclass_how(sub, g.feature);
+      const auto [how, how_sentence] = subclass_how(sub, cls, g.feature);
       json item = {{"feature", g.feature}, {"spells", names}};
       item[g.spell_level ? "spell_level" : "class_level"] = g.level;
       if (!g.group.empty()) item["group"] = g.group;
       if (!how.empty()) item["how"] = how;
+      if (!how_sentence.empty()) item["how_stated"] = how_sentence;
       out.push_back(item);
       if (g.feature != feature_seen) {
         std::string feature = g.feature;
         if (const size_t at = feature.find(" (table)"); at != std::string::npos) feature.erase(at);
-        part += "\n**" + feature + "**" + (how.empty() ? "" : " (" + how + ")") + ":\n";
+        part += "\n**" + feature + "**" + (how.empty() ? "" : " (" + how + ")") + ":" +
+                (how_sentence.empty() ? "" : " \"" + how_sentence + "\"") + "\n";
         feature_seen = g.feature;
       }
       part += "- " + (g.group.empty() ? "" : g.group + ", ") +

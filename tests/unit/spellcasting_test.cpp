@@ -42,6 +42,13 @@ TEST(Spellcasting, ATableWithoutSpellColumnsIsNoCaster) {
   ASSERT_TRUE(first);
   EXPECT_FALSE(first->casts()) << "a half caster's first level has no slots";
   EXPECT_EQ(caster_level(paladin, 2)->max_spell_level(), 1);
+  // SRD 5.1's Ranger knows no spells at level 1: its "—" is no number.
+  json ranger = {{"header", {"Level", "Proficiency Bonus", "Features", "Spells Known", "1st"}},
+                 {"rows", {{"1", "+2", "Favored Enemy", "—", "—"}, {"2", "+2", "Spellcasting", "2", "2"}}}};
+  ASSERT_TRUE(caster_level(ranger, 1));
+  EXPECT_FALSE(caster_level(ranger, 1)->spells_known);
+  EXPECT_FALSE(caster_level(ranger, 1)->casts());
+  EXPECT_EQ(caster_level(ranger, 2)->spells_known, 2);
 }
 
 TEST(Spellcasting, PactMagicAndMysticArcanumAreRead) {
@@ -96,6 +103,7 @@ TEST(Spellcasting, The2014PreparedRuleIsReadFromTheText) {
   EXPECT_FALSE(prepared_rule("You know two cantrips of your choice."));
   EXPECT_EQ(spellcasting_ability("### Spellcasting Ability\n\nIntelligence is your spellcasting ability for your"),
             "Intelligence");
+  EXPECT_EQ(spellcasting_ability("Charisma is the spellcasting ability for your Warlock spells."), "Charisma");
   EXPECT_EQ(spellcasting_ability("No ability here."), "");
 }
 
@@ -137,6 +145,10 @@ TEST(Spellcasting, SubclassTablesGrantSpellsByLevelWithTheirGroups) {
   EXPECT_EQ(g[6].names, (std::vector<std::string>{"charm person", "find familiar (snakes only)"}));
   EXPECT_EQ(spell_name_of(g[6].names[1]), "find familiar");
   EXPECT_EQ(spell_name_of("*longstrider,*"), "longstrider");
+  // A distance by spell slot level is no spell.
+  EXPECT_TRUE(granted_spells(json::array({{{"name", "Shift Space"},
+                                           {"desc", "| Spell Slot Level | Distance |\n|---|---|\n| 1st | 30 feet |"}}}))
+                  .empty());
   EXPECT_TRUE(granted_spells(json::object()).empty());
   EXPECT_TRUE(granted_spells(json::array({{{"name", 3}}})).empty());
 }

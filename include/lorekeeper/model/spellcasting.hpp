@@ -19,7 +19,7 @@ struct CasterLevel {
   std::array<int, 10> slots{};  // slots[n]: spell slots of level n (1-9); slots[0] unused
   int pact_slots = 0;           // Pact Magic: slots, all of pact_slot_level
   int pact_slot_level = 0;
-  std::optional<int> cantrips;      // "Cantrips Known", "Cantrips"
+  std::optional<int> cantrips;      // "Cantrips Known", "Cantrips"; unset where the cell is "—"
   std::optional<int> spells_known;  // "Spells Known"
   std::optional<int> prepared;      // "Prepared Spells" (SRD 5.2)
   std::vector<int>
