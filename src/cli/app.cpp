@@ -855,7 +855,7 @@ int cmd_tool(const Config& cfg, const std::string& name, const std::string& args
   return print_tool_result(engine.call(name, args), as_json);
 }
 
-// One tool call a command line made (roll, encounter, spells), printed as `lorekeeper tool` prints it.
+// One tool call a command line made (roll, encounter, spells, odds), printed as `lorekeeper tool` prints it.
 int cmd_call(const Config& cfg, const ToolCall& call, bool as_json) {
   tools::Engine engine = make_engine(cfg);
   return print_tool_result(engine.call(call.tool, call.args), as_json);
@@ -1394,6 +1394,28 @@ int run(int argc, char** argv) {
       ->allow_extra_args(false);
   spells->add_flag("--json", spells_json, "Print the structured result as JSON");
 
+  OddsRequest odds_request;
+  int odds_bonus = 0, odds_ac = 0, odds_attacks = 0, odds_crit = 0, odds_save_dc = 0, odds_save_bonus = 0;
+  bool odds_json = false, odds_advantage = false, odds_disadvantage = false;
+  auto* odds = app.add_subcommand(
+      "odds", "Exact odds of attacks and saves and their damage, as attack_odds answers (odds --bonus 5 --ac 16)");
+  auto* odds_bonus_opt = odds->add_option("-b,--bonus", odds_bonus, "Attack bonus (+5 is 5)");
+  auto* odds_ac_opt = odds->add_option("--ac", odds_ac, "The target's armor class");
+  auto* odds_attacks_opt = odds->add_option("-n,--attacks", odds_attacks, "How many such attacks");
+  odds->add_option("--damage", odds_request.damage, "Damage dice of a hit: 1d8+3");
+  odds->add_option("-c,--creature", odds_request.creature, "A creature's attacks, by name or key: ogre");
+  odds->add_option("--action", odds_request.action, "With --creature: only this action");
+  auto* odds_crit_opt = odds->add_option("--crit", odds_crit, "Lowest natural roll that crits (default 20)");
+  auto* odds_save_dc_opt = odds->add_option("--save-dc", odds_save_dc, "A saving throw's DC (with --save-bonus)");
+  auto* odds_save_bonus_opt =
+      odds->add_option("--save-bonus", odds_save_bonus, "The target's save bonus (a creature's save effects too)");
+  auto* odds_advantage_opt = odds->add_flag("--advantage", odds_advantage, "Roll with advantage");
+  odds->add_flag("--disadvantage", odds_disadvantage, "Roll with disadvantage")->excludes(odds_advantage_opt);
+  odds->add_flag("--table", odds_request.table, "Also the chance to hit each AC near the target");
+  odds->add_option("-d,--document", odds_request.documents, "Look for the creature in this document (repeatable)")
+      ->allow_extra_args(false);
+  odds->add_flag("--json", odds_json, "Print the structured result as JSON");
+
   auto* tool = app.add_subcommand("tool", "Call one MCP tool directly with JSON arguments");
   tool->add_option("name", tool_name, "Tool name (e.g. search_spell)")->required();
   tool->add_option("args", tool_args, "Arguments as a JSON object");
@@ -1487,6 +1509,20 @@ int run(int argc, char** argv) {
   if (*spells) {
     if (spells_modifier_opt->count() > 0) spells_request.modifier = spells_modifier;
     return cmd_call(*cfg, spells_call(spells_request), spells_json);
+  }
+  if (*odds) {
+    const std::pair<CLI::Option*, std::pair<int*, std::optional<int>*>> given[] = {
+        {odds_bonus_opt, {&odds_bonus, &odds_request.bonus}},
+        {odds_ac_opt, {&odds_ac, &odds_request.ac}},
+        {odds_attacks_opt, {&odds_attacks, &odds_request.attacks}},
+        {odds_crit_opt, {&odds_crit, &odds_request.crit}},
+        {odds_save_dc_opt, {&odds_save_dc, &odds_request.save_dc}},
+        {odds_save_bonus_opt, {&odds_save_bonus, &odds_request.save_bonus}}};
+    for (const auto& [option, value] : given) {
+      if (option->count() > 0) *value.second = *value.first;
+    }
+    odds_request.mode = odds_advantage ? "advantage" : odds_disadvantage ? "disadvantage" : "";
+    return cmd_call(*cfg, odds_call(odds_request), odds_json);
   }
   if (*embed_cmd) return cmd_embed(embed_texts, embed_json);
   if (*index_cmd) return cmd_index(*cfg, index_threads, index_quiet, index_json, index_recompute, index_export);

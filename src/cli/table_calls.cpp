@@ -185,4 +185,21 @@ ToolCall spells_call(const SpellsRequest& request) {
   return {"class_spells", std::move(args)};
 }
 
+ToolCall odds_call(const OddsRequest& request) {
+  json args = json::object();
+  const std::pair<const char*, const std::optional<int>*> numbers[] = {
+      {"attack_bonus", &request.bonus}, {"target_ac", &request.ac},    {"attacks", &request.attacks},
+      {"crit_range", &request.crit},    {"save_dc", &request.save_dc}, {"save_bonus", &request.save_bonus}};
+  for (const auto& [name, value] : numbers) {
+    if (*value) args[name] = **value;
+  }
+  if (!request.creature.empty()) args["creature"] = request.creature;
+  if (!request.action.empty()) args["action"] = request.action;
+  if (!request.damage.empty()) args["damage"] = request.damage;
+  if (!request.mode.empty()) args["mode"] = request.mode;
+  if (request.table) args["ac_table"] = true;
+  if (!request.documents.empty()) args["documents"] = request.documents;
+  return {"attack_odds", std::move(args)};
+}
+
 }  // namespace lorekeeper::cli

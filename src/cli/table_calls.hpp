@@ -1,5 +1,5 @@
-// `lorekeeper roll`, `lorekeeper encounter` and `lorekeeper spells`: the table's arithmetic on the command line, as
-// the tool call each makes (roll_dice; evaluate_encounter or build_encounter; class_spells), so that the terminal
+// `lorekeeper roll`, `encounter`, `spells` and `odds`: the table's arithmetic on the command line, as the tool call
+// each makes (roll_dice; evaluate_encounter or build_encounter; class_spells; attack_odds), so that the terminal
 // answers what a model is told.
 #pragma once
 
@@ -45,5 +45,15 @@ struct SpellsRequest {
 };
 // class_spells with these arguments; the tool checks them.
 ToolCall spells_call(const SpellsRequest& request);
+
+struct OddsRequest {
+  std::optional<int> bonus, ac, attacks, crit, save_dc, save_bonus;
+  std::string creature, action, damage;
+  std::string mode;  // "", "advantage" or "disadvantage"
+  bool table = false;
+  std::vector<std::string> documents;
+};
+// attack_odds with these arguments; the tool checks them.
+ToolCall odds_call(const OddsRequest& request);
 
 }  // namespace lorekeeper::cli

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "answer.hpp"
+#include "attack_odds_tool.hpp"
 #include "class_spells_tool.hpp"
 #include "compare_tool.hpp"
 #include "count_tool.hpp"
@@ -320,6 +321,10 @@ ToolResult dispatch_call(Engine& engine, const std::string& name, const json& ar
   auto args = validate_arguments(spec->params, arguments);
   if (!args) return error_result(args.status().message());
   if (name == "roll_dice") return gm_tools::roll_dice(*args);
+  // Odds for a bonus or a DC given need no store; a creature's are read from it.
+  if (name == "attack_odds" && !args->contains("creature")) {
+    return attack_odds_tool::attack_odds(nullptr, *args, std::nullopt, engine.preferred_edition());
+  }
   std::string why;
   store::Store* st = engine.store(&why);
   if (st == nullptr && engine.store_status().code() == StatusCode::kInvalidArgument) {
@@ -341,7 +346,7 @@ ToolResult dispatch_call(Engine& engine, const std::string& name, const json& ar
         "again.";
     // Tools whose answer is one object, not a list, say so as an error.
     if (name == "get_entity" || name == "find_similar" || name == "compare_editions" || name == "count_entities" ||
-        name == "class_spells") {
+        name == "class_spells" || name == "attack_odds") {
       return error_result(message);
     }
     ToolResult r;
@@ -469,6 +474,13 @@ ToolResult dispatch_call(Engine& engine, const std::string& name, const json& ar
     ToolResult r = class_spells_tool::class_spells(*st, a, docs.keys, ctx.preferred_edition);
     if (!docs.message.empty() && !r.is_error) r.text = docs.message + "\n\n" + r.text;
     return r;
+  }
+  if (name == "attack_odds") {
+    DocFilter docs = resolve_documents(*st, a);
+    if (docs.select_nothing || (docs.keys && docs.keys->empty())) {
+      return error_result(docs.message.empty() ? "No source document selected." : docs.message);
+    }
+    return attack_odds_tool::attack_odds(st, a, docs.keys, ctx.preferred_edition);
   }
   return error_result("Unknown tool '" + name + "'.");
 }

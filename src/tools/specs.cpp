@@ -1,5 +1,6 @@
 #include "specs.hpp"
 
+#include "attack_odds_tool.hpp"
 #include "class_spells_tool.hpp"
 #include "compare_tool.hpp"
 #include "count_tool.hpp"
@@ -364,6 +365,7 @@ std::vector<ToolSpec> build_specs() {
   specs.push_back(count_tool::spec());
   specs.push_back(compare_tool::spec());
   specs.push_back(class_spells_tool::spec());
+  specs.push_back(attack_odds_tool::spec());
   return specs;
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`lorekeeper roll`, `lorekeeper encounter` and `lorekeeper spells`: the game master's arithmetic on the command line, through the real
+"""`lorekeeper roll`, `encounter`, `spells` and `odds`: the game master's arithmetic on the command line, through the real
 binary, checked against odds computed here independently and against the tools' own answers.
 Usage: test_cli_table.py LOREKEEPER_BIN MIRROR_DIR
 """
@@ -152,6 +152,58 @@ class Spells(unittest.TestCase):
         r = run("spells", "fighter", "5", "--rules", "2014")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("casts no spells", r.stdout)
+
+
+def attack_hits(bonus, ac, mode="normal", crit=20):
+    """The chance that an attack roll hits, by counting the faces (and pairs of faces) of the d20 here."""
+    def hits(face):
+        return face != 1 and (face >= crit or face + bonus >= ac)
+    if mode == "normal":
+        return Fraction(sum(1 for f in range(1, 21) if hits(f)), 20)
+    pairs = [(a, b) for a in range(1, 21) for b in range(1, 21)]
+    keep = max if mode == "advantage" else min
+    return Fraction(sum(1 for a, b in pairs if hits(keep(a, b))), 400)
+
+
+class Odds(unittest.TestCase):
+    def test_the_hand_computed_cases(self):
+        r = run("odds", "--bonus", "5", "--ac", "16", "--attacks", "3", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        result = json.loads(r.stdout)["result"]
+        self.assertAlmostEqual(result["attacks"][0]["any_hit"], 0.5)
+        self.assertAlmostEqual(result["round"]["at_least_one"], 0.875)
+        adv = json.loads(run("odds", "--bonus", "5", "--ac", "16", "--advantage", "--json").stdout)["result"]
+        self.assertAlmostEqual(adv["attacks"][0]["any_hit"], 0.75)
+
+    def test_every_bonus_and_ac_agree_with_counting_the_faces(self):
+        for bonus, ac, mode, crit in ((0, 10, "normal", 20), (7, 25, "disadvantage", 20), (-2, 30, "advantage", 20),
+                                      (12, 5, "normal", 19), (3, 17, "advantage", 18)):
+            args = ["odds", "--bonus", str(bonus), "--ac", str(ac), "--crit", str(crit), "--json"]
+            if mode != "normal":
+                args.append("--" + mode)
+            r = run(*args)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            got = json.loads(r.stdout)["result"]["attacks"][0]["any_hit"]
+            self.assertAlmostEqual(got, float(attack_hits(bonus, ac, mode, crit)), places=12, msg=(bonus, ac, mode, crit))
+
+    def test_a_creatures_routine_is_read_from_its_stat_block(self):
+        r = run("odds", "--creature", "srd_adult-red-dragon", "--ac", "18", "--save-bonus", "2", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        result = json.loads(r.stdout)["result"]
+        self.assertEqual(result["round"]["attacks"], [{"action": "Bite", "count": 1}, {"action": "Claw", "count": 2}])
+        breath = [s for s in result["saves"] if s["action"] == "Fire Breath"][0]
+        self.assertAlmostEqual(breath["fail"], 0.9)  # DC 21 against +2: only 19 and 20 succeed
+
+    def test_what_cannot_be_answered_is_named(self):
+        r = run("odds", "--ac", "15")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("attack_bonus", r.stderr)
+        r = run("odds", "--bonus", "5", "--ac", "15", "--damage", "2d")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("damage", r.stderr)
+        r = run("odds", "--creature", "owlbaer", "--ac", "15")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("Owlbear", r.stderr)
 
 
 if __name__ == "__main__":

@@ -176,3 +176,15 @@ test('class_spells: a level-5 SRD 5.1 cleric has 4, 3 and 2 slots, 15 first-leve
   errorResult(await call('class_spells', { class: 'cleric', level: 21 }), 'level 21', [/level/]);
   errorResult(await call('class_spells', { class: 'cleric', level: 3, subclass: 'War' }), 'unknown subclass', [/Life Domain/]);
 });
+
+test('attack_odds: the SRD 5.1 Ogre deals 8.25 a round against AC 15; at least one of three +5 attacks hits AC 16 87.5% of the time', async () => {
+  const ogre = okResult(await call('attack_odds', { creature: 'srd_ogre', target_ac: 15 }), 'ogre');
+  assert.equal(ogre.round.expected_damage, 8.25);
+  assert.equal(ogre.attacks[0].critical_hit, 0.05);
+  const three = okResult(await call('attack_odds', { attack_bonus: 5, target_ac: 16, attacks: 3 }), 'three');
+  assert.equal(three.round.at_least_one, 0.875);
+  const knight = okResult(await call('attack_odds', { creature: 'srd-2024_knight', target_ac: 18 }), 'knight');
+  assert.deepEqual(knight.round_options.map((o) => o.attacks[0].action), ['Greatsword', 'Heavy Crossbow']);
+  errorResult(await call('attack_odds', { attack_bonus: 5 }), 'no AC', [/target_ac/]);
+  errorResult(await call('attack_odds', { creature: 'ogre', target_ac: 15, damage: '1d6' }), 'damage with a creature', [/stat block/]);
+});

@@ -1098,6 +1098,62 @@ TEST_F(Fidelity, ClassSpellsAgreeWithTheMulticlassSpellcasterTable) {
   EXPECT_NE(paladin.text.find("Charisma modifier + half"), std::string::npos) << paladin.text;
 }
 
+// attack_odds reads the stat blocks: the SRD 5.1 Ogre's Greatclub deals 8.25 a round against AC 15 (a natural 9-19
+// for 13, a 20 for 22), the Adult Red Dragon's Multiattack is a bite and two claws, and every SRD creature of both
+// editions is answered: each attack row's numbers are its record's, and a routine read names only its attacks.
+TEST_F(Fidelity, AttackOddsReadEveryStatBlock) {
+  auto ogre = call("attack_odds", {{"creature", "srd_ogre"}, {"target_ac", 15}});
+  ASSERT_FALSE(ogre.is_error) << ogre.text;
+  EXPECT_NEAR(ogre.structured["result"]["round"]["expected_damage"].get<double>(), 8.25, 1e-9) << ogre.text;
+  auto dragon = call("attack_odds", {{"creature", "srd_adult-red-dragon"}, {"target_ac", 18}, {"save_bonus", 2}});
+  ASSERT_FALSE(dragon.is_error) << dragon.text;
+  EXPECT_EQ(dragon.structured["result"]["round"]["attacks"],
+            json::parse(R"([{"action":"Bite","count":1},{"action":"Claw","count":2}])"));
+  bool breath = false;
+  for (const auto& s : dragon.structured["result"]["saves"]) {
+    if (s["action"] == "Fire Breath") {
+      breath = true;
+      EXPECT_EQ(s["dc"], 21);
+      EXPECT_EQ(s["damage"], "18d6");
+      EXPECT_NEAR(s["expected_damage"].get<double>(), 0.9 * 63 + 0.1 * 31.5, 1e-9);
+    }
+  }
+  EXPECT_TRUE(breath) << dragon.text;
+  int creatures = 0, routines = 0;
+  for (const Entity* c : all(Kind::kCreature)) {
+    if (c->document.key != "srd-2014" && c->document.key != "srd-2024") continue;
+    ++creatures;
+    auto r = call("attack_odds", {{"creature", c->key}, {"target_ac", 15}});
+    ASSERT_FALSE(r.is_error) << c->key << ": " << r.text;
+    const json& res = r.structured["result"];
+    std::map<std::string, int> bonus;  // the record's attacks by action name
+    for (const auto& a : c->data.value("actions", json::array())) {
+      for (const auto& at : a.value("attacks", json::array())) {
+        if (at.contains("to_hit_mod")) bonus[a.value("name", "")] = at["to_hit_mod"].get<int>();
+      }
+    }
+    for (const auto& row : res.value("attacks", json::array())) {
+      const std::string action = row["action"];
+      if (bonus.count(action)) {
+        EXPECT_EQ(row["to_hit"], bonus[action]) << c->key << " " << action;
+      }
+    }
+    if (res.contains("round") && res["round"]["from"] == "multiattack") {
+      ++routines;
+      for (const auto& part : res["round"]["attacks"]) {
+        EXPECT_TRUE(bonus.count(part["action"].get<std::string>())) << c->key << " " << part.dump();
+      }
+    }
+  }
+  EXPECT_GT(creatures, 600);
+  // A routine is read for most of them (the rest choose: "or", "in any combination", "only one of which"; or name
+  // no action: "makes two melee attacks").
+  EXPECT_GT(routines, creatures / 3) << routines << " of " << creatures;
+  auto knight = call("attack_odds", {{"creature", "srd-2024_knight"}, {"target_ac", 18}});
+  ASSERT_FALSE(knight.is_error) << knight.text;
+  EXPECT_EQ(knight.structured["result"]["round_options"].size(), 2u) << knight.text;
+}
+
 // SRD 5.1's rules that only v1's rule chapters hold are rules of srd-2014: a 2014 question about death saves is
 // answered from the 2014 rule.
 TEST_F(Fidelity, Srd51RulesOnlyV1HoldsAreRules) {

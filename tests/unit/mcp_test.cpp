@@ -127,7 +127,8 @@ TEST_F(McpTest, ToolsListIsStableAndAnnotated) {
                                              "search_equipment", "search_rule",        "search_all",
                                              "get_entity",       "find_similar",       "list_documents",
                                              "roll_dice",        "evaluate_encounter", "build_encounter",
-                                             "count_entities",   "compare_editions",   "class_spells"};
+                                             "count_entities",   "compare_editions",   "class_spells",
+                                             "attack_odds"};
   EXPECT_EQ(names, expected);
   EXPECT_EQ(send(req(2, "tools/list"))["result"], r["result"]);
   EXPECT_EQ(send(req(3, "tools/list", {{"cursor", "garbage"}}))["error"]["code"], -32602);
