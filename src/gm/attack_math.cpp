@@ -54,14 +54,14 @@ std::vector<double> hits_distribution(const std::vector<double>& p) {
 
 namespace {
 
-// The mean of max(0, total): damage is never below 0.
-Result<double> mean_at_least_zero(const DiceExpression& e) {
+// The mean of max(0, total) / `divisor`, rounded down: damage is never below 0, and half of it is rounded down.
+Result<double> mean_at_least_zero(const DiceExpression& e, long long divisor = 1) {
   auto dist = distribution(e);
   if (!dist) return dist.status();
   double mean = 0;
   for (size_t i = 0; i < dist->p.size(); ++i) {
     const long long total = dist->min + static_cast<long long>(i);
-    if (total > 0) mean += static_cast<double>(total) * dist->p[i];
+    if (total > 0) mean += static_cast<double>(total / divisor) * dist->p[i];
   }
   return mean;
 }
@@ -77,6 +77,10 @@ Result<DamageMean> damage_mean(std::string_view notation) {
       return Status::invalid_argument("'" + std::string(notation) +
                                       "' keeps or drops dice; a damage roll adds them all");
     }
+    if (!t.is_constant() && t.sign < 0) {
+      return Status::invalid_argument("'" + std::string(notation) +
+                                      "' subtracts dice; a damage roll adds them (a critical hit doubles them)");
+    }
     if (!t.is_constant()) t.count *= 2;
   }
   auto on_hit = mean_at_least_zero(*parsed);
@@ -84,7 +88,9 @@ Result<DamageMean> damage_mean(std::string_view notation) {
   // Doubled dice may pass the dice limit of one expression: such a roll is refused as a whole.
   auto on_crit = mean_at_least_zero(crit);
   if (!on_crit) return on_crit.status();
-  return DamageMean{*on_hit, *on_crit};
+  auto halved = mean_at_least_zero(*parsed, 2);
+  if (!halved) return halved.status();
+  return DamageMean{*on_hit, *on_crit, *halved};
 }
 
 double expected_damage(const AttackChance& chance, const DamageMean& damage) {

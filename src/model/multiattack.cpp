@@ -67,6 +67,19 @@ std::string routine_sentence(const std::string& all) {
 
 }  // namespace
 
+bool multiattack_offers_more(std::string_view multiattack) {
+  const std::string all = spaced_lower(multiattack);
+  for (const char* more : {". or ", " or it makes", " or it can", "alternatively", "instead", "in place of", "replace",
+                           "can also make", "only one of which", " or make "}) {
+    if (all.find(more) != std::string::npos) return true;
+  }
+  // After the sentence that states the routine, another "make" is another attack or another way to spend the action
+  // ("If that attack hits, the grick can make one beak attack").
+  const std::string routine = routine_sentence(all);
+  const size_t at = routine.empty() ? std::string::npos : all.find(routine);
+  return at != std::string::npos && all.find("make", at + routine.size()) != std::string::npos;
+}
+
 std::optional<RoutineChoice> multiattack_choice(std::string_view multiattack, const std::vector<std::string>& actions) {
   const std::string sentence = routine_sentence(spaced_lower(multiattack));
   // "two attacks, using greatsword or heavy crossbow in any combination", "two greatclub or javelin attacks".

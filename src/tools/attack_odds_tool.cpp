@@ -27,6 +27,7 @@ constexpr int kAcTableSpread = 4;
 constexpr int kMaxDamageDice = gm::kMaxDice / 2;
 
 std::string percent(double p) { return text::format_number(std::round(p * 1000) / 10) + "%"; }
+std::string probability(double p) { return text::format_number(std::round(p * 10000) / 10000); }
 std::string amount(double v) { return text::format_number(std::round(v * 100) / 100); }
 std::string signed_number(int v) { return (v >= 0 ? "+" : "") + std::to_string(v); }
 
@@ -53,7 +54,8 @@ struct AttackRow {
   };
   std::vector<Rider> riders;
   double expected_with_riders = 0;
-  std::string usage;  // "Recharge 5-6", "3/Day"
+  std::string usage;          // "Recharge 5-6", "3/Day"
+  bool bonus_action = false;  // from the stat block's bonus actions
 };
 
 // The lowest natural roll that hits: 2 at least (a natural 1 misses), at most the critical range.
@@ -83,7 +85,7 @@ json row_json(const AttackRow& r, int ac, int crit_range, gm::RollMode mode, boo
       riders.push_back(one);
     }
     j["riders"] = riders;
-    j["expected_damage_with_riders"] = r.expected_with_riders;
+    if (r.riders.size() == 1) j["expected_damage_with_riders"] = r.expected_with_riders;
   }
   if (!r.usage.empty()) j["usage"] = r.usage;
   if (table) {
@@ -107,36 +109,37 @@ std::string row_line(const AttackRow& r, int ac, int crit_range) {
   if (r.mean) {
     line += ". Damage " + r.damage + (r.damage_type.empty() ? "" : " " + text::lower(r.damage_type)) + ": " +
             amount(r.mean->on_hit) + " a hit, " + amount(r.mean->on_crit) + " a critical hit; expected **" +
-            amount(r.expected) + "** an attack (" + amount(r.chance.hit) + " × " + amount(r.mean->on_hit) + " + " +
-            amount(r.chance.crit) + " × " + amount(r.mean->on_crit) + ")";
+            amount(r.expected) + "** an attack (" + probability(r.chance.hit) + " × " + amount(r.mean->on_hit) + " + " +
+            probability(r.chance.crit) + " × " + amount(r.mean->on_crit) + ")";
   }
   for (const auto& x : r.riders) {
     line += "; plus " + x.damage + (x.damage_type.empty() ? "" : " " + text::lower(x.damage_type)) +
             (x.condition.empty() ? "" : " " + x.condition);
   }
-  if (!r.riders.empty()) line += " (expected with it: " + amount(r.expected_with_riders) + ")";
+  if (r.riders.size() == 1) line += " (expected with it: " + amount(r.expected_with_riders) + ")";
+  if (r.riders.size() > 1) line += " (the riders are not added: the text says when each applies)";
   return line + ".\n";
 }
 
 // The condition the text sets for a rider, read from the words after "plus N (dice) type damage": "if the attack
 // roll had Advantage"; empty when it sets none.
 std::string rider_condition(const std::string& desc, const std::string& dice) {
-  std::string compact_dice = dice;
-  compact_dice.erase(std::remove(compact_dice.begin(), compact_dice.end(), ' '), compact_dice.end());
-  std::string compact = desc;
-  compact.erase(std::remove(compact.begin(), compact.end(), ' '), compact.end());
-  // Find the dice in the text, then read the uncompacted words after its "damage".
-  if (compact.find("(" + compact_dice + ")") == std::string::npos) return "";
-  const std::string folded = text::lower(desc);
-  const size_t plus = folded.find("plus ");
-  if (plus == std::string::npos) return "";
-  const size_t damage = folded.find(" damage", plus);
-  if (damage == std::string::npos) return "";
-  size_t end = folded.find('.', damage);
-  const std::string after =
-      text::trim(folded.substr(damage + 7, end == std::string::npos ? std::string::npos : end - damage - 7));
-  for (const char* lead : {"if ", "while ", "when ", "against ", "to "}) {
-    if (after.rfind(lead, 0) == 0) return after;
+  const std::string lower = text::lower(desc);
+  const std::string want = text::lower(dice);
+  // Each "plus N (dice) type damage" of the text; the one whose dice are this rider's.
+  for (size_t plus = lower.find("plus "); plus != std::string::npos; plus = lower.find("plus ", plus + 5)) {
+    const size_t damage = lower.find(" damage", plus);
+    if (damage == std::string::npos) break;
+    std::string between = lower.substr(plus, damage - plus);
+    between.erase(std::remove(between.begin(), between.end(), ' '), between.end());
+    if (between.find("(" + want + ")") == std::string::npos) continue;
+    const size_t end = lower.find('.', damage);
+    const std::string after =
+        text::trim(lower.substr(damage + 7, end == std::string::npos ? std::string::npos : end - damage - 7));
+    for (const char* lead : {"if ", "while ", "when ", "against ", "to ", "instead"}) {
+      if (after.rfind(lead, 0) == 0) return after;
+    }
+    return "";
   }
   return "";
 }
@@ -162,7 +165,9 @@ json round_of(const Round& round, const std::string& from, std::string* text) {
       std::any_of(round.begin(), round.end(), [](const auto& x) { return x.first->mean.has_value(); });
   if (any_damage) out["expected_damage"] = expected;
   if (with_riders != expected) out["expected_damage_with_riders"] = with_riders;
-  const std::string label = from == "multiattack"          ? "**Its Multiattack**"
+  const std::string label = from == "multiattack" ? "**Its Multiattack**"
+                            : from == "multiattack, first option"
+                                ? "**Its Multiattack as first stated** (the text allows other options: read it below)"
                             : from == "multiattack choice" ? "-"
                             : p.size() > 1                 ? "**The attacks**"
                                                            : "**One attack**";
@@ -211,9 +216,20 @@ Result<AttackRow> row_of(const std::string& action, int bonus, const std::string
 Result<Entity> creature_of(store::Store& st, const std::string& given, const store::Query& scope,
                            std::string_view preferred) {
   if (given.find('_') != std::string::npos && given.find(' ') == std::string::npos) {
-    auto got = st.get(given, Kind::kCreature, false);
+    auto got = st.get(text::lower(given), Kind::kCreature, false);
     if (!got) return got.status();
-    if (!got->empty()) return std::move(got->front());
+    if (!got->empty()) {
+      const Entity& e = got->front();
+      const bool in_documents =
+          !scope.document_keys || std::find(scope.document_keys->begin(), scope.document_keys->end(), e.document.key) !=
+                                      scope.document_keys->end();
+      if (!in_documents || (!scope.game_system.empty() && e.document.game_system != scope.game_system)) {
+        return Status::invalid_argument("Parameter 'creature': " + e.key + " is in " + e.document.key + " (" +
+                                        e.document.game_system +
+                                        "), which the documents or game system chosen leave out.");
+      }
+      return std::move(got->front());
+    }
   }
   store::Query q = scope;
   q.kinds = {Kind::kCreature};
@@ -240,27 +256,51 @@ Result<std::vector<AttackRow>> creature_rows(const Entity& c, int ac, gm::RollMo
     for (const auto& a : c.data.value(group, json::array())) {
       const std::string name = a.value("name", "");
       const std::string desc = a.value("desc", "");
+      // A save effect some records file with a to-hit ("Spit Poison ... DC 15 Constitution saving throw") is no
+      // attack roll.
+      const std::string lower = text::lower(desc);
+      if (lower.find("to hit") == std::string::npos && lower.find("attack roll") == std::string::npos &&
+          lower.find("attack:") == std::string::npos && lower.find("saving throw") != std::string::npos) {
+        continue;
+      }
       std::vector<std::pair<int, std::string>> seen;
       for (const auto& at : a.value("attacks", json::array())) {
         if (!at.contains("to_hit_mod") || !at["to_hit_mod"].is_number_integer()) continue;
         const int bonus = at["to_hit_mod"].get<int>();
-        const std::string damage = at.value("damage", "");
+        std::string damage = at.value("damage", "");
         if (std::find(seen.begin(), seen.end(), std::make_pair(bonus, damage)) != seen.end()) continue;
+        // Damage the text states only after a DC is the save's, not the hit's ("Hit: The target must make a DC 15
+        // Constitution saving throw, taking 45 (10d8) poison damage"): the hit itself deals none of it.
+        bool save_damage = false;
+        if (const size_t dc = desc.find("DC "); dc != std::string::npos && !damage.empty()) {
+          std::string before = desc.substr(0, dc), after = desc.substr(dc);
+          for (std::string* t : {&before, &after}) t->erase(std::remove(t->begin(), t->end(), ' '), t->end());
+          if (before.find("(" + damage + ")") == std::string::npos &&
+              after.find("(" + damage + ")") != std::string::npos) {
+            save_damage = true;
+            damage.clear();
+          }
+        }
         seen.emplace_back(bonus, damage);
-        auto row = row_of(seen.size() > 1 ? name + " (" + at.value("melee_or_ranged", "other form") + ")" : name, bonus,
-                          damage, at.value("damage_type", ""), ac, mode, crit_range);
+        auto row = row_of(seen.size() > 1 ? name + " (" + at.value("melee_or_ranged", "second form") + ")" : name,
+                          bonus, damage, at.value("damage_type", ""), ac, mode, crit_range);
         if (!row) continue;  // a record's damage that is no dice notation: the attack is shown without it below
         row->usage = a.value("usage", "");
-        if (std::string(group) == "bonus_actions")
+        if (save_damage)
+          row->usage += std::string(row->usage.empty() ? "" : ", ") + "a hit calls for a save: see saves (save_bonus)";
+        if (std::string(group) == "bonus_actions") {
+          row->bonus_action = true;
           row->usage = row->usage.empty() ? "bonus action" : row->usage + ", bonus action";
+        }
         for (const auto& x : at.value("extra_damage", json::array())) {
           const std::string dice = x.value("damage", "");
           auto mean = gm::damage_mean(dice);
           if (!mean) continue;
           AttackRow::Rider rider{dice, x.value("damage_type", ""), rider_condition(desc, dice), *mean};
-          row->expected_with_riders += gm::expected_damage(row->chance, *mean);
           row->riders.push_back(std::move(rider));
         }
+        // Several riders may exclude each other (one while bloodied, one not): only a lone rider is added.
+        if (row->riders.size() == 1) row->expected_with_riders += gm::expected_damage(row->chance, row->riders[0].mean);
         rows.push_back(std::move(*row));
       }
     }
@@ -270,46 +310,135 @@ Result<std::vector<AttackRow>> creature_rows(const Entity& c, int ac, gm::RollMo
 
 // A creature's saving-throw effects: "DC 21 Dexterity saving throw, taking 63 (18d6) fire damage ... half as much"
 // (2014) or "Dexterity Saving Throw: DC 21 ... Failure: 59 (17d6) Fire damage. Success: Half damage." (2024).
-json creature_saves(const Entity& c, int save_bonus, gm::RollMode mode, std::string* text) {
-  static const RE2 k2014(R"((?i)DC (\d+) (Strength|Dexterity|Constitution|Intelligence|Wisdom|Charisma) saving throw)");
-  static const RE2 k2024(
+// The ability a save names, in full: "DEX", "Dex" and "Dexterity" are Dexterity.
+std::string ability_named(const std::string& written) {
+  static const char* kAbilities[] = {"Strength", "Dexterity", "Constitution", "Intelligence", "Wisdom", "Charisma"};
+  const std::string w = text::lower(written);
+  for (const char* a : kAbilities) {
+    if (w.size() >= 3 && text::lower(a).rfind(w, 0) == 0) return a;
+  }
+  return written;
+}
+
+// The end of the sentence that holds position `at`, and of the next one when it states the failure ("Failure: 59
+// (17d6) Fire damage.", "On a failed save, ..."): where a save's damage is written.
+size_t save_window_end(const std::string& desc, size_t at) {
+  size_t end = desc.find(". ", at);
+  if (end == std::string::npos) return desc.size();
+  const std::string next = text::lower(desc.substr(end + 2, 24));
+  for (const char* lead : {"failure", "on a failed", "a target that fails", "a creature that fails", "success"}) {
+    if (next.rfind(lead, 0) == 0) {
+      const size_t further = desc.find(". ", end + 2);
+      // "Failure: ... Success: Half damage." reads both.
+      const size_t last = further == std::string::npos ? desc.size() : further;
+      const std::string after = text::lower(desc.substr(last == desc.size() ? last : last + 2, 8));
+      if (after.rfind("success", 0) == 0) {
+        const size_t end2 = desc.find(". ", last + 2);
+        return end2 == std::string::npos ? desc.size() : end2;
+      }
+      return last;
+    }
+  }
+  return end;
+}
+
+// A creature's saving-throw effects in its actions, bonus actions, reactions and legendary actions: "DC 21
+// Dexterity saving throw, taking 63 (18d6) fire damage ... half as much" (2014), "Dexterity Saving Throw: DC 21
+// ... Failure: 59 (17d6) Fire damage. Success: Half damage." (2024), "DC 21 DEX save" (Black Flag), "(DC 16 Dex
+// half)" (Tome of Beasts 3). The damage is what the save's own sentence (and its Failure sentence) states, not a
+// hit's; a save the creature makes itself ("the tarrasque must succeed on") is none of the target's.
+json creature_saves(const Entity& c, int save_bonus, std::string* text) {
+  static const RE2 kDcFirst(
+      R"((?i)DC (\d+) (Strength|Dexterity|Constitution|Intelligence|Wisdom|Charisma|Str|Dex|Con|Int|Wis|Cha)\b)");
+  static const RE2 kDcLast(
       R"((?i)(Strength|Dexterity|Constitution|Intelligence|Wisdom|Charisma) saving throw: DC (\d+))");
-  static const RE2 kDamage(R"(\d+ \((\d+d\d+(?: ?[+-] ?\d+)?)\) ([A-Za-z]+) damage)");
+  static const RE2 kDamage(R"((\d+) \((\d+d\d+(?: ?[+-] ?\d+)?)\) ([A-Za-z]+) damage)");
+  const std::vector<std::string> own = text::folded_words(c.name);
+  const std::string self = own.empty() ? "" : "the " + own.back() + " must";
   json out = json::array();
-  for (const auto& a : c.data.value("actions", json::array())) {
-    const std::string desc = a.value("desc", "");
-    std::string dc_text, ability;
-    if (!RE2::PartialMatch(desc, k2014, &dc_text, &ability) && !RE2::PartialMatch(desc, k2024, &ability, &dc_text))
-      continue;
-    const int dc = std::stoi(dc_text.substr(0, 3));
-    const gm::SaveChance chance = gm::save_chance(dc, save_bonus, mode);
-    json row = {{"action", a.value("name", "")},
-                {"dc", dc},
-                {"ability", ability},
-                {"fail", chance.fail},
-                {"success", chance.success}};
-    if (a.contains("usage")) row["usage"] = a["usage"];
-    std::string line = "- **" + a.value("name", "") + "**" +
-                       (a.contains("usage") ? " (" + a.value("usage", "") + ")" : "") + ": DC " + std::to_string(dc) +
-                       " " + ability + " save with " + signed_number(save_bonus) + ": fails **" + percent(chance.fail) +
-                       "**";
-    std::string dice, type;
-    if (RE2::PartialMatch(desc, kDamage, &dice, &type)) {
-      dice.erase(std::remove(dice.begin(), dice.end(), ' '), dice.end());
-      if (auto mean = gm::damage_mean(dice)) {
-        const std::string f = text::lower(desc);
-        const bool half = f.find("half as much") != std::string::npos || f.find("success: half") != std::string::npos;
-        const double expected = chance.fail * mean->on_hit + (half ? chance.success * mean->on_hit / 2 : 0.0);
-        row["damage"] = dice;
-        row["damage_type"] = type;
+  for (const char* group : {"actions", "bonus_actions", "reactions", "legendary_actions"}) {
+    for (const auto& a : c.data.value(group, json::array())) {
+      const std::string desc = a.value("desc", "");
+      std::string dc_text, ability;
+      re2::StringPiece input(desc), found;
+      re2::StringPiece whole(desc);
+      size_t at = std::string::npos;
+      static const RE2 kDcFirstWhole("(" + kDcFirst.pattern() + ")");
+      static const RE2 kDcLastWhole("(" + kDcLast.pattern() + ")");
+      if (RE2::PartialMatch(input, kDcFirstWhole, &found, &dc_text, &ability)) {
+        at = static_cast<size_t>(found.data() - desc.data());
+      } else if (RE2::PartialMatch(input, kDcLastWhole, &found, &ability, &dc_text)) {
+        at = static_cast<size_t>(found.data() - desc.data());
+      } else {
+        continue;
+      }
+      // The sentence of the DC: a save the creature makes itself is skipped.
+      const size_t sentence_start = [&] {
+        const size_t dot = desc.rfind(". ", at);
+        return dot == std::string::npos ? 0 : dot + 2;
+      }();
+      if (!self.empty() && text::fold(desc.substr(sentence_start, at - sentence_start)).find(self) != std::string::npos)
+        continue;
+      const int dc = std::stoi(dc_text.substr(0, 3));
+      ability = ability_named(ability);
+      const gm::SaveChance chance = gm::save_chance(dc, save_bonus, gm::RollMode::kNormal);
+      const std::string before = text::lower(desc.substr(0, at));
+      const bool after_hit = before.find("hit:") != std::string::npos || before.find("to hit") != std::string::npos ||
+                             before.find("attack roll") != std::string::npos;
+      json row = {{"action", a.value("name", "")},
+                  {"dc", dc},
+                  {"ability", ability},
+                  {"fail", chance.fail},
+                  {"success", chance.success}};
+      if (a.contains("usage")) row["usage"] = a["usage"];
+      if (after_hit) row["after_a_hit"] = true;
+      std::string line = "- **" + a.value("name", "") + "**" +
+                         (a.contains("usage") ? " (" + a.value("usage", "") + ")" : "") + ": " +
+                         (after_hit ? "after a hit, " : "") + "DC " + std::to_string(dc) + " " + ability +
+                         " save with " + signed_number(save_bonus) + ": fails **" + percent(chance.fail) + "**";
+      // The damage of the save's own sentences, every type of it.
+      const size_t window_end = save_window_end(desc, at);
+      const std::string window = desc.substr(at, window_end - at);
+      re2::StringPiece rest(window);
+      std::string shown_n, dice, type;
+      double on_fail = 0, on_half = 0;
+      json parts = json::array();
+      std::vector<std::string> said;
+      while (RE2::FindAndConsume(&rest, kDamage, &shown_n, &dice, &type)) {
+        dice.erase(std::remove(dice.begin(), dice.end(), ' '), dice.end());
+        auto mean = gm::damage_mean(dice);
+        if (!mean) continue;
+        on_fail += mean->on_hit;
+        on_half += mean->halved;
+        parts.push_back({{"damage", dice}, {"damage_type", type}});
+        said.push_back(dice + " " + text::lower(type));
+      }
+      if (parts.empty()) {
+        // Tome of Beasts 3 puts the save after its damage: "27 (5d10) radiant (DC 16 Dex half)".
+        static const RE2 kBefore(R"((\d+) \((\d+d\d+(?: ?[+-] ?\d+)?)\) ([A-Za-z]+)(?: damage)? ?\($)");
+        const std::string prefix = desc.substr(sentence_start, at - sentence_start);
+        if (RE2::PartialMatch(prefix, kBefore, &shown_n, &dice, &type)) {
+          dice.erase(std::remove(dice.begin(), dice.end(), ' '), dice.end());
+          if (auto mean = gm::damage_mean(dice)) {
+            on_fail += mean->on_hit;
+            on_half += mean->halved;
+            parts.push_back({{"damage", dice}, {"damage_type", type}});
+            said.push_back(dice + " " + text::lower(type));
+          }
+        }
+      }
+      if (!parts.empty()) {
+        const bool half = text::lower(window).find("half") != std::string::npos;
+        const double expected = chance.fail * on_fail + (half ? chance.success * on_half : 0.0);
+        row["damage"] = parts;
         row["half_on_success"] = half;
         row["expected_damage"] = expected;
-        line += "; " + dice + " " + text::lower(type) + " (" + amount(mean->on_hit) + " on a failure" +
+        line += "; " + text::join(said, " plus ") + " (" + amount(on_fail) + " on a failure" +
                 (half ? ", half on a success" : ", none on a success") + "): expected **" + amount(expected) + "**";
       }
+      out.push_back(row);
+      *text += line + ".\n";
     }
-    out.push_back(row);
-    *text += line + ".\n";
   }
   return out;
 }
@@ -327,7 +456,8 @@ ToolSpec spec() {
   };
   ParamSpec mode{"mode",
                  ParamType::kString,
-                 "The attack roll (or save) with advantage or disadvantage.",
+                 "The attack rolls with advantage or disadvantage (or the save of save_dc; a creature's save effects "
+                 "are rolled normally).",
                  {"normal", "advantage", "disadvantage"},
                  {},
                  {},
@@ -473,6 +603,21 @@ ToolResult attack_odds(store::Store* st, const json& args, const std::optional<s
       auto all = creature_rows(*c, *ac, mode, crit_range);
       if (!all) return error_result(all.status().message());
       rows = std::move(*all);
+      // The Multiattack is read over every attack (before `action` narrows them), each name once.
+      std::string multiattack;
+      for (const auto& a : c->data.value("actions", json::array())) {
+        if (text::fold(a.value("name", "")).rfind("multiattack", 0) == 0) multiattack = a.value("desc", "");
+      }
+      std::vector<std::string> names;
+      for (const auto& r : rows) {
+        if (std::find(names.begin(), names.end(), r.action) == names.end()) names.push_back(r.action);
+      }
+      const auto routine = multiattack.empty() ? std::nullopt : model::multiattack_routine(multiattack, names);
+      const bool offers_more = !multiattack.empty() && model::multiattack_offers_more(multiattack);
+      if (!multiattack.empty()) {
+        result["multiattack"] = multiattack;
+        multiattack_words = "\nIts Multiattack, as the stat block states it: \"" + multiattack + "\"\n";
+      }
       if (!action.empty()) {
         const std::string want = text::fold(action);
         std::vector<AttackRow> kept;
@@ -480,56 +625,51 @@ ToolResult attack_odds(store::Store* st, const json& args, const std::optional<s
           if (text::fold(r.action).rfind(want, 0) == 0) kept.push_back(std::move(r));
         }
         if (kept.empty()) {
-          std::vector<std::string> names;
-          for (const auto& r : rows) names.push_back(r.action);
           return error_result("Parameter 'action': " + c->name + " has no attack named '" + action + "'." +
                               (names.empty() ? " Its stat block has no attack rolls."
                                              : " Its attacks: " + text::join(names, ", ") + "."));
         }
         rows = std::move(kept);
       }
+      // The row an action's name stands for in a routine: its action's, before a bonus action of the same name.
+      const auto row_named = [&](const std::string& n) -> const AttackRow* {
+        const AttackRow* found = nullptr;
+        for (const auto& r : rows) {
+          if (r.action == n && (found == nullptr || (found->bonus_action && !r.bonus_action))) found = &r;
+        }
+        return found;
+      };
       // The round: the action asked for, the Multiattack routine, or one attack.
-      std::string multiattack;
-      for (const auto& a : c->data.value("actions", json::array())) {
-        if (text::fold(a.value("name", "")).rfind("multiattack", 0) == 0) multiattack = a.value("desc", "");
-      }
-      std::vector<std::string> names;
-      for (const auto& r : rows) names.push_back(r.action);
-      const auto routine = multiattack.empty() ? std::nullopt : model::multiattack_routine(multiattack, names);
-      if (!multiattack.empty()) {
-        result["multiattack"] = multiattack;
-        multiattack_words = "\nIts Multiattack, as the stat block states it: \"" + multiattack + "\"\n";
-      }
       if (!action.empty()) {
         int n = count.value_or(1);
+        bool from_routine = false;
         if (!count && routine) {
           for (const auto& p : *routine) {
-            if (p.action == rows.front().action) n = p.count;
+            if (p.action == rows.front().action) n = p.count, from_routine = true;
           }
         }
         round.push_back({&rows.front(), n});
-        round_from = count ? "attacks" : routine ? "multiattack" : "one attack";
+        round_from = count ? "attacks" : from_routine ? "multiattack" : "one attack";
       } else if (routine) {
         for (const auto& p : *routine) {
-          for (const auto& r : rows) {
-            if (r.action == p.action) round.push_back({&r, p.count});
-          }
+          if (const AttackRow* r = row_named(p.action)) round.push_back({r, p.count});
         }
-        round_from = "multiattack";
+        round_from = offers_more ? "multiattack, first option" : "multiattack";
       } else if (multiattack.empty() && !rows.empty()) {
-        const AttackRow* best = &rows.front();
+        // One attack a turn: the best of its actions (a bonus action is besides it), by the damage it is sure of.
+        const AttackRow* best = nullptr;
         for (const auto& r : rows) {
-          if (r.expected_with_riders > best->expected_with_riders) best = &r;
+          if (!r.bonus_action && (best == nullptr || r.expected > best->expected)) best = &r;
         }
-        round.push_back({best, 1});
-        round_from = "one attack";
-        notes.push_back(c->name + " has no Multiattack: a round is one attack, counted here as its best (" +
-                        best->action + ").");
+        if (best != nullptr) {
+          round.push_back({best, 1});
+          round_from = "one attack";
+          notes.push_back(c->name + " has no Multiattack: a round is one attack, counted here as its best (" +
+                          best->action + ").");
+        }
       } else if (auto choice = model::multiattack_choice(multiattack, names); choice && !rows.empty()) {
         for (const auto& option : choice->options) {
-          for (const auto& r : rows) {
-            if (r.action == option) choice_rounds.push_back({{&r, choice->count}});
-          }
+          if (const AttackRow* r = row_named(option)) choice_rounds.push_back({{r, choice->count}});
         }
       } else if (!rows.empty()) {
         notes.push_back("Its Multiattack does not state a routine plainly (\"" + multiattack +
@@ -539,7 +679,7 @@ ToolResult attack_odds(store::Store* st, const json& args, const std::optional<s
     }
     if (save_bonus) {
       std::string saves_text;
-      json saves = creature_saves(*c, *save_bonus, mode, &saves_text);
+      json saves = creature_saves(*c, *save_bonus, &saves_text);
       result["saves"] = saves;
       creature_saves_text =
           saves.empty() ? "\nNo action of its stat block calls for a saving throw with a DC.\n"
@@ -577,14 +717,15 @@ ToolResult attack_odds(store::Store* st, const json& args, const std::optional<s
   if (save_dc) {
     const gm::SaveChance chance = gm::save_chance(*save_dc, *save_bonus, mode);
     json save = {{"dc", *save_dc}, {"bonus", *save_bonus}, {"fail", chance.fail}, {"success", chance.success}};
-    text += "## A DC " + std::to_string(*save_dc) + " save with " + signed_number(*save_bonus) + mode_text +
-            "\n\nFails **" + percent(chance.fail) + "** (" + save_face_text(*save_dc - *save_bonus) +
-            "; a save has no automatic success or failure), succeeds " + percent(chance.success);
+    text += std::string(text.empty() ? "" : "\n") + "## A DC " + std::to_string(*save_dc) + " save with " +
+            signed_number(*save_bonus) + mode_text + "\n\nFails **" + percent(chance.fail) + "** (" +
+            save_face_text(*save_dc - *save_bonus) + "; a save has no automatic success or failure), succeeds " +
+            percent(chance.success);
     if (!damage.empty()) {
       auto mean = gm::damage_mean(damage);
       if (!mean) return error_result("Parameter 'damage': " + mean.status().message());
       const bool half = bool_arg(args, "half_on_success").value_or(true);
-      const double expected = chance.fail * mean->on_hit + (half ? chance.success * mean->on_hit / 2 : 0.0);
+      const double expected = chance.fail * mean->on_hit + (half ? chance.success * mean->halved : 0.0);
       save["damage"] = damage;
       save["half_on_success"] = half;
       save["expected_damage"] = expected;

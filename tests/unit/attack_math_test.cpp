@@ -54,6 +54,8 @@ TEST(AttackMath, TheOgresGreatclubDealsEightAndAQuarterARoundAgainstAc15) {
   EXPECT_NEAR(gm::expected_damage(gm::attack_chance(6, 15, RollMode::kNormal), *mean), 8.25, 1e-12);
   // Damage below 0 is 0: 1d4-2 deals 0 on a 1 or a 2, so its mean is (0+0+1+2)/4.
   EXPECT_NEAR(gm::damage_mean("1d4-2")->on_hit, 0.75, 1e-12);
+  EXPECT_DOUBLE_EQ(gm::damage_mean("1d4")->halved, 1.0);  // 0, 1, 1, 2: half rounded down
+  EXPECT_FALSE(gm::damage_mean("4-1d6")) << "a critical hit would lower it";
   EXPECT_FALSE(gm::damage_mean("4d6kh3"));
   EXPECT_FALSE(gm::damage_mean("2d"));
   EXPECT_FALSE(gm::damage_mean("600d6")) << "a critical hit would roll 1,200 dice";
@@ -137,6 +139,27 @@ TEST(Multiattack, ChoicesAndUnstatedRoutinesAreNotGuessed) {
                           "Poison Ray attacks.",
                           {"Claw", "Snake Hair", "Poison Ray"}));
   EXPECT_FALSE(multiattack_routine("", {}));
+}
+
+TEST(Multiattack, ATextThatOffersMoreThanItsFirstRoutineSaysSo) {
+  EXPECT_TRUE(
+      model::multiattack_offers_more("The captain makes three melee attacks: two with its scimitar and one with "
+                                     "its dagger. Or the captain makes two ranged attacks with its daggers."));
+  EXPECT_TRUE(
+      model::multiattack_offers_more("The veteran makes two longsword attacks. If it has a shortsword drawn, it "
+                                     "can also make a shortsword attack."));
+  EXPECT_TRUE(
+      model::multiattack_offers_more("The grick makes one attack with its tentacles. If that attack hits, the "
+                                     "grick can make one beak attack against the same target."));
+  EXPECT_TRUE(
+      model::multiattack_offers_more("The dragon makes three Rend attacks. It can replace one attack with a use "
+                                     "of Spellcasting to cast Scorching Ray."));
+  EXPECT_FALSE(
+      model::multiattack_offers_more("The dragon can use its Frightful Presence. It then makes three attacks: "
+                                     "one with its bite and two with its claws."));
+  EXPECT_FALSE(
+      model::multiattack_offers_more("The marilith can make seven attacks: six with its longswords and one with "
+                                     "its tail."));
 }
 
 TEST(Multiattack, AChoiceOfAttacksIsReadAsItsOptions) {

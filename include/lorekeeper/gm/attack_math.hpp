@@ -39,10 +39,11 @@ std::vector<double> hits_distribution(const std::vector<double>& p);
 struct DamageMean {
   double on_hit = 0;   // dice and modifiers
   double on_crit = 0;  // dice twice, modifiers once
+  double halved = 0;   // half of a roll, rounded down (a successful save for half)
 };
 // The mean damage of a hit and a critical hit of dice notation ("2d8+4", "1d6 + 1d4 + 2"), a roll below 0 counting
 // as 0; an InvalidArgument status for notation gm::parse_dice refuses, or one that keeps or drops dice ("4d6kh3" is
-// no damage roll).
+// no damage roll) or subtracts them ("4-1d6": a critical hit would lower it).
 Result<DamageMean> damage_mean(std::string_view notation);
 
 // Mean damage of one attack: hits at on_hit, critical hits at on_crit.

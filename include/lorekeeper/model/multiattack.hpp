@@ -22,6 +22,11 @@ struct RoutinePart {
 std::optional<std::vector<RoutinePart>> multiattack_routine(std::string_view multiattack,
                                                             const std::vector<std::string>& actions);
 
+// Whether the text offers something besides the routine it states first: another routine ("Or the captain makes
+// two ranged attacks"), an extra or a replacing attack ("it can also make", "can replace one attack", "in place
+// of"), an alternative ("Alternatively"). A routine read from such a text is its first option, not the only one.
+bool multiattack_offers_more(std::string_view multiattack);
+
 // A Multiattack that leaves the choice of attack to the creature: "makes two attacks, using Greatsword or Heavy
 // Crossbow in any combination", "makes two Greatclub or Javelin attacks": how many, and the two actions.
 struct RoutineChoice {
