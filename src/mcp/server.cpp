@@ -26,7 +26,8 @@ constexpr const char* kInstructions =
     "(search_all when unsure): its search takes an exact name (every edition of that entry, nothing else), words "
     "or a description, and filters narrow the list. get_entity(key) gives one entry in full, find_similar(key) "
     "alternatives, compare_editions what changed between editions, count_entities how many match, class_spells a "
-    "class's slots and spell list at a level, attack_odds the odds and damage of attacks and saves, roll_dice exact "
+    "class's slots and spell list at a level, attack_odds the odds and damage of attacks and saves, check_attunement "
+    "who may attune to items, roll_dice exact "
     "odds, evaluate_encounter and build_encounter fights for "
     "a party. documents "
     "(keys from list_documents) restricts sources; game_system picks 2014 (5e-2014) or 2024 (5e-2024) rules.";

@@ -11,6 +11,7 @@
 
 #include "answer.hpp"
 #include "attack_odds_tool.hpp"
+#include "attunement_tool.hpp"
 #include "class_spells_tool.hpp"
 #include "compare_tool.hpp"
 #include "count_tool.hpp"
@@ -346,7 +347,7 @@ ToolResult dispatch_call(Engine& engine, const std::string& name, const json& ar
         "again.";
     // Tools whose answer is one object, not a list, say so as an error.
     if (name == "get_entity" || name == "find_similar" || name == "compare_editions" || name == "count_entities" ||
-        name == "class_spells" || name == "attack_odds") {
+        name == "class_spells" || name == "attack_odds" || name == "check_attunement") {
       return error_result(message);
     }
     ToolResult r;
@@ -481,6 +482,13 @@ ToolResult dispatch_call(Engine& engine, const std::string& name, const json& ar
       return error_result(docs.message.empty() ? "No source document selected." : docs.message);
     }
     return attack_odds_tool::attack_odds(st, a, docs.keys, ctx.preferred_edition);
+  }
+  if (name == "check_attunement") {
+    DocFilter docs = resolve_documents(*st, a);
+    if (docs.select_nothing || (docs.keys && docs.keys->empty())) {
+      return error_result(docs.message.empty() ? "No source document selected." : docs.message);
+    }
+    return attunement_tool::check_attunement(*st, a, docs.keys, ctx.preferred_edition);
   }
   return error_result("Unknown tool '" + name + "'.");
 }

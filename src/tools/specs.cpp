@@ -1,6 +1,7 @@
 #include "specs.hpp"
 
 #include "attack_odds_tool.hpp"
+#include "attunement_tool.hpp"
 #include "class_spells_tool.hpp"
 #include "compare_tool.hpp"
 #include "count_tool.hpp"
@@ -366,6 +367,7 @@ std::vector<ToolSpec> build_specs() {
   specs.push_back(compare_tool::spec());
   specs.push_back(class_spells_tool::spec());
   specs.push_back(attack_odds_tool::spec());
+  specs.push_back(attunement_tool::spec());
   return specs;
 }
 

@@ -188,3 +188,13 @@ test('attack_odds: the SRD 5.1 Ogre deals 8.25 a round against AC 15; at least o
   errorResult(await call('attack_odds', { attack_bonus: 5 }), 'no AC', [/target_ac/]);
   errorResult(await call('attack_odds', { creature: 'ogre', target_ac: 15, damage: '1d6' }), 'damage with a creature', [/stat block/]);
 });
+
+test('check_attunement: a fighter cannot attune to the Staff of Power; three items take the three slots', async () => {
+  const r = okResult(await call('check_attunement', { items: ['Staff of Power', 'Cloak of Protection', 'Bag of Holding', 'Ring of Protection'], class: 'fighter' }), 'attunement');
+  assert.equal(r.attuned, 3);
+  assert.equal(r.slots, 3);
+  assert.equal(r.items[0].allowed, false);
+  assert.deepEqual(r.items[0].classes, ['sorcerer', 'warlock', 'wizard']);
+  assert.equal(r.items[2].requires_attunement, false);
+  errorResult(await call('check_attunement', { items: ['Staff of Power'], class: 'figther-king-of-nowhere' }), 'unknown class', [/class/]);
+});

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "lorekeeper/core/text.hpp"
+#include "lorekeeper/model/attunement.hpp"
 #include "lorekeeper/model/coverage.hpp"
 #include "lorekeeper/open5e/mapper.hpp"
 #include "lorekeeper/open5e/page_source.hpp"
@@ -1153,6 +1154,50 @@ TEST_F(Fidelity, AttackOddsReadEveryStatBlock) {
   auto knight = call("attack_odds", {{"creature", "srd-2024_knight"}, {"target_ac", 18}});
   ASSERT_FALSE(knight.is_error) << knight.text;
   EXPECT_EQ(knight.structured["result"]["round_options"].size(), 2u) << knight.text;
+}
+
+// check_attunement reads every restriction the snapshot's items state: each "by" part is a class, any spellcaster,
+// or a species the store holds (the one exception, declared here, is the Dwarven Thrower's Belt of Dwarvenkind);
+// the Staff of Power is a wizard's and no fighter's, a paladin is a spellcaster from level 2, and the Talisman of
+// Pure Good asks for an alignment.
+TEST_F(Fidelity, CheckAttunementReadsEveryRestriction) {
+  std::set<std::string> classes, species;
+  for (const Entity* c : all(Kind::kClass)) classes.insert(text::fold(c->name));
+  for (const Entity* sp : all(Kind::kSpecies)) species.insert(text::fold(sp->name));
+  const std::set<std::string> declared = {"creature attuned to a belt of dwarvenkind"};
+  int details = 0;
+  for (const Entity* item : all(Kind::kMagicItem)) {
+    const std::string detail = item->data.value("attunement_detail", "");
+    if (detail.empty()) continue;
+    ++details;
+    const model::AttunementRestriction r = model::attunement_restriction(detail);
+    EXPECT_TRUE(!r.by.empty() || !r.alignment.empty() || !r.condition.empty()) << item->key << ": " << detail;
+    for (const auto& part : r.by) {
+      const std::string f = text::fold(part);
+      EXPECT_TRUE(f == "spellcaster" || classes.count(f) || species.count(f) || declared.count(part))
+          << item->key << ": '" << part << "' of " << detail;
+    }
+  }
+  EXPECT_GT(details, 40);
+  auto fighter = call("check_attunement",
+                      {{"items", {"Staff of Power", "Cloak of Protection", "Bag of Holding", "srd_wand-of-fireballs"}},
+                       {"class", "fighter"}});
+  ASSERT_FALSE(fighter.is_error) << fighter.text;
+  const json& items = fighter.structured["result"]["items"];
+  EXPECT_EQ(fighter.structured["result"]["attuned"], 3);
+  EXPECT_EQ(items[0]["allowed"], false) << fighter.text;
+  EXPECT_EQ(items[1]["allowed"], true);
+  EXPECT_EQ(items[2]["requires_attunement"], false);
+  EXPECT_EQ(items[3]["allowed"], false) << "a fighter casts no spells: " << fighter.text;
+  auto paladin = call("check_attunement", {{"items", {"srd_wand-of-fireballs", "srd_talisman-of-pure-good"}},
+                                           {"class", "paladin"},
+                                           {"alignment", "lawful good"}});
+  EXPECT_EQ(paladin.structured["result"]["items"][0]["allowed"], true) << paladin.text;
+  EXPECT_EQ(paladin.structured["result"]["items"][1]["allowed"], true) << paladin.text;
+  auto unknown = call("check_attunement", {{"items", {"srd_talisman-of-pure-good", "Ring of Nothing At All"}}});
+  ASSERT_FALSE(unknown.is_error) << unknown.text;
+  EXPECT_FALSE(unknown.structured["result"]["items"][0].contains("allowed")) << "no alignment given";
+  EXPECT_EQ(unknown.structured["result"]["items"][1]["found"], false);
 }
 
 // SRD 5.1's rules that only v1's rule chapters hold are rules of srd-2014: a 2014 question about death saves is

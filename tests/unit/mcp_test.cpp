@@ -128,7 +128,7 @@ TEST_F(McpTest, ToolsListIsStableAndAnnotated) {
                                              "get_entity",       "find_similar",       "list_documents",
                                              "roll_dice",        "evaluate_encounter", "build_encounter",
                                              "count_entities",   "compare_editions",   "class_spells",
-                                             "attack_odds"};
+                                             "attack_odds",      "check_attunement"};
   EXPECT_EQ(names, expected);
   EXPECT_EQ(send(req(2, "tools/list"))["result"], r["result"]);
   EXPECT_EQ(send(req(3, "tools/list", {{"cursor", "garbage"}}))["error"]["code"], -32602);

@@ -1441,8 +1441,8 @@ TEST(Legacy, OffByDefault) {
   EXPECT_EQ(find_tool("lookup_spell"), nullptr);
   EXPECT_NE(find_tool("lookup_spell", true), nullptr);
   EXPECT_TRUE(engine.call("lookup_spell", {{"name", "Fireball"}}).is_error);
-  EXPECT_EQ(tool_specs(false).size(), 16u);
-  EXPECT_EQ(tool_specs(true).size(), 22u);
+  EXPECT_EQ(tool_specs(false).size(), 17u);
+  EXPECT_EQ(tool_specs(true).size(), 23u);
 }
 
 TEST_F(LegacyTest, AliasesRunTheCurrentTools) {
