@@ -1184,14 +1184,24 @@ TEST_F(Fidelity, CheckAttunementReadsEveryRestriction) {
                        {"class", "fighter"}});
   ASSERT_FALSE(fighter.is_error) << fighter.text;
   const json& items = fighter.structured["result"]["items"];
-  EXPECT_EQ(fighter.structured["result"]["attuned"], 3);
+  // A slot is taken by what the fighter may attune to, or may if a subclass casts; never by what it cannot.
+  EXPECT_EQ(fighter.structured["result"]["attuned"], 2);
   EXPECT_EQ(items[0]["allowed"], false) << fighter.text;
   EXPECT_EQ(items[1]["allowed"], true);
   EXPECT_EQ(items[2]["requires_attunement"], false);
-  EXPECT_EQ(items[3]["allowed"], false) << "a fighter casts no spells: " << fighter.text;
-  auto paladin = call("check_attunement", {{"items", {"srd_wand-of-fireballs", "srd_talisman-of-pure-good"}},
-                                           {"class", "paladin"},
-                                           {"alignment", "lawful good"}});
+  EXPECT_FALSE(items[3].contains("allowed")) << "a fighter casts spells only through a subclass: " << fighter.text;
+  // A subclass names its class; SRD 5.2's record that names no restriction defers to SRD 5.1's, which does.
+  auto devotion = call("check_attunement", {{"items", {"srd_holy-avenger-longsword", "srd-2024_staff-of-withering"}},
+                                            {"class", "srd_oath-of-devotion"}});
+  ASSERT_FALSE(devotion.is_error) << devotion.text;
+  EXPECT_EQ(devotion.structured["result"]["class"]["key"], "srd_paladin") << devotion.text;
+  EXPECT_FALSE(devotion.structured["result"]["items"][1].contains("allowed")) << devotion.text;
+  auto dwarf = call("check_attunement", {{"items", {"srd_dwarven-thrower"}}, {"species", "hill dwarf"}});
+  EXPECT_EQ(dwarf.structured["result"]["items"][0]["allowed"], true) << dwarf.text;
+  EXPECT_TRUE(call("check_attunement", {{"items", {"srd_talisman-of-pure-good"}}, {"alignment", "goodish"}}).is_error);
+  auto paladin = call(
+      "check_attunement",
+      {{"items", {"srd_wand-of-fireballs", "srd_talisman-of-pure-good"}}, {"class", "paladin"}, {"alignment", "LG"}});
   EXPECT_EQ(paladin.structured["result"]["items"][0]["allowed"], true) << paladin.text;
   EXPECT_EQ(paladin.structured["result"]["items"][1]["allowed"], true) << paladin.text;
   auto unknown = call("check_attunement", {{"items", {"srd_talisman-of-pure-good", "Ring of Nothing At All"}}});
