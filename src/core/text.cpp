@@ -89,6 +89,12 @@ std::string lower(std::string_view s) {
   return out;
 }
 
+std::string capitalised(std::string_view s) {
+  std::string t = lower(s);
+  if (!t.empty()) t[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(t[0])));
+  return t;
+}
+
 std::string trim(std::string_view s) {
   size_t b = 0;
   size_t e = s.size();

@@ -6,6 +6,7 @@
 #include <cctype>
 
 #include "lorekeeper/core/text.hpp"
+#include "lorekeeper/model/derived.hpp"
 
 namespace lorekeeper::model {
 
@@ -22,14 +23,17 @@ std::optional<int> number_in(std::string_view cell) {
 }
 
 // The same, 0 for "—" or text.
-int leading_number(std::string_view cell) {
-  cell = std::string_view(cell).substr(std::min(cell.size(), cell.find_first_not_of(" \t")));
-  int n = 0;
-  size_t i = 0;
-  for (; i < cell.size() && i < 3 && std::isdigit(static_cast<unsigned char>(cell[i])); ++i)
-    n = n * 10 + (cell[i] - '0');
-  return i == 0 ? 0 : n;
+int leading_number(std::string_view cell) { return number_in(cell).value_or(0); }
+
+// Text without Markdown emphasis ("*find familiar*" -> "find familiar").
+std::string without_emphasis(std::string_view written) {
+  std::string t(written);
+  t.erase(std::remove_if(t.begin(), t.end(), [](char c) { return c == '*' || c == '_'; }), t.end());
+  return t;
 }
+
+// "(strength|dexterity|...)": the six abilities as one RE2 group, from model::ability_names().
+std::string ability_group() { return "(" + text::join(ability_names(), "|") + ")"; }
 
 // A cell that is a level: digits, optionally an ordinal suffix ("3", "3rd", "11th").
 std::optional<int> level_cell(std::string_view cell) {
@@ -160,10 +164,7 @@ void tables_of(const std::string& feature, const std::string& desc, std::vector<
         if (header.size() > 2 && c < header.size()) g.group = header[c];
         if (g.group.empty()) g.group = label == feature ? "" : label;
         for (const auto& part : text::split_commas(cells[c])) {
-          std::string name = part;
-          name.erase(std::remove_if(name.begin(), name.end(), [](char ch) { return ch == '*' || ch == '_'; }),
-                     name.end());
-          name = text::trim(name);
+          const std::string name = text::trim(without_emphasis(part));
           // A spell's name starts with a letter: "30 feet" in a distance-by-slot-level table is no spell.
           if (!name.empty() && std::isalpha(static_cast<unsigned char>(name[0]))) g.names.push_back(name);
         }
@@ -258,20 +259,25 @@ std::optional<CasterLevel> caster_level(const json& class_table, int level) {
   return out;
 }
 
+int first_casting_level(const json& class_table, int from) {
+  for (int level = std::max(1, from); level <= 20; ++level) {
+    if (auto row = caster_level(class_table, level); row && row->casts()) return level;
+  }
+  return 0;
+}
+
 int PreparedRule::count(int modifier, int level) const {
   return std::max(1, modifier + (half_level ? level / 2 : level));
 }
 
 std::optional<PreparedRule> prepared_rule(std::string_view text_in) {
-  static const RE2 kRule(
-      R"((?i)(equal to your (strength|dexterity|constitution|intelligence|wisdom|charisma) modifier \+ (half )?your [a-z]+ level))");
+  static const RE2 kRule("(?i)(equal to your " + ability_group() + R"( modifier \+ (half )?your [a-z]+ level))");
   std::string ability, half;
   re2::StringPiece input(text_in.data(), text_in.size());
   re2::StringPiece whole;
   if (!RE2::PartialMatch(input, kRule, &whole, &ability, &half)) return std::nullopt;
   PreparedRule r;
-  r.ability = text::lower(ability);
-  if (!r.ability.empty()) r.ability[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(r.ability[0])));
+  r.ability = text::capitalised(ability);
   r.half_level = !half.empty();
   // The sentence around the match.
   const size_t at = static_cast<size_t>(whole.data() - text_in.data());
@@ -290,13 +296,10 @@ std::optional<PreparedRule> prepared_rule(std::string_view text_in) {
 }
 
 std::string spellcasting_ability(std::string_view text_in) {
-  static const RE2 kAbility(
-      R"((?i)(strength|dexterity|constitution|intelligence|wisdom|charisma) is (?:your|the) spellcasting ability)");
+  static const RE2 kAbility("(?i)" + ability_group() + " is (?:your|the) spellcasting ability");
   std::string ability;
   if (!RE2::PartialMatch(re2::StringPiece(text_in.data(), text_in.size()), kAbility, &ability)) return "";
-  ability = text::lower(ability);
-  ability[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(ability[0])));
-  return ability;
+  return text::capitalised(ability);
 }
 
 std::vector<GrantedSpells> granted_spells(const json& features) {
@@ -312,8 +315,7 @@ std::vector<GrantedSpells> granted_spells(const json& features) {
 }
 
 std::string spell_name_of(std::string_view written) {
-  std::string t(written);
-  t.erase(std::remove_if(t.begin(), t.end(), [](char c) { return c == '*' || c == '_'; }), t.end());
+  std::string t = without_emphasis(written);
   if (const size_t paren = t.find('('); paren != std::string::npos && paren > 0) t.erase(paren);
   t = text::trim(t);
   while (!t.empty() && (t.back() == ',' || t.back() == '.')) t.pop_back();

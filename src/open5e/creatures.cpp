@@ -62,13 +62,6 @@ std::string recharge_text(double param) {
   return param >= 6 ? std::string("Recharge 6") : "Recharge " + text::format_number(param) + "-6";
 }
 
-// "Slashing" from "slashing", "Rest" from "REST".
-std::string capitalised(std::string s) {
-  s = text::lower(s);
-  if (!s.empty()) s[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(s[0])));
-  return s;
-}
-
 // What the parenthesis of a v1 action's name says about its use: "Acid Spray (Recharge 6)", "Slimy Cloud (1/Day,
 // While Bloodied)", "Swallow (3 actions, Roc Form Only)", "Shield (1st-Level; V, S)". v2 keeps the bare name and
 // drops the limit for about 160 actions.
@@ -119,7 +112,7 @@ Qualifier parse_qualifier(std::string q, bool closed, bool legendary) {
     out.usage = out.usage.empty() ? day : out.usage + ", " + day;
     RE2::Replace(&q, kPerDay, "");
   } else if (RE2::PartialMatch(q, kPer, &n, &unit)) {
-    const std::string u = capitalised(unit);
+    const std::string u = text::capitalised(unit);
     out.usage = out.usage.empty() ? n + "/" + u : out.usage + ", " + n + "/" + u;
     RE2::Replace(&q, kPer, "");
   }
@@ -284,7 +277,7 @@ json text_attack(const std::string& desc) {
   re2::StringPiece damage(after);
   if (RE2::FindAndConsume(&damage, kDamage, &dice, &sign, &bonus, &type)) {
     y["damage"] = tidy_dice(dice, sign, bonus);
-    y["damage_type"] = capitalised(type);
+    y["damage_type"] = text::capitalised(type);
     // Riders directly after the first damage ("plus 3 (1d6) acid damage", "+ 7 (2d6) poison"), not a later
     // sentence's ("takes 7 (2d6) bludgeoning damage at the start of each of its turns").
     json extras = json::array();
@@ -293,12 +286,12 @@ json text_attack(const std::string& desc) {
     re2::StringPiece riders(tail);
     std::string d2, s2, b2, t2;
     while (RE2::FindAndConsume(&riders, kRider, &d2, &s2, &b2, &t2)) {
-      extras.push_back({{"damage", tidy_dice(d2, s2, b2)}, {"damage_type", capitalised(t2)}});
+      extras.push_back({{"damage", tidy_dice(d2, s2, b2)}, {"damage_type", text::capitalised(t2)}});
     }
     if (!extras.empty()) y["extra_damage"] = std::move(extras);
   } else if (RE2::PartialMatch(after, kFlat, &dice, &type)) {
     y["damage"] = dice;  // "Hit: 1 piercing damage."
-    y["damage_type"] = capitalised(type);
+    y["damage_type"] = text::capitalised(type);
   }
   return y;
 }

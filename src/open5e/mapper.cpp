@@ -420,9 +420,7 @@ json core_trait_abilities(const json& features, const std::string& row) {
       for (const auto& part : text::split_commas(cell)) {
         const auto at = ability_index(part);
         if (!at) return json::array();
-        std::string name = model::ability_names()[*at];  // "constitution" -> "Constitution"
-        name[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(name[0])));
-        out.push_back(name);
+        out.push_back(text::capitalised(model::ability_names()[*at]));  // "constitution" -> "Constitution"
       }
       return out;
     }

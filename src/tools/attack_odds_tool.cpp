@@ -8,6 +8,7 @@
 #include "lorekeeper/core/text.hpp"
 #include "lorekeeper/gm/attack_math.hpp"
 #include "lorekeeper/gm/dice.hpp"
+#include "lorekeeper/model/derived.hpp"
 #include "lorekeeper/model/multiattack.hpp"
 #include "lorekeeper/search/ranker.hpp"
 #include "queries.hpp"
@@ -308,14 +309,11 @@ Result<std::vector<AttackRow>> creature_rows(const Entity& c, int ac, gm::RollMo
   return rows;
 }
 
-// A creature's saving-throw effects: "DC 21 Dexterity saving throw, taking 63 (18d6) fire damage ... half as much"
-// (2014) or "Dexterity Saving Throw: DC 21 ... Failure: 59 (17d6) Fire damage. Success: Half damage." (2024).
 // The ability a save names, in full: "DEX", "Dex" and "Dexterity" are Dexterity.
 std::string ability_named(const std::string& written) {
-  static const char* kAbilities[] = {"Strength", "Dexterity", "Constitution", "Intelligence", "Wisdom", "Charisma"};
   const std::string w = text::lower(written);
-  for (const char* a : kAbilities) {
-    if (w.size() >= 3 && text::lower(a).rfind(w, 0) == 0) return a;
+  for (const std::string& a : model::ability_names()) {
+    if (w.size() >= 3 && a.rfind(w, 0) == 0) return text::capitalised(a);
   }
   return written;
 }
@@ -348,10 +346,10 @@ size_t save_window_end(const std::string& desc, size_t at) {
 // half)" (Tome of Beasts 3). The damage is what the save's own sentence (and its Failure sentence) states, not a
 // hit's; a save the creature makes itself ("the tarrasque must succeed on") is none of the target's.
 json creature_saves(const Entity& c, int save_bonus, std::string* text) {
-  static const RE2 kDcFirst(
-      R"((?i)DC (\d+) (Strength|Dexterity|Constitution|Intelligence|Wisdom|Charisma|Str|Dex|Con|Int|Wis|Cha)\b)");
-  static const RE2 kDcLast(
-      R"((?i)(Strength|Dexterity|Constitution|Intelligence|Wisdom|Charisma) saving throw: DC (\d+))");
+  // The whole match, then the DC and the ability ("DC 21 Dexterity", "DC 21 DEX"), or the ability and the DC.
+  static const std::string kAbilities = text::join(model::ability_names(), "|");
+  static const RE2 kDcFirst("((?i)DC (\\d+) (" + kAbilities + "|str|dex|con|int|wis|cha)\\b)");
+  static const RE2 kDcLast("((?i)(" + kAbilities + ") saving throw: DC (\\d+))");
   static const RE2 kDamage(R"((\d+) \((\d+d\d+(?: ?[+-] ?\d+)?)\) ([A-Za-z]+) damage)");
   const std::vector<std::string> own = text::folded_words(c.name);
   const std::string self = own.empty() ? "" : "the " + own.back() + " must";
@@ -361,17 +359,11 @@ json creature_saves(const Entity& c, int save_bonus, std::string* text) {
       const std::string desc = a.value("desc", "");
       std::string dc_text, ability;
       re2::StringPiece input(desc), found;
-      re2::StringPiece whole(desc);
-      size_t at = std::string::npos;
-      static const RE2 kDcFirstWhole("(" + kDcFirst.pattern() + ")");
-      static const RE2 kDcLastWhole("(" + kDcLast.pattern() + ")");
-      if (RE2::PartialMatch(input, kDcFirstWhole, &found, &dc_text, &ability)) {
-        at = static_cast<size_t>(found.data() - desc.data());
-      } else if (RE2::PartialMatch(input, kDcLastWhole, &found, &ability, &dc_text)) {
-        at = static_cast<size_t>(found.data() - desc.data());
-      } else {
+      if (!RE2::PartialMatch(input, kDcFirst, &found, &dc_text, &ability) &&
+          !RE2::PartialMatch(input, kDcLast, &found, &ability, &dc_text)) {
         continue;
       }
+      const size_t at = static_cast<size_t>(found.data() - desc.data());
       // The sentence of the DC: a save the creature makes itself is skipped.
       const size_t sentence_start = [&] {
         const size_t dot = desc.rfind(". ", at);
@@ -404,28 +396,21 @@ json creature_saves(const Entity& c, int save_bonus, std::string* text) {
       double on_fail = 0, on_half = 0;
       json parts = json::array();
       std::vector<std::string> said;
-      while (RE2::FindAndConsume(&rest, kDamage, &shown_n, &dice, &type)) {
+      const auto add_damage = [&] {
         dice.erase(std::remove(dice.begin(), dice.end(), ' '), dice.end());
         auto mean = gm::damage_mean(dice);
-        if (!mean) continue;
+        if (!mean) return;
         on_fail += mean->on_hit;
         on_half += mean->halved;
         parts.push_back({{"damage", dice}, {"damage_type", type}});
         said.push_back(dice + " " + text::lower(type));
-      }
+      };
+      while (RE2::FindAndConsume(&rest, kDamage, &shown_n, &dice, &type)) add_damage();
       if (parts.empty()) {
         // Tome of Beasts 3 puts the save after its damage: "27 (5d10) radiant (DC 16 Dex half)".
         static const RE2 kBefore(R"((\d+) \((\d+d\d+(?: ?[+-] ?\d+)?)\) ([A-Za-z]+)(?: damage)? ?\($)");
         const std::string prefix = desc.substr(sentence_start, at - sentence_start);
-        if (RE2::PartialMatch(prefix, kBefore, &shown_n, &dice, &type)) {
-          dice.erase(std::remove(dice.begin(), dice.end(), ' '), dice.end());
-          if (auto mean = gm::damage_mean(dice)) {
-            on_fail += mean->on_hit;
-            on_half += mean->halved;
-            parts.push_back({{"damage", dice}, {"damage_type", type}});
-            said.push_back(dice + " " + text::lower(type));
-          }
-        }
+        if (RE2::PartialMatch(prefix, kBefore, &shown_n, &dice, &type)) add_damage();
       }
       if (!parts.empty()) {
         const bool half = text::lower(window).find("half") != std::string::npos;

@@ -60,9 +60,7 @@ std::optional<Entity> entity_named(store::Store& st, const std::string& given, c
 // Spellcasting feature (Eldritch Knight, Arcane Trickster: from the level it is chosen, 3). 0 for none.
 int casting_from(const Entity& e) {
   const json& table = e.data.contains("class_table") ? e.data["class_table"] : json();
-  for (int level = 1; level <= 20; ++level) {
-    if (auto row = model::caster_level(table, level); row && row->casts()) return level;
-  }
+  if (const int level = model::first_casting_level(table); level > 0) return level;
   for (const auto& f : e.data.value("features", json::array())) {
     if (f.value("name", "") == "Spellcasting") return 3;
   }

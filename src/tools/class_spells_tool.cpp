@@ -125,12 +125,21 @@ Result<Chosen> choose_class(store::Store& st, const std::string& given, const st
   return out;
 }
 
+// Whether every word of `words` is a word of `name` ("life" of Life Domain).
+bool has_every_word(const std::vector<std::string>& words, const std::string& name) {
+  const std::vector<std::string> have = text::folded_words(name);
+  return !words.empty() && std::all_of(words.begin(), words.end(), [&](const std::string& w) {
+    return std::find(have.begin(), have.end(), w) != have.end();
+  });
+}
+
 // The subclass `given` names among the class's: its name folded, or every word of it in the name ("life" -> Life
 // Domain), or its key.
 Result<Entity> choose_subclass(store::Store& st, const Entity& cls, const std::string& given,
                                const store::Query& scope) {
   std::vector<Entity> subs = subclasses_of(st, cls, scope);
   const std::string want = text::fold(given);
+  const std::vector<std::string> words = text::folded_words(given);
   const Entity* best = nullptr;
   for (const auto& s : subs) {
     if (text::fold(s.name) == want || text::lower(s.key) == text::lower(given)) {
@@ -140,15 +149,9 @@ Result<Entity> choose_subclass(store::Store& st, const Entity& cls, const std::s
   }
   if (best == nullptr) {
     // Every word given in the name ("life" for Life Domain); more than one such subclass is a question back.
-    const std::vector<std::string> words = text::folded_words(given);
     std::vector<const Entity*> matching;
     for (const auto& s : subs) {
-      const std::vector<std::string> have = text::folded_words(s.name);
-      if (!words.empty() && std::all_of(words.begin(), words.end(), [&](const std::string& w) {
-            return std::find(have.begin(), have.end(), w) != have.end();
-          })) {
-        matching.push_back(&s);
-      }
+      if (has_every_word(words, s.name)) matching.push_back(&s);
     }
     if (matching.size() > 1) {
       std::vector<std::string> names;
@@ -168,13 +171,9 @@ Result<Entity> choose_subclass(store::Store& st, const Entity& cls, const std::s
     any.limit = 2000;
     std::string other;
     if (auto all = st.query(any)) {
-      const std::vector<std::string> words = text::folded_words(given);
       for (const auto& e : all->entities) {
-        const std::vector<std::string> have = text::folded_words(e.name);
-        const bool named = text::fold(e.name) == text::fold(given) || text::lower(e.key) == text::lower(given) ||
-                           (!words.empty() && std::all_of(words.begin(), words.end(), [&](const std::string& w) {
-                             return std::find(have.begin(), have.end(), w) != have.end();
-                           }));
+        const bool named =
+            text::fold(e.name) == want || text::lower(e.key) == text::lower(given) || has_every_word(words, e.name);
         if (named && e.facets.parent_key != cls.key) {
           other = " " + e.name + " (" + e.key + ") is a subclass of " + e.facets.parent_key + " (" +
                   e.document.game_system + "): ask for that class, or choose its documents or game system.";
@@ -353,10 +352,7 @@ ToolResult class_spells(store::Store& st, const json& args,
 
   if (!row || !row->casts()) {
     // When the class starts to cast, if it ever does at all.
-    int from = 0;
-    for (int l = level + 1; l <= 20 && from == 0; ++l) {
-      if (auto later = model::caster_level(table, l); later && later->casts()) from = l;
-    }
+    const int from = model::first_casting_level(table, level + 1);
     const std::string message =
         from > 0 ? cls.name + " casts no spells at level " + std::to_string(level) +
                        "; its spellcasting begins at level " + std::to_string(from) + "."
@@ -490,7 +486,6 @@ ToolResult class_spells(store::Store& st, const json& args,
   // The subclass's granted spells, as its tables give them.
   if (chosen->sub) {
     const Entity& sub = *chosen->sub;
-    result["subclass"] = entry_of(sub);
     const auto granted = model::granted_spells(sub.data.value("features", json::array()));
     json out = json::array();
     std::string part;

@@ -421,11 +421,9 @@ ToolResult dispatch_call(Engine& engine, const std::string& name, const json& ar
       } else {
         q.top_level.reset();
       }
-      DocFilter docs = resolve_documents(*st, *valid);
-      if (docs.select_nothing || (docs.keys && docs.keys->empty())) {
-        return Status::invalid_argument(docs.message.empty() ? "No source document selected." : docs.message);
-      }
-      q.document_keys = docs.keys;
+      auto docs = required_documents(*st, *valid);
+      if (!docs) return docs.status();
+      q.document_keys = docs->keys;
       return q;
     };
     return count_tool::count_entities(*st, a, query_for);
@@ -436,12 +434,10 @@ ToolResult dispatch_call(Engine& engine, const std::string& name, const json& ar
       auto built = creature_query(sargs);
       if (!built) return built.status();
       Query q = *built;
-      DocFilter docs = resolve_documents(*st, sargs);
       // A document that is not known is an error here: a fight's creatures cannot come from it.
-      if (docs.select_nothing || (docs.keys && docs.keys->empty())) {
-        return Status::invalid_argument(docs.message.empty() ? "No source document selected." : docs.message);
-      }
-      q.document_keys = docs.keys;
+      auto docs = required_documents(*st, sargs);
+      if (!docs) return docs.status();
+      q.document_keys = docs->keys;
       auto found = find(*st, q, str_arg(sargs, "search"), int_arg(sargs, "limit").value_or(20), match, ctx);
       if (!found) return found.status();
       return std::move(found->results);
@@ -450,45 +446,37 @@ ToolResult dispatch_call(Engine& engine, const std::string& name, const json& ar
                                      : gm_tools::evaluate_encounter(a, creatures, ctx.preferred_edition);
   }
   if (name == "compare_editions") {
-    DocFilter docs = resolve_documents(*st, a);
-    if (docs.select_nothing || (docs.keys && docs.keys->empty())) {
-      return error_result(docs.message.empty() ? "No source document selected." : docs.message);
-    }
+    auto docs = required_documents(*st, a);
+    if (!docs) return error_result(docs.status().message());
     const compare_tool::Suggest suggest = [&](const std::vector<Kind>& kinds, const std::string& given) {
       // compare_editions finds a name in any document (`documents` only narrows the versions shown).
       store::Query filters;
       filters.kinds = kinds;
       return closest_names(*st, filters, given, 5);
     };
-    ToolResult r = compare_tool::compare_editions(*st, a, docs.keys, ctx.preferred_edition, suggest);
-    if (!docs.message.empty() && !r.is_error) {
-      r.structured["message"] = docs.message;
-      r.text = docs.message + "\n\n" + r.text;
+    ToolResult r = compare_tool::compare_editions(*st, a, docs->keys, ctx.preferred_edition, suggest);
+    if (!docs->message.empty() && !r.is_error) {
+      r.structured["message"] = docs->message;
+      r.text = docs->message + "\n\n" + r.text;
     }
     return r;
   }
   if (name == "class_spells") {
-    DocFilter docs = resolve_documents(*st, a);
-    if (docs.select_nothing || (docs.keys && docs.keys->empty())) {
-      return error_result(docs.message.empty() ? "No source document selected." : docs.message);
-    }
-    ToolResult r = class_spells_tool::class_spells(*st, a, docs.keys, ctx.preferred_edition);
-    if (!docs.message.empty() && !r.is_error) r.text = docs.message + "\n\n" + r.text;
+    auto docs = required_documents(*st, a);
+    if (!docs) return error_result(docs.status().message());
+    ToolResult r = class_spells_tool::class_spells(*st, a, docs->keys, ctx.preferred_edition);
+    if (!docs->message.empty() && !r.is_error) r.text = docs->message + "\n\n" + r.text;
     return r;
   }
   if (name == "attack_odds") {
-    DocFilter docs = resolve_documents(*st, a);
-    if (docs.select_nothing || (docs.keys && docs.keys->empty())) {
-      return error_result(docs.message.empty() ? "No source document selected." : docs.message);
-    }
-    return attack_odds_tool::attack_odds(st, a, docs.keys, ctx.preferred_edition);
+    auto docs = required_documents(*st, a);
+    if (!docs) return error_result(docs.status().message());
+    return attack_odds_tool::attack_odds(st, a, docs->keys, ctx.preferred_edition);
   }
   if (name == "check_attunement") {
-    DocFilter docs = resolve_documents(*st, a);
-    if (docs.select_nothing || (docs.keys && docs.keys->empty())) {
-      return error_result(docs.message.empty() ? "No source document selected." : docs.message);
-    }
-    return attunement_tool::check_attunement(*st, a, docs.keys, ctx.preferred_edition);
+    auto docs = required_documents(*st, a);
+    if (!docs) return error_result(docs.status().message());
+    return attunement_tool::check_attunement(*st, a, docs->keys, ctx.preferred_edition);
   }
   return error_result("Unknown tool '" + name + "'.");
 }

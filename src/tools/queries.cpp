@@ -111,6 +111,14 @@ DocFilter resolve_documents(store::Store& st, const json& args) {
   return f;
 }
 
+Result<DocFilter> required_documents(store::Store& st, const json& args) {
+  DocFilter docs = resolve_documents(st, args);
+  if (docs.select_nothing || (docs.keys && docs.keys->empty())) {
+    return Status::invalid_argument(docs.message.empty() ? "No source document selected." : docs.message);
+  }
+  return docs;
+}
+
 std::string str_arg(const json& args, const char* name) {
   auto it = args.find(name);
   return it != args.end() && it->is_string() ? it->get<std::string>() : std::string();

@@ -33,5 +33,8 @@ struct DocFilter {
   bool select_nothing = false;                   // `documents: []` or nothing known
 };
 DocFilter resolve_documents(store::Store& st, const json& args);
+// The same, for a call that must select some document (it reads entries of them): an InvalidArgument with the
+// filter's message, or "No source document selected.", when it selects none.
+Result<DocFilter> required_documents(store::Store& st, const json& args);
 
 }  // namespace lorekeeper::tools

@@ -18,6 +18,9 @@ std::vector<std::string> folded_words(std::string_view s);
 // ASCII lower-case copy.
 std::string lower(std::string_view s);
 
+// Lower case with the first letter upper case (ASCII): "slashing" -> "Slashing", "REST" -> "Rest".
+std::string capitalised(std::string_view s);
+
 std::string trim(std::string_view s);
 
 // The parts of `s` between commas, trimmed, empty ones dropped ("Bard, Cleric ,,Paladin" -> {"Bard", "Cleric",

@@ -36,6 +36,10 @@ struct CasterLevel {
 // has no row for the level or no spellcasting column.
 std::optional<CasterLevel> caster_level(const json& class_table, int level);
 
+// The first level from `from` (1-20) at which `class_table` gives any spellcasting column a value: where a class
+// begins to cast. 0 when it never does.
+int first_casting_level(const json& class_table, int from = 1);
+
 // The 2014 number of prepared spells, as a Spellcasting feature states it: "a number of cleric spells equal to your
 // Wisdom modifier + your cleric level (minimum of one spell)"; "+ half your paladin level, rounded down".
 struct PreparedRule {
