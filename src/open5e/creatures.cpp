@@ -361,6 +361,15 @@ void drop_legendary_copies(std::vector<Action>& actions) {
   std::erase_if(actions, [&](const Action& a) { return a.group != legendary && entries.count(entry(a)); });
 }
 
+// v2 cut some texts v1 has whole: Tome of Beasts 2023's Mirror Hag's Reconfiguring Curse ends at "one of the
+// following effects of the hag's choice:", and v1 goes on to list them. An entry whose text v1's extends takes v1's.
+void take_longer_v1_text(json& entry, const std::string& v1_desc) {
+  const std::string v2_folded = text::fold(str(entry, "desc"));
+  const std::string v1_folded = text::fold(v1_desc);
+  if (!v2_folded.empty() && v1_folded.size() > v2_folded.size() && v1_folded.rfind(v2_folded + " ", 0) == 0)
+    entry["desc"] = v1_desc;
+}
+
 // A v1 monster record's actions merged into the v2 record's: v1 keeps each action's limit in its name and has the
 // actions v2 lost (Tome of Beasts 3's, an action named only by a legendary action). See docs/entity-model.md.
 void merge_v1_actions(std::vector<Action>& actions, const json& v1, const std::string& v2_text) {
@@ -433,6 +442,8 @@ void merge_v1_actions(std::vector<Action>& actions, const json& v1, const std::s
           shown.limited_to.clear();
         }
         apply_qualifier(hit->data, shown);
+        take_longer_v1_text(hit->data, v1_desc);
+        hit->fold_fields();
         continue;
       }
       const std::string desc = str(a, "desc");
@@ -477,7 +488,19 @@ void merge_v1_traits(json& traits, const json& v1, const std::string& v2_text) {
     const std::string name = text::trim(str(a, "name"));
     const std::string desc = str(a, "desc");
     if (name.empty() && desc.empty()) continue;
-    if (names.count(text::fold(name)) || names.count(text::fold(split_name(name).base))) continue;
+    const std::string folded = text::fold(name);
+    for (auto& t : traits) {
+      const std::string own = text::fold(str(t, "name"));
+      if (own == folded || own == text::fold(split_name(name).base)) take_longer_v1_text(t, desc);
+      // A name v2 cut where v1 goes on (Level Up's flesh guardian: "... to try to calm it" without "by making a DC
+      // 15 Persuasion check"), with the same text: v1's name.
+      if (!own.empty() && folded.size() > own.size() && folded.rfind(own + " ", 0) == 0 &&
+          text::fold(str(t, "desc")) == text::fold(desc)) {
+        t["name"] = name;
+        names.insert(folded);
+      }
+    }
+    if (names.count(folded) || names.count(text::fold(split_name(name).base))) continue;
     // v1 cut some names at a markup tag ("False" for "False Appearance", its text "[+]Appearance[/+] ...").
     const std::string prefix = text::fold(name) + " ";
     if (std::any_of(names.begin(), names.end(), [&](const std::string& n) { return n.rfind(prefix, 0) == 0; }))

@@ -460,14 +460,20 @@ void map_class(const json& rec, Entity& e) {
       }
       json x = {{"name", str(ft, "name")}, {"desc", str(ft, "desc")}};
       std::vector<int> levels;
+      json details = json::object();  // what the feature gives at a level ("17": "two uses"), where the record says
       const json& ga = child(ft, "gained_at");
       if (ga.is_array()) {
         for (const auto& g : ga) {
-          if (auto l = num(g, "level")) levels.push_back(static_cast<int>(*l));
+          auto l = num(g, "level");
+          if (!l) continue;
+          levels.push_back(static_cast<int>(*l));
+          if (const std::string detail = text::trim(str(g, "detail")); !detail.empty())
+            details[std::to_string(static_cast<int>(*l))] = detail;
         }
       }
       std::sort(levels.begin(), levels.end());
       if (!levels.empty()) x["levels"] = levels;
+      if (!details.empty()) x["level_details"] = std::move(details);
       features.push_back(std::move(x));
       parts.push_back(str(ft, "name") + ". " + str(ft, "desc"));
     }

@@ -102,7 +102,12 @@ void named_entries(std::string& out, const char* heading, const json& list, cons
     if (auto c = num(x, "cost"); c) name += " (Costs " + text::format_number(*c) + " Actions)";
     if (x.contains("levels") && x["levels"].is_array()) {
       std::vector<std::string> lv;
-      for (const auto& l : x["levels"]) lv.push_back(text::format_number(l.get<double>()));
+      const json& details = json_util::child(x, "level_details");
+      for (const auto& l : x["levels"]) {
+        std::string level = text::format_number(l.get<double>());
+        if (const std::string detail = str(details, level.c_str()); !detail.empty()) level += ": " + detail;
+        lv.push_back(std::move(level));
+      }
       name += " (level " + text::join(lv, ", ") + ")";
     }
     const std::string desc = str(x, "desc");

@@ -12,6 +12,7 @@
 #include "lorekeeper/open5e/mapper.hpp"
 #include "lorekeeper/open5e/page_source.hpp"
 #include "lorekeeper/open5e/sync.hpp"
+#include "lorekeeper/tools/render.hpp"
 #include "test_support.hpp"
 
 namespace lorekeeper::open5e {
@@ -719,6 +720,82 @@ TEST(Mapper, SubclassesAndSubspeciesPointAtTheirParent) {
   auto high = map_v2_record(endpoint("species"), record("species", "srd_high-elf"), context());
   ASSERT_TRUE(high.is_ok());
   EXPECT_EQ(high->facets.parent_key, "srd_elf");
+}
+
+TEST(Mapper, AClassFeatureKeepsWhatItGivesAtEachLevel) {
+  json fighter = record("classes", "srd_wizard");
+  fighter["features"] = json::array(
+      {{{"key", "x_action-surge"},
+        {"name", "Action Surge"},
+        {"desc", "Take one additional action."},
+        {"feature_type", "CLASS_LEVEL_FEATURE"},
+        {"gained_at", json::array({{{"level", 17}, {"detail", "two uses"}}, {{"level", 2}, {"detail", nullptr}}})}},
+       {{"key", "x_second-wind"},
+        {"name", "Second Wind"},
+        {"desc", "Regain hit points."},
+        {"feature_type", "CLASS_LEVEL_FEATURE"},
+        {"gained_at", json::array({{{"level", 1}, {"detail", "  "}}})}}});
+  auto c = map_v2_record(endpoint("classes"), fighter, context());
+  ASSERT_TRUE(c.is_ok()) << c.status().to_string();
+  const json& surge = c->data["features"][1];
+  EXPECT_EQ(surge["levels"], json::array({2, 17}));
+  EXPECT_EQ(surge["level_details"], json({{"17", "two uses"}}));
+  EXPECT_FALSE(c->data["features"][0].contains("level_details"));  // a blank detail says nothing
+  json result = c->data;
+  result["key"] = c->key;
+  result["name"] = c->name;
+  result["kind"] = "class";
+  const std::string md = tools::render_entity(result);
+  EXPECT_NE(md.find("***Action Surge (level 2, 17: two uses).***"), std::string::npos) << md;
+  EXPECT_NE(md.find("***Second Wind (level 1).***"), std::string::npos) << md;
+}
+
+// Where v2 cut a text or a name that v1 has whole, the answer has v1's: the Mirror Hag's curse effects, the flesh
+// guardian's DC.
+TEST(Mapper, AV1TextOrNameThatGoesOnWhereV2StopsReplacesIt) {
+  MappingContext ctx = context();
+  json v2 = record("creatures", "srd_goblin");
+  v2["actions"].push_back({{"name", "Curse"},
+                           {"desc", "The goblin curses one creature, which suffers one of the following effects:"},
+                           {"action_type", "ACTION"}});
+  v2["traits"] =
+      json::array({{{"name", "If its creator calls, it can try to calm it"}, {"desc", "On a success, it calms."}},
+                   {{"name", "Nimble Escape"}, {"desc", "The goblin can take the Disengage action."}}});
+  const json v1 = {
+      {"slug", "goblin"},
+      {"v2_converted_path", "/v2/creatures/srd_goblin/"},
+      {"actions",
+       json::array(
+           {{{"name", "Curse"},
+             {"desc",
+              "The goblin curses one creature, which suffers one of the following effects: Sickly. The target "
+              "has disadvantage on Constitution saving throws."}},
+            {{"name", "Scimitar"}, {"desc", "Melee Weapon Attack: +4 to hit, reach 5 ft., one target. Hit: 5."}}})},
+      {"special_abilities",
+       json::array({{{"name", "If its creator calls, it can try to calm it by making a DC 15 Persuasion check"},
+                     {"desc", "On a success, it calms."}},
+                    // A shorter v1 text, and one that is not v2's continued, change nothing.
+                    {{"name", "Nimble Escape"}, {"desc", "The goblin can take the Disengage"}}})}};
+  ctx.v1_monsters["srd_goblin"] = v1;
+  auto e = map_v2_record(endpoint("creatures"), v2, ctx);
+  ASSERT_TRUE(e.is_ok()) << e.status().to_string();
+  auto action = [&](const std::string& name) {
+    for (const auto& a : e->data["actions"]) {
+      if (a.value("name", "") == name) return a;
+    }
+    ADD_FAILURE() << "no action " << name << " in " << e->data["actions"];
+    return json::object();
+  };
+  const json curse = action("Curse");
+  EXPECT_NE(curse.value("desc", "").find("Sickly. The target has disadvantage"), std::string::npos) << curse;
+  const json scimitar = action("Scimitar");
+  EXPECT_EQ(scimitar.value("desc", "").find("Melee Weapon Attack: +4 to hit, reach 5 ft., one target. Hit: 5."),
+            std::string::npos)
+      << "a v1 text that is not v2's continued keeps v2's: " << scimitar;
+  ASSERT_EQ(e->data["traits"].size(), 2u) << e->data["traits"];
+  EXPECT_EQ(e->data["traits"][0].value("name", ""),
+            "If its creator calls, it can try to calm it by making a DC 15 Persuasion check");
+  EXPECT_EQ(e->data["traits"][1].value("desc", ""), "The goblin can take the Disengage action.");
 }
 
 TEST(Mapper, RulesResolveTheirDocumentAndSection) {

@@ -1,0 +1,523 @@
+#include "lorekeeper/open5e/field_map.hpp"
+
+#include <array>
+
+namespace lorekeeper::open5e {
+namespace {
+
+constexpr std::string_view kUnitFeet = "the unit of the number beside it, shown \"ft.\"";
+constexpr std::string_view kOtherEntity = "the description of a record that is an entity of its own";
+constexpr std::string_view kKeyOfNamed = "the key of a record the answer names";
+constexpr std::string_view kV2Numbers =
+    "the numbers of v2's entry of the same name, which the answer shows (v1's differ only where v1 errs: "
+    "`srd_vampire-spawn` Claws +61)";
+constexpr std::string_view kShieldBonus =
+    "a shield adds its bonus alone: Tome of Heroes' Kite Shield record says \"11 + Dex modifier +2\", shown \"+2\"";
+constexpr std::string_view kStatBlockV2 =
+    "the stat block's number or list is the v2 record's, which the answer shows; v1's differs only where a record "
+    "errs (`a5e-mm_tarrasque` size Titanic)";
+constexpr std::string_view kDefault2014Thunder =
+    "the damage type the attack's own text names: 532 of 538 SRD 5.1 attack records say Thunder (`srd_acolyte` "
+    "Club is bludgeoning)";
+
+std::vector<RecordMap> build() {
+  using F = Fate;
+  return {
+      {"*",
+       "*",
+       {{"key", F::kHeader},
+        {"slug", F::kHeader},
+        {"name", F::kHeader},
+        {"document", F::kHeader},
+        {"document.gamesystem", F::kShownAs, "document", "the key of the document's game system (`5e-2014`)"},
+        {"document.publisher", F::kKept, "document"},
+        {"document.permalink", F::kDropped, {}, "the web page of the document; the document is named"},
+        {"document__slug", F::kHeader},
+        {"document__title", F::kHeader},
+        {"document__url", F::kDropped, {}, "the web page of the document; the document is named"},
+        {"document__license_url", F::kDropped, {}, "the web page of the document's licence; the licence is named"},
+        {"crossreferences", F::kDropped, {}, "links to the records it names, which are entities of their own"}}},
+
+      {"open5e_v2",
+       "spell",
+       {{"level", F::kKept, "level"},
+        {"school", F::kKept, "school"},
+        {"casting_time", F::kKept, "casting_time"},
+        {"reaction_condition", F::kKept, "reaction_condition"},
+        {"range_text", F::kKept, "range"},
+        {"range", F::kShownAs, "range", "the range in feet; `range` is the book's words (\"Sight\", \"Unlimited\")"},
+        {"range_unit", F::kShownAs, "range", kUnitFeet, "range_text"},
+        {"verbal", F::kShownAs, "components", "\"V\" in components"},
+        {"somatic", F::kShownAs, "components", "\"S\" in components"},
+        {"material", F::kShownAs, "components", "\"M\" in components"},
+        {"material_specified", F::kKept, "material"},
+        {"material_cost", F::kKept, "material_cost"},
+        {"material_consumed", F::kCorrected, "material_consumed|correction",
+         "kept where the spell's text consumes the material; 26 records (25 of SRD 5.2) mark consumed a material "
+         "their text keeps, and their answers say so in `correction`"},
+        {"duration", F::kKept, "duration"},
+        {"concentration", F::kShownAs, "concentration", "\"Concentration\" before the duration"},
+        {"ritual", F::kShownAs, "ritual", "\"(ritual)\" after the level"},
+        {"desc", F::kKept, "desc"},
+        {"higher_level", F::kKept, "higher_level"},
+        {"classes", F::kCorrected, "classes|subclass_grants",
+         "from /v1/spells/ for every document: a class v1 names only through a subclass's grant is under "
+         "subclass_grants (SRD 5.1 Burning Hands: Cleric through the Light domain)"},
+        {"classes[].key", F::kShownAs, "classes", kKeyOfNamed},
+        {"damage_roll", F::kKept, "damage_roll|healing_roll|roll"},
+        {"damage_types", F::kKept, "damage_types"},
+        {"saving_throw_ability", F::kKept, "saving_throw_ability"},
+        {"attack_roll", F::kShownAs, "attack_roll", "\"Attack roll\" among the spell's facts"},
+        {"target_type", F::kKept, "target_type"},
+        {"target_count", F::kKept, "target_count"},
+        {"shape_type", F::kKept, "area"},
+        {"shape_size", F::kKept, "area"},
+        {"shape_size_unit", F::kShownAs, "area", kUnitFeet, "shape_size"},
+        {"casting_options", F::kKept, "casting_options"},
+        {"casting_options[].type", F::kShownAs, "casting_options",
+         "which casting an option is for (a ritual, a slot level), shown as the option's heading"}}},
+
+      {"open5e_v2",
+       "creature",
+       {{"type", F::kKept, "type"},
+        {"size", F::kKept, "size"},
+        {"subcategory", F::kKept, "subcategory"},
+        {"alignment", F::kKept, "alignment"},
+        {"armor_class", F::kKept, "armor_class"},
+        {"armor_detail", F::kKept, "armor_detail"},
+        {"hit_points", F::kKept, "hit_points"},
+        {"hit_dice", F::kKept, "hit_dice"},
+        {"speed", F::kKept, "speed"},
+        {"speed.unit", F::kShownAs, "speed", kUnitFeet},
+        {"speed_all",
+         F::kDropped,
+         {},
+         "every movement mode, with what any creature has without a speed of its own (climbing, swimming and "
+         "crawling at half its walking speed); `speed` holds the creature's own"},
+        {"ability_scores", F::kKept, "ability_scores"},
+        {"modifiers", F::kDropped, {}, "the ability modifiers, computed from ability_scores and shown beside them"},
+        {"saving_throws", F::kKept, "saving_throws"},
+        {"saving_throws_all",
+         F::kDropped,
+         {},
+         "every ability's save, proficient or not; saving_throws holds the proficient ones"},
+        {"skill_bonuses", F::kKept, "skill_bonuses"},
+        {"skill_bonuses_all",
+         F::kDropped,
+         {},
+         "every skill's bonus, proficient or not; skill_bonuses holds the proficient ones"},
+        {"resistances_and_immunities", F::kKept,
+         "damage_vulnerabilities|damage_resistances|damage_immunities|condition_immunities"},
+        {"resistances_and_immunities.damage_vulnerabilities", F::kShownAs, "damage_vulnerabilities",
+         "the types the display text names, in the API's vocabulary; the display text is kept"},
+        {"resistances_and_immunities.damage_resistances", F::kShownAs, "damage_resistances",
+         "the types the display text names, in the API's vocabulary (\"damage from nonmagical weapons\" lists "
+         "bludgeoning, piercing and slashing); the display text is kept"},
+        {"resistances_and_immunities.damage_immunities", F::kShownAs, "damage_immunities",
+         "the types the display text names, in the API's vocabulary; the display text is kept"},
+        {"resistances_and_immunities.condition_immunities", F::kShownAs, "condition_immunities",
+         "the conditions the display text names, in the API's vocabulary; the display text is kept"},
+        {"darkvision_range", F::kKept, "senses.darkvision"},
+        {"blindsight_range", F::kKept, "senses.blindsight"},
+        {"tremorsense_range", F::kKept, "senses.tremorsense"},
+        {"truesight_range", F::kKept, "senses.truesight"},
+        {"normal_sight_range",
+         F::kDropped,
+         {},
+         "how far anyone sees in clear conditions (two miles), the same for every creature"},
+        {"passive_perception", F::kKept, "senses.passive_perception"},
+        {"languages", F::kKept, "languages"},
+        {"languages.data[].desc", F::kDropped, {}, kOtherEntity},
+        {"challenge_rating", F::kKept, "challenge_rating"},
+        {"experience_points", F::kKept, "experience_points"},
+        {"proficiency_bonus", F::kKept, "proficiency_bonus"},
+        {"initiative_bonus", F::kKept, "initiative_bonus"},
+        {"traits", F::kKept, "traits"},
+        {"actions", F::kKept, "actions|bonus_actions|reactions|legendary_actions|mythic_actions|lair_actions"},
+        {"actions[].name", F::kReworded, "actions|bonus_actions|reactions|legendary_actions|mythic_actions",
+         "the name without a limit of use v1's name adds to it, which is the entry's usage"},
+        {"actions[].action_type", F::kShownAs, "actions|bonus_actions|reactions|legendary_actions|mythic_actions",
+         "the list the entry is in (actions, bonus_actions, reactions, legendary_actions, ...)"},
+        {"actions[].order_in_statblock", F::kShownAs, "actions", "the order the entries are listed in"},
+        {"actions[].legendary_action_cost", F::kShownAs, "legendary_actions",
+         "`cost`, shown \"(Costs 2 Actions)\" above 1"},
+        {"actions[].usage_limits", F::kCorrected, "actions",
+         "`usage`, or v1's limit where v1's name for the action states it (the Doppelrat's \"recharges after 10 "
+         "minutes\" for v2's 144/Day)"},
+        {"actions[].usage_limits.type", F::kShownAs, "actions", "`usage` in words: \"Recharge 5-6\", \"3/Day\""},
+        {"actions[].limited_to_form", F::kKept, "actions"},
+        {"actions[].attacks[].name", F::kReworded, "actions", "the action's name; the API adds \" attack\""},
+        {"actions[].attacks[].distance_unit", F::kShownAs, "actions", kUnitFeet},
+        {"actions[].attacks[].damage_type", F::kCorrected, "actions", kDefault2014Thunder},
+        {"actions[].attacks[].extra_damage_type", F::kCorrected, "actions", kDefault2014Thunder},
+        {"actions[].attacks[].attack_type", F::kShownAs, "actions", "`attack_type`: \"Melee Weapon Attack\""},
+        {"environments", F::kKept, "environments"},
+        {"environments[].key", F::kShownAs, "environments", kKeyOfNamed},
+        {"category",
+         F::kDropped,
+         {},
+         "the part of the book the stat block is printed in (Monsters, Animals); type says what it is"},
+        {"creaturesets",
+         F::kDropped,
+         {},
+         "the API's grouping of stat blocks (9 creatures); not a property of the creature"},
+        {"illustration", F::kDropped, {}, "an image file and its credit; answers are text"}}},
+
+      // The /v1/monsters/ record a v2 creature is completed from (docs/entity-model.md, "creature"): what v2 lacks is
+      // taken from it; the stat block's numbers are the v2 record's.
+      {"open5e_v1 monster",
+       "creature",
+       {{"desc", F::kKept, "desc"},
+        {"actions", F::kReworded, "actions|bonus_actions|reactions|legendary_actions",
+         "v2's text of an entry both records have is kept (v1's lists of spells are laid out as one line)"},
+        {"bonus_actions", F::kReworded, "bonus_actions|actions|legendary_actions",
+         "v2's text of an entry both records have is kept"},
+        {"reactions", F::kReworded, "reactions", "v2's text of an entry both records have is kept"},
+        {"legendary_actions", F::kReworded, "legendary_actions", "v2's text of an entry both records have is kept"},
+        {"legendary_desc", F::kKept, "legendary_desc"},
+        {"special_abilities", F::kReworded, "traits", "v2's text of a trait both records have is kept"},
+        {"senses", F::kSuperseded, "senses_detail|senses",
+         "the senses line is v2's fields (darkvision_range, ...); v1's line is kept as senses_detail where it says "
+         "more (\"blind beyond this radius\", keensense)"},
+        {"actions[].attack_bonus", F::kSuperseded, "actions", kV2Numbers},
+        {"actions[].damage_bonus", F::kSuperseded, "actions", kV2Numbers},
+        {"actions[].damage_dice", F::kSuperseded, "actions", kV2Numbers},
+        {"special_abilities[].damage_dice", F::kSuperseded, "traits", kV2Numbers},
+        {"subtype", F::kKept, "subcategory"},
+        {"speed", F::kSuperseded, "speed", kStatBlockV2},
+        {"size", F::kSuperseded, "size", kStatBlockV2},
+        {"type", F::kSuperseded, "type", kStatBlockV2},
+        {"alignment", F::kSuperseded, "alignment", kStatBlockV2},
+        {"armor_class", F::kSuperseded, "armor_class", kStatBlockV2},
+        {"armor_desc", F::kKept, "armor_detail"},
+        {"hit_points", F::kSuperseded, "hit_points", kStatBlockV2},
+        {"hit_dice", F::kSuperseded, "hit_dice", kStatBlockV2},
+        {"strength", F::kSuperseded, "ability_scores", kStatBlockV2},
+        {"dexterity", F::kSuperseded, "ability_scores", kStatBlockV2},
+        {"constitution", F::kSuperseded, "ability_scores", kStatBlockV2},
+        {"intelligence", F::kSuperseded, "ability_scores", kStatBlockV2},
+        {"wisdom", F::kSuperseded, "ability_scores", kStatBlockV2},
+        {"charisma", F::kSuperseded, "ability_scores", kStatBlockV2},
+        {"strength_save", F::kSuperseded, "saving_throws", kStatBlockV2},
+        {"dexterity_save", F::kSuperseded, "saving_throws", kStatBlockV2},
+        {"constitution_save", F::kSuperseded, "saving_throws", kStatBlockV2},
+        {"intelligence_save", F::kSuperseded, "saving_throws", kStatBlockV2},
+        {"wisdom_save", F::kSuperseded, "saving_throws", kStatBlockV2},
+        {"charisma_save", F::kSuperseded, "saving_throws", kStatBlockV2},
+        {"skills", F::kSuperseded, "skill_bonuses", kStatBlockV2},
+        {"perception", F::kSuperseded, "skill_bonuses|senses.passive_perception", kStatBlockV2},
+        {"damage_vulnerabilities", F::kSuperseded, "damage_vulnerabilities", kStatBlockV2},
+        {"damage_resistances", F::kSuperseded, "damage_resistances", kStatBlockV2},
+        {"damage_immunities", F::kSuperseded, "damage_immunities", kStatBlockV2},
+        {"condition_immunities", F::kSuperseded, "condition_immunities", kStatBlockV2},
+        {"languages", F::kSuperseded, "languages", kStatBlockV2},
+        {"challenge_rating", F::kSuperseded, "challenge_rating", kStatBlockV2},
+        {"cr", F::kSuperseded, "challenge_rating", kStatBlockV2},
+        {"environments",
+         F::kDropped,
+         {},
+         "SRD 5.1's places in v1's words (settlement, caverns, underdark) for those v2's environments name (urban, "
+         "caves, underworld); v2's list is kept"},
+        {"group",
+         F::kDropped,
+         {},
+         "the heading the book prints the stat block under (Demons, NPCs); type and subtype say what it is"},
+        {"spell_list",
+         F::kDropped,
+         {},
+         "links to the spells its spellcasting text names, which are entities of their own"},
+        {"page_no", F::kDropped, {}, "the page of the printed book"},
+        {"img_main", F::kDropped, {}, "an image file; answers are text"},
+        {"v2_converted_path", F::kHeader}}},
+
+      // A rule of SRD 5.1 no v2 record holds, cut from a /v1/sections/ chapter (raw is the whole chapter).
+      {"open5e_v1",
+       "rule",
+       {{"desc", F::kShownAs, "desc", "the chapter, cut at its headings: each part is a rule of its own"},
+        {"parent", F::kShownAs, "chapter", "the chapter's name, which the rule's key and section name"}}},
+
+      {"open5e_v2",
+       "class",
+       {{"desc", F::kKept, "desc"},
+        {"subclass_of", F::kKept, "subclass_of"},
+        {"subclass_of.key", F::kShownAs, "subclass_of", kKeyOfNamed},
+        {"hit_dice", F::kKept, "hit_dice"},
+        {"hit_points", F::kKept, "hit_points"},
+        {"hit_points.hit_dice_name", F::kReworded, "hit_points", "said by hit_points_at_higher_levels"},
+        {"caster_type", F::kKept, "caster_type"},
+        {"saving_throws", F::kKept, "saving_throws"},
+        {"features", F::kKept, "features|class_table"},
+        {"features[].key", F::kShownAs, "features", kKeyOfNamed},
+        {"features[].feature_type", F::kShownAs, "features|class_table",
+         "whether the feature is a feature or a column of the class table"},
+        {"features[].gained_at[].detail", F::kReworded, "features", "what the feature gives at that level"}}},
+
+      {"open5e_v2",
+       "species",
+       {{"desc", F::kKept, "desc"},
+        {"traits", F::kKept, "traits"},
+        {"traits[].order", F::kShownAs, "traits", "the order the traits are listed in"},
+        {"subspecies_of", F::kShownAs, "subspecies_of", "the parent species, named"},
+        {"is_subspecies", F::kShownAs, "subspecies_of", "said by subspecies_of"}}},
+
+      {"open5e_v2", "background", {{"desc", F::kKept, "desc"}, {"benefits", F::kKept, "benefits"}}},
+
+      {"open5e_v2",
+       "feat",
+       {{"desc", F::kKept, "desc"},
+        {"benefits", F::kKept, "benefits"},
+        {"prerequisite", F::kKept, "prerequisite"},
+        {"has_prerequisite", F::kShownAs, "prerequisite", "said by prerequisite"},
+        {"type", F::kKept, "type"}}},
+
+      {"open5e_v2",
+       "weapon",
+       {{"damage_dice", F::kKept, "damage_dice"},
+        {"damage_type", F::kKept, "damage_type"},
+        {"is_simple", F::kShownAs, "category", "category \"simple\" or \"martial\""},
+        {"range", F::kKept, "range"},
+        {"long_range", F::kKept, "long_range"},
+        {"distance_unit", F::kShownAs, "distance_unit", kUnitFeet, "range"},
+        {"properties", F::kCorrected, "properties",
+         "SRD 5.1 weapons keep the properties of the SRD's weapons table where the record differs (v2's Trident is "
+         "Two-Handed)"},
+        {"properties[].property.desc", F::kDropped, {}, kOtherEntity}}},
+
+      {"open5e_v2",
+       "armor",
+       {{"category", F::kCorrected, "category", "a shield's category is shield (SRD 5.2's Shield record says heavy)"},
+        {"ac_display", F::kKept, "armor_class"},
+        {"ac_base", F::kKept, "ac_base"},
+        {"ac_add_dexmod", F::kShownAs, "ac_add_dex_modifier", "\"+ Dex modifier\" in armor_class"},
+        {"ac_cap_dexmod", F::kKept, "ac_dex_modifier_max"},
+        {"grants_stealth_disadvantage", F::kShownAs, "stealth_disadvantage", "\"Stealth: disadvantage\""},
+        {"strength_score_required", F::kKept, "strength_required"},
+        // SRD 5.1's Shield, an item stored as armor:
+        {"desc", F::kKept, "desc"},
+        {"size", F::kKept, "size"},
+        {"weight", F::kKept, "weight"},
+        {"weight_unit", F::kShownAs, "weight_unit", "shown \"lb.\"", "weight"},
+        {"cost", F::kKept, "cost_gp"}}},
+
+      {"open5e_v2",
+       "item",
+       {{"desc", F::kKept, "desc"},
+        {"category", F::kKept, "category"},
+        {"size", F::kKept, "size"},
+        {"weight", F::kKept, "weight"},
+        {"weight_unit", F::kShownAs, "weight_unit", "shown \"lb.\"", "weight"},
+        {"cost", F::kKept, "cost_gp"},
+        {"weapon", F::kKept, "weapon"},
+        {"weapon.properties[].property.desc", F::kDropped, {}, kOtherEntity},
+        {"weapon.distance_unit", F::kShownAs, "weapon", kUnitFeet}}},
+
+      {"open5e_v2",
+       "magic-item",
+       {{"desc", F::kKept, "desc"},
+        {"category", F::kKept, "category"},
+        {"rarity", F::kKept, "rarity"},
+        {"rarity.rank", F::kDropped, {}, "the rarity's place in the order common ... artifact; the rarity is named"},
+        {"size", F::kKept, "size"},
+        {"weight", F::kKept, "weight"},
+        {"weight_unit", F::kShownAs, "weight_unit", "shown \"lb.\"", "weight"},
+        {"cost", F::kKept, "cost_gp"},
+        {"requires_attunement", F::kShownAs, "requires_attunement", "\"requires attunement\""},
+        {"attunement_detail", F::kKept, "attunement_detail"},
+        {"weapon", F::kKept, "weapon"},
+        {"weapon.properties", F::kCorrected, "weapon",
+         "SRD 5.1 weapons keep the properties of the SRD's weapons table where the record differs"},
+        {"weapon.properties[].property.desc", F::kDropped, {}, kOtherEntity},
+        {"weapon.distance_unit", F::kShownAs, "weapon", kUnitFeet},
+        {"armor", F::kKept, "armor"}}},
+
+      {"open5e_v2",
+       "rule",
+       {{"desc", F::kKept, "desc"},
+        {"ruleset", F::kShownAs, "section", "the section the rule belongs to, named"},
+        {"index",
+         F::kDropped,
+         {},
+         "the rule's position in its section; get_entity of the section lists its rules in order"},
+        {"initialHeaderLevel", F::kDropped, {}, "the Markdown heading level the website renders the rule at"}}},
+
+      {"open5e_v2",
+       "rule-section",
+       {{"desc", F::kKept, "desc"},
+        {"rules", F::kKept, "rules"},
+        {"rules[].key", F::kShownAs, "rules", kKeyOfNamed},
+        {"rules[].desc", F::kDropped, {}, "each rule is an entity of its own; the section lists them by name"},
+        {"rules[].index", F::kShownAs, "rules", "the order the rules are listed in"},
+        {"rules[].initialHeaderLevel", F::kDropped, {}, "the Markdown heading level the website renders the rule at"}}},
+
+      {"open5e_v1",
+       "magic-item",
+       {{"type", F::kKept, "category"},
+        {"desc", F::kKept, "desc"},
+        {"rarity", F::kKept, "rarity"},
+        {"requires_attunement", F::kReworded, "requires_attunement|attunement_detail",
+         "requires_attunement, and who may attune in attunement_detail"}}},
+
+      {"open5e_v1",
+       "weapon",
+       {{"category", F::kReworded, "category", "\"simple\" or \"martial\", and is_melee"},
+        {"cost", F::kKept, "cost_gp"},
+        {"damage_dice", F::kKept, "damage_dice"},
+        {"damage_type", F::kKept, "damage_type"},
+        {"weight", F::kKept, "weight"},
+        {"properties", F::kReworded, "properties", "each property's name and detail: \"versatile (1d10)\""}}},
+
+      {"open5e_v1",
+       "armor",
+       {{"category", F::kKept, "category"},
+        {"base_ac", F::kCorrected, "ac_base", kShieldBonus},
+        {"plus_dex_mod", F::kShownAs, "ac_add_dex_modifier", "\"+ Dex modifier\" in armor_class"},
+        {"plus_max", F::kKept, "ac_dex_modifier_max"},
+        {"plus_flat_mod", F::kKept, "armor_class"},
+        {"ac_string", F::kCorrected, "armor_class", kShieldBonus},
+        {"cost", F::kKept, "cost_gp"},
+        {"stealth_disadvantage", F::kShownAs, "stealth_disadvantage", "\"Stealth: disadvantage\""},
+        {"strength_requirement", F::kKept, "strength_required"}}},
+
+      // The reference kinds (conditions, damage types, skills, abilities, alignments, creature types, ...): one
+      // record per name with a description per document; each description is an entity in its own document.
+      {"open5e_v2",
+       "reference",
+       {{"desc", F::kKept, "desc"},
+        {"descriptions", F::kPerDocument, "desc",
+         "each description is the entity of its document (`srd_grappled`, `srd-2024_grappled`)"},
+        {"descriptions[].gamesystem", F::kShownAs, "desc", "the game system of the entity's document"},
+        {"skills", F::kKept, "skills"},
+        {"skills[].key", F::kShownAs, "skills", kKeyOfNamed},
+        {"skills[].document", F::kShownAs, "skills", "the skill's document; the skill is an entity of its own"},
+        {"skills[].descriptions", F::kDropped, {}, kOtherEntity},
+        {"icon", F::kDropped, {}, "an icon image for the condition; answers are text"},
+        {"*", F::kKept}}},
+  };
+}
+
+const std::array<std::string_view, 13> kReferenceKinds = {
+    "ability-score", "alignment", "condition", "creature-type", "damage-type",  "environment",    "item-category",
+    "item-rarity",   "language",  "size",      "skill",         "spell-school", "weapon-property"};
+
+const RecordMap* find_map(std::string_view source, std::string_view kind) {
+  for (const auto& m : field_maps()) {
+    if (m.source == source && m.kind == kind) return &m;
+  }
+  return nullptr;
+}
+
+const FieldRule* find_rule(const RecordMap* map, std::string_view path) {
+  if (!map) return nullptr;
+  for (const auto& r : map->rules) {
+    if (r.path == path) return &r;
+  }
+  return nullptr;
+}
+
+// "actions[].attacks[].name" -> "actions[].attacks[]" -> "actions[].attacks" -> "actions[]" -> "actions" -> "".
+std::string_view parent_path(std::string_view path) {
+  if (path.size() >= 2 && path.substr(path.size() - 2) == "[]") return path.substr(0, path.size() - 2);
+  const size_t dot = path.rfind('.');
+  return dot == std::string_view::npos ? std::string_view{} : path.substr(0, dot);
+}
+
+// A Markdown table cell: the bars a `why` may hold escaped.
+std::string cell(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+std::string answer_fields(std::string_view to) {
+  std::string out;
+  if (to.empty()) return out;
+  size_t start = 0;
+  while (start <= to.size()) {
+    const size_t bar = to.find('|', start);
+    const std::string_view one = to.substr(start, bar == std::string_view::npos ? std::string_view::npos : bar - start);
+    if (!out.empty()) out += ", ";
+    out += "`" + std::string(one) + "`";
+    if (bar == std::string_view::npos) break;
+    start = bar + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string_view fate_name(Fate fate) {
+  switch (fate) {
+    case Fate::kKept: return "kept";
+    case Fate::kReworded: return "reworded";
+    case Fate::kShownAs: return "shown as";
+    case Fate::kPerDocument: return "per document";
+    case Fate::kCorrected: return "corrected";
+    case Fate::kSuperseded: return "v2's kept";
+    case Fate::kHeader: return "header";
+    case Fate::kDropped: return "dropped";
+  }
+  return "?";
+}
+
+const std::vector<RecordMap>& field_maps() {
+  static const std::vector<RecordMap> kMaps = build();
+  return kMaps;
+}
+
+bool is_reference_kind(std::string_view kind) {
+  for (auto k : kReferenceKinds) {
+    if (k == kind) return true;
+  }
+  return false;
+}
+
+const FieldRule* field_rule(std::string_view source, std::string_view kind, std::string_view path) {
+  const RecordMap* own = find_map(source, is_reference_kind(kind) ? "reference" : kind);
+  const RecordMap* shared = find_map("*", "*");
+  for (std::string_view p = path; !p.empty(); p = parent_path(p)) {
+    if (const FieldRule* r = find_rule(own, p)) return r;
+    if (const FieldRule* r = find_rule(shared, p)) return r;
+  }
+  const bool top_level = path.find_first_of(".[") == std::string_view::npos;
+  return top_level ? find_rule(own, "*") : nullptr;
+}
+
+std::string field_map_markdown() {
+  std::string out;
+  for (const auto& m : field_maps()) {
+    out += "#### ";
+    if (m.source == "*") {
+      out += "Every record";
+    } else {
+      out += std::string(m.kind == "reference" ? "reference kinds" : m.kind) + " (" +
+             (m.source == "open5e_v1 monster" ? std::string("the /v1/monsters/ record of a v2 creature")
+                                              : std::string(m.source == "open5e_v2" ? "Open5e v2" : "Open5e v1")) +
+             ")";
+    }
+    out += "\n\n| field | fate | in the answer | why |\n|---|---|---|---|\n";
+    for (const auto& r : m.rules) {
+      out += "| ";
+      const bool any = r.path == "*";
+      out += (any ? std::string("any other field") : "`" + cell(r.path) + "`") + " | " +
+             std::string(fate_name(r.fate)) + " | ";
+      if (any) {
+        out += "its own name";
+      } else if (r.fate == Fate::kHeader) {
+        out += "key, name, document";
+      } else {
+        out += answer_fields(r.to);
+      }
+      out += " | " + cell(r.why);
+      if (!r.needs.empty())
+        out += (r.why.empty() ? "" : "; ") + std::string("only beside `") + std::string(r.needs) + "`";
+      out += " |\n";
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace lorekeeper::open5e
