@@ -113,10 +113,17 @@ def main():
     v2_spells = records("spells")
     wanted = {(v2_spells[k]["document"]["key"], v2_spells[k]["name"].lower()) for k in PICK["spells"]}
     v1_documents = {"wotc-srd": "srd-2014", "dmag": "deepm", "dmag-e": "deepmx", "a5e": "a5e-ag", "toh": "toh",
-                    "kp": "kp", "o5e": "open5e", "warlock": "wz"}  # kV1SpellDocuments
+                    "kp": "kp", "o5e": "open5e", "warlock": "wz", "taldorei": "tdcs"}  # kV1Documents
     spells = [r for r in records("spells", "v1", "slug").values()
               if (v1_documents.get(r["document__slug"]), r["name"].lower()) in wanted]
     write_pages("spells", spells, 100, "v1")
+    # The races and backgrounds of the picked species and backgrounds, by document and name: Level Up's Sage has no
+    # description in v2, and v1's gives it.
+    for v1_endpoint, v2_endpoint in (("races", "species"), ("backgrounds", "backgrounds")):
+        v2_recs = records(v2_endpoint)
+        wanted = {(v2_recs[k]["document"]["key"], v2_recs[k]["name"].lower()) for k in PICK[v2_endpoint]}
+        write_pages(v1_endpoint, [r for r in records(v1_endpoint, "v1", "slug").values()
+                                  if (v1_documents.get(r["document__slug"]), r["name"].lower()) in wanted], 100, "v1")
     for endpoint, keys in PICK_V1.items():
         all_recs = records(endpoint, "v1", "slug")
         missing = [k for k in keys if k not in all_recs]

@@ -16,6 +16,8 @@ constexpr std::string_view kShieldBonus =
 constexpr std::string_view kStatBlockV2 =
     "the stat block's number or list is the v2 record's, which the answer shows; v1's differs only where a record "
     "errs (`a5e-mm_tarrasque` size Titanic)";
+constexpr std::string_view kV2Benefits =
+    "the v2 record's benefits say what the background gives, in the book's newer wording; v1 gives the older draft";
 constexpr std::string_view kDefault2014Thunder =
     "the damage type the attack's own text names: 532 of 538 SRD 5.1 attack records say Thunder (`srd_acolyte` "
     "Club is bludgeoning)";
@@ -229,6 +231,32 @@ std::vector<RecordMap> build() {
         {"page_no", F::kDropped, {}, "the page of the printed book"},
         {"img_main", F::kDropped, {}, "an image file; answers are text"},
         {"v2_converted_path", F::kHeader}}},
+
+      // The /v1/races/ record of a v2 species that has no traits (Tome of Heroes' Shade).
+      {"open5e_v1 race",
+       "species",
+       {{"desc", F::kKept, "desc"},
+        {"asi_desc", F::kKept, "traits"},
+        {"age", F::kKept, "traits"},
+        {"alignment", F::kKept, "traits"},
+        {"size", F::kKept, "traits"},
+        {"speed_desc", F::kKept, "traits"},
+        {"languages", F::kKept, "traits"},
+        {"vision", F::kKept, "traits"},
+        {"traits", F::kKept, "traits"},
+        {"asi", F::kShownAs, "traits", "said by the Ability Score Increase trait"},
+        {"size_raw", F::kShownAs, "traits", "said by the Size trait"},
+        {"speed", F::kShownAs, "traits", "said by the Speed trait"}}},
+
+      // The /v1/backgrounds/ record of a v2 background that has no description (Level Up's).
+      {"open5e_v1 background",
+       "background",
+       {{"desc", F::kKept, "desc"},
+        {"skill_proficiencies", F::kSuperseded, "benefits", kV2Benefits},
+        {"equipment", F::kSuperseded, "benefits", kV2Benefits},
+        {"feature", F::kSuperseded, "benefits", kV2Benefits},
+        {"feature_desc", F::kSuperseded, "benefits", kV2Benefits},
+        {"suggested_characteristics", F::kSuperseded, "benefits", kV2Benefits}}},
 
       // A rule of SRD 5.1 no v2 record holds, cut from a /v1/sections/ chapter (raw is the whole chapter).
       {"open5e_v1",

@@ -7,6 +7,8 @@
 #include <optional>
 #include <set>
 
+#include <re2/re2.h>
+
 #include "lorekeeper/core/json_util.hpp"
 #include "lorekeeper/core/text.hpp"
 #include "lorekeeper/model/derived.hpp"
@@ -517,6 +519,65 @@ void map_species(const json& rec, Entity& e) {
   map_traits_kind(rec, e, "traits");
 }
 
+// A v1 race's traits: each "***Name.*** text" (or "**_Name._** text") paragraph of the fields that hold them, in
+// the book's order; a field without such a heading is one trait named for it. A table or paragraph after a
+// trait's first belongs to it (the Dragonborn's Draconic Ancestry table).
+json v1_race_traits(const json& race) {
+  static const RE2 kHeading(R"((?:\*\*\*|\*\*_)([^*_\n]{1,80}?)\.?(?:\*\*\*|_\*\*))");
+  static const std::pair<const char*, const char*> kFields[] = {{"asi_desc", "Ability Score Increase"},
+                                                                {"age", "Age"},
+                                                                {"alignment", "Alignment"},
+                                                                {"size", "Size"},
+                                                                {"speed_desc", "Speed"},
+                                                                {"languages", "Languages"},
+                                                                {"vision", "Darkvision"},
+                                                                {"traits", "Traits"}};
+  json traits = json::array();
+  for (const auto& [field, fallback] : kFields) {
+    const std::string body = text::trim(str(race, field));
+    if (body.empty()) continue;
+    struct Heading {
+      std::string name;
+      size_t start, end;  // of the heading's markup in body
+    };
+    std::vector<Heading> headings;
+    const re2::StringPiece input(body);
+    re2::StringPiece m[2];
+    for (size_t pos = 0; pos < body.size() && kHeading.Match(input, pos, body.size(), RE2::UNANCHORED, m, 2);) {
+      const auto start = static_cast<size_t>(m[0].data() - body.data());
+      headings.push_back({text::trim(std::string(m[1].data(), m[1].size())), start, start + m[0].size()});
+      pos = headings.back().end;
+    }
+    const size_t first = headings.empty() ? body.size() : headings[0].start;
+    if (const std::string before = text::trim(body.substr(0, first)); !before.empty())
+      traits.push_back({{"name", fallback}, {"desc", before}});
+    for (size_t i = 0; i < headings.size(); ++i) {
+      const size_t end = i + 1 < headings.size() ? headings[i + 1].start : body.size();
+      traits.push_back(
+          {{"name", headings[i].name}, {"desc", text::trim(body.substr(headings[i].end, end - headings[i].end))}});
+    }
+  }
+  return traits;
+}
+
+// What a v1 race or background gives the v2 record of the same name that lacks it (note_v1_lore); false when it
+// gives nothing.
+bool complete_from_v1_lore(const json& v1, Entity& e) {
+  if (e.kind == Kind::kSpecies) {
+    if (e.data.contains("traits")) return false;
+    json traits = v1_race_traits(v1);
+    if (traits.empty()) return false;
+    for (const auto& t : traits) e.text += "\n" + t.value("name", "") + ". " + t.value("desc", "");
+    e.data["traits"] = std::move(traits);
+    return true;
+  }
+  const std::string desc = text::trim(str(v1, "desc"));
+  if (e.data.contains("desc") || desc.empty()) return false;
+  e.data["desc"] = desc;
+  e.text = desc + "\n" + e.text;
+  return true;
+}
+
 void map_feat(const json& rec, Entity& e) {
   map_traits_kind(rec, e, "benefits");
   put_str(e.data, "prerequisite", str(rec, "prerequisite"));
@@ -862,17 +923,29 @@ bool note_v1_monster(const json& rec, MappingContext& ctx) {
   return true;
 }
 
-std::string v1_spell_note_key(std::string_view document, std::string_view name) {
+std::string v1_note_key(std::string_view document, std::string_view name) {
   return std::string(document) + '\t' + text::fold(name);
 }
 
-bool note_v1_spell(const json& rec, MappingContext& ctx) {
-  const std::string v1_document = str(rec, "document__slug");
-  const std::string name = str(rec, "name");
-  std::string_view document;
-  for (const auto& [v1, v2] : kV1SpellDocuments) {
-    if (v1 == v1_document) document = v2;
+std::string_view v2_document_of_v1(std::string_view v1_document) {
+  for (const auto& [v1, v2] : kV1Documents) {
+    if (v1 == v1_document) return v2;
   }
+  return {};
+}
+
+bool note_v1_lore(const json& rec, Kind kind, MappingContext& ctx) {
+  if (!rec.is_object() || (kind != Kind::kSpecies && kind != Kind::kBackground)) return false;
+  const std::string_view document = v2_document_of_v1(str(rec, "document__slug"));
+  const std::string name = str(rec, "name");
+  if (document.empty() || text::fold(name).empty()) return false;
+  ctx.v1_lore[{kind, v1_note_key(document, name)}] = rec;
+  return true;
+}
+
+bool note_v1_spell(const json& rec, MappingContext& ctx) {
+  const std::string name = str(rec, "name");
+  const std::string_view document = v2_document_of_v1(str(rec, "document__slug"));
   if (document.empty() || text::fold(name).empty()) return false;
   // "Cleric: Light, Warlock: Fiend", "Druid: Forest, Mountain, Underdark": the subclasses that grant the spell, each
   // with its class; a part without a colon is another subclass of the class before it.
@@ -897,7 +970,7 @@ bool note_v1_spell(const json& rec, MappingContext& ctx) {
     noted.classes.push_back(c);
   }
   if (noted.classes.empty() && noted.subclass_grants.empty()) return false;
-  ctx.v1_spell_classes[v1_spell_note_key(document, name)] = std::move(noted);
+  ctx.v1_spell_classes[v1_note_key(document, name)] = std::move(noted);
   return true;
 }
 
@@ -948,8 +1021,7 @@ Result<Entity> map_v2_record(const Endpoint& endpoint, const json& rec, const Ma
   switch (endpoint.kind) {
     case Kind::kSpell:
       map_spell(rec, e);
-      if (auto it = ctx.v1_spell_classes.find(v1_spell_note_key(e.document.key, e.name));
-          it != ctx.v1_spell_classes.end()) {
+      if (auto it = ctx.v1_spell_classes.find(v1_note_key(e.document.key, e.name)); it != ctx.v1_spell_classes.end()) {
         apply_v1_classes(rec, it->second, e);
       }
       break;
@@ -965,8 +1037,18 @@ Result<Entity> map_v2_record(const Endpoint& endpoint, const json& rec, const Ma
       }
       break;
     case Kind::kClass: map_class(rec, e); break;
-    case Kind::kSpecies: map_species(rec, e); break;
-    case Kind::kBackground: map_traits_kind(rec, e, "benefits"); break;
+    case Kind::kSpecies:
+    case Kind::kBackground:
+      if (endpoint.kind == Kind::kSpecies) {
+        map_species(rec, e);
+      } else {
+        map_traits_kind(rec, e, "benefits");
+      }
+      if (auto it = ctx.v1_lore.find({endpoint.kind, v1_note_key(e.document.key, e.name)});
+          it != ctx.v1_lore.end() && complete_from_v1_lore(it->second, e)) {
+        e.raw = json{{kRawV2, rec}, {kRawV1, it->second}};
+      }
+      break;
     case Kind::kFeat: map_feat(rec, e); break;
     case Kind::kWeapon:
       map_weapon(rec, e, ctx);

@@ -167,7 +167,8 @@ int SyncReport::total_entities() const {
 }
 
 std::vector<std::string> sync_endpoints() {
-  std::vector<std::string> out = {"v2/documents", std::string(kV1MonstersEndpoint), std::string(kV1SpellsEndpoint)};
+  std::vector<std::string> out = {"v2/documents", std::string(kV1MonstersEndpoint), std::string(kV1SpellsEndpoint),
+                                  std::string(kV1RacesEndpoint), std::string(kV1BackgroundsEndpoint)};
   for (const auto& e : v2_endpoints()) out.push_back("v2/" + std::string(e.path));
   out.push_back("v1/documents");
   for (const auto& e : v1_endpoints()) out.push_back("v1/" + std::string(e.path));
@@ -220,8 +221,9 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
   }
   if (!docs.is_ok()) return docs;
 
-  // Three v1 lists carry what v2's records lack, and are read before the v2 lists: the monsters (what v2's creature
-  // records lack), the SRD 5.1 weapon table's properties and the class spell lists. `read_early` walks one:
+  // Five v1 lists carry what v2's records lack, and are read before the v2 lists: the monsters (what v2's creature
+  // records lack), the SRD 5.1 weapon table's properties, the class spell lists, and the races and backgrounds
+  // (traits and descriptions some v2 records lack). `read_early` walks one:
   // kKeepStored when the stored entities must lend what it would have given (skipped after a recent failure, or failing
   // now); kMissing for a list the source does not have on a fresh store (nothing to lend).
   enum class Early { kRead, kMissing, kKeepStored };
@@ -251,10 +253,23 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
   if (!weapons) return weapons.status();
   const auto spells = read_early(std::string(kV1SpellsEndpoint), [&](const json& rec) { note_v1_spell(rec, ctx); });
   if (!spells) return spells.status();
+  std::map<Kind, bool> keep_stored_lore;  // species, background -> whether its v1 list lends from the store
+  for (const auto& [endpoint, kind] :
+       {std::pair{kV1RacesEndpoint, Kind::kSpecies}, std::pair{kV1BackgroundsEndpoint, Kind::kBackground}}) {
+    const auto lore = read_early(std::string(endpoint), [&](const json& rec) { note_v1_lore(rec, kind, ctx); });
+    if (!lore) return lore.status();
+    keep_stored_lore[kind] = *lore == Early::kKeepStored;
+    if (keep_stored_lore[kind]) std::erase_if(ctx.v1_lore, [&](const auto& n) { return n.first.first == kind; });
+  }
   const bool keep_stored_preambles = *preambles == Early::kKeepStored;
   const bool keep_stored_weapons = *weapons == Early::kKeepStored;
   const bool keep_stored_classes = *spells == Early::kKeepStored;
-  if (keep_stored_preambles || keep_stored_weapons || keep_stored_classes) {
+  auto lends_lore = [&](Kind kind) {
+    const auto it = keep_stored_lore.find(kind);
+    return it != keep_stored_lore.end() && it->second;
+  };
+  const bool keep_any_lore = lends_lore(Kind::kSpecies) || lends_lore(Kind::kBackground);
+  if (keep_stored_preambles || keep_stored_weapons || keep_stored_classes || keep_any_lore) {
     if (keep_stored_preambles) ctx.v1_monsters.clear();
     if (keep_stored_weapons) ctx.srd_weapon_properties.clear();
     if (keep_stored_classes) ctx.v1_spell_classes.clear();
@@ -264,6 +279,9 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
           // A stored creature keeps the v1 record it was completed from in its raw.
           if (keep_stored_preambles && e.kind == Kind::kCreature && e.raw.contains(kRawV1) && e.raw[kRawV1].is_object())
             ctx.v1_monsters[e.key] = e.raw[kRawV1];
+          // A stored species or background completed from v1 keeps that record in its raw too.
+          if (lends_lore(e.kind) && e.raw.contains(kRawV1) && e.raw[kRawV1].is_object())
+            ctx.v1_lore[{e.kind, v1_note_key(e.document.key, e.name)}] = e.raw[kRawV1];
           if (keep_stored_weapons && e.kind == Kind::kWeapon && e.document.key == "srd-2014") {
             if (auto noted = noted_properties(e); !noted.empty()) ctx.srd_weapon_properties[e.key] = std::move(noted);
           }
@@ -277,11 +295,11 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
               if (g.is_string()) kept.subclass_grants.push_back(g.get<std::string>());
             }
             if (!kept.classes.empty() || !kept.subclass_grants.empty())
-              ctx.v1_spell_classes[v1_spell_note_key(e.document.key, e.name)] = std::move(kept);
+              ctx.v1_spell_classes[v1_note_key(e.document.key, e.name)] = std::move(kept);
           }
           return true;
         },
-        /*with_raw=*/keep_stored_preambles));
+        /*with_raw=*/keep_stored_preambles || keep_any_lore));
   }
 
   // Everything is written in one batch, page by page, and published by one commit at the end. Each endpoint

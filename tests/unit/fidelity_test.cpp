@@ -543,6 +543,16 @@ void leaves(const json& v, const std::string& path, std::vector<std::pair<std::s
   }
 }
 
+// The field map's name for the v1 record that completed an entity of a kind.
+std::string completing_source(Kind kind) {
+  switch (kind) {
+    case Kind::kCreature: return "open5e_v1 monster";
+    case Kind::kSpecies: return "open5e_v1 race";
+    case Kind::kBackground: return "open5e_v1 background";
+    default: return "open5e_v1 " + std::string(model::kind_name(kind));
+  }
+}
+
 struct Tally {
   long records = 0, values = 0, found = 0, reworded = 0, accounted = 0, unexplained = 0;
 };
@@ -569,7 +579,7 @@ TEST_F(Fidelity, EveryValueOfEveryRecordIsInItsAnswerOrAccountedForByTheFieldMap
     said.add(result);
     said.add(std::string_view(answer.text));
     std::vector<std::pair<std::string, const json*>> records = {{e.source_api, &v2_record(e)}};
-    if (const json* v1 = v1_record(e)) records.push_back({"open5e_v1 monster", v1});
+    if (const json* v1 = v1_record(e)) records.push_back({completing_source(e.kind), v1});
     for (const auto& [source, record] : records) {
       Tally& t = tally[source + " " + kind + " " + e.document.key];
       ++t.records;
@@ -940,7 +950,7 @@ TEST_F(Fidelity, ClassSpellListsAreTheClassesOwn) {
     const json listing = json::parse(*body);
     for (const auto& rec : listing["results"]) {
       std::string document;
-      for (const auto& [v1, v2] : open5e::kV1SpellDocuments) {
+      for (const auto& [v1, v2] : open5e::kV1Documents) {
         if (v1 == rec.value("document__slug", "")) document = v2;
       }
       auto it = spells.find(document + "\t" + text::fold(rec.value("name", "")));

@@ -576,7 +576,7 @@ TEST(Mapper, ASpellsClassesAreTheClassListsV1Names) {
   // Hold Person is a Paladin's only through the Oath of Vengeance; "Ritual Caster" is a feat, not a class.
   ASSERT_TRUE(note_v1_spell(
       v1_spell("Hold Person", "Bard, Cleric, Druid, Paladin, Ritual Caster, Wizard", "Paladin: Vengeance"), ctx));
-  const auto& hold = ctx.v1_spell_classes.at(v1_spell_note_key("srd-2014", "Hold Person"));
+  const auto& hold = ctx.v1_spell_classes.at(v1_note_key("srd-2014", "Hold Person"));
   EXPECT_EQ(hold.classes, (V{"Bard", "Cleric", "Druid", "Wizard"}));
   EXPECT_EQ(hold.subclass_grants, (V{"Paladin: Vengeance"}));
   // A class v2 names and v1 names only through a subclass's grant is the subclass's, not the class's: the Light
@@ -796,6 +796,61 @@ TEST(Mapper, AV1TextOrNameThatGoesOnWhereV2StopsReplacesIt) {
   EXPECT_EQ(e->data["traits"][0].value("name", ""),
             "If its creator calls, it can try to calm it by making a DC 15 Persuasion check");
   EXPECT_EQ(e->data["traits"][1].value("desc", ""), "The goblin can take the Disengage action.");
+}
+
+// Tome of Heroes' Shade has no traits in v2 and Level Up's backgrounds no description: the v1 record of the same
+// name in the same book gives them, and is kept beside the v2 record.
+TEST(Mapper, ASpeciesOrBackgroundV2LeavesEmptyIsCompletedFromV1) {
+  MappingContext ctx = context();
+  const json race = {
+      {"name", "High Elf"},
+      {"document__slug", "wotc-srd"},
+      {"desc", "Elves are a magical people."},
+      {"asi_desc", "***Ability Score Increase.*** Your Intelligence score increases by 1."},
+      {"age", "**_Age._** Elves can live to be 750 years old."},
+      {"size", "Your size is Medium."},
+      {"traits", "***Ghostly Flesh.*** You can fly.\n\n**Table**\n\n| a | b |\n\n***Life Drain.*** You drain."},
+      {"speed", {{"walk", 30}}}};
+  EXPECT_TRUE(note_v1_lore(race, Kind::kSpecies, ctx));
+  EXPECT_FALSE(note_v1_lore(race, Kind::kSpell, ctx));
+  json nameless = race;
+  nameless["name"] = " ";
+  EXPECT_FALSE(note_v1_lore(nameless, Kind::kSpecies, ctx));
+  json elsewhere = race;
+  elsewhere["document__slug"] = "a-book-v2-lacks";
+  EXPECT_FALSE(note_v1_lore(elsewhere, Kind::kSpecies, ctx));
+
+  json v2 = record("species", "srd_high-elf");
+  v2["traits"] = json::array();
+  auto e = map_v2_record(endpoint("species"), v2, ctx);
+  ASSERT_TRUE(e.is_ok()) << e.status().to_string();
+  std::vector<std::pair<std::string, std::string>> traits;
+  for (const auto& t : e->data["traits"]) traits.push_back({t.value("name", ""), t.value("desc", "")});
+  using P = std::vector<std::pair<std::string, std::string>>;
+  EXPECT_EQ(traits, (P{{"Ability Score Increase", "Your Intelligence score increases by 1."},
+                       {"Age", "Elves can live to be 750 years old."},
+                       {"Size", "Your size is Medium."},
+                       {"Ghostly Flesh", "You can fly.\n\n**Table**\n\n| a | b |"},
+                       {"Life Drain", "You drain."}}));
+  EXPECT_EQ(e->raw[kRawV1]["name"], "High Elf");
+  EXPECT_EQ(e->raw[kRawV2]["key"], "srd_high-elf");
+  EXPECT_NE(e->text.find("Ghostly Flesh. You can fly."), std::string::npos);
+  // v2's own traits are kept, and the record stays the v2 record alone.
+  auto own = map_v2_record(endpoint("species"), record("species", "srd_high-elf"), ctx);
+  ASSERT_TRUE(own.is_ok());
+  auto without_v1 = map_v2_record(endpoint("species"), record("species", "srd_high-elf"), context());
+  ASSERT_TRUE(without_v1.is_ok());
+  EXPECT_EQ(own->data["traits"], without_v1->data["traits"]);
+  EXPECT_FALSE(own->raw.contains(kRawV1));
+
+  const json background = {{"name", "Acolyte"}, {"document__slug", "wotc-srd"}, {"desc", "You have spent your life."}};
+  EXPECT_TRUE(note_v1_lore(background, Kind::kBackground, ctx));
+  json bare = record("backgrounds", "srd_acolyte");
+  bare["desc"] = "";
+  auto b = map_v2_record(endpoint("backgrounds"), bare, ctx);
+  ASSERT_TRUE(b.is_ok()) << b.status().to_string();
+  EXPECT_EQ(b->data.value("desc", ""), "You have spent your life.");
+  EXPECT_EQ(b->raw[kRawV1]["desc"], "You have spent your life.");
 }
 
 TEST(Mapper, RulesResolveTheirDocumentAndSection) {
@@ -1055,6 +1110,34 @@ TEST(Sync, CreaturesGetTheLegendaryPreambleOnlyV1Carries) {
   EXPECT_EQ(legendary_desc(*fresh, "srd_adult-red-dragon"), "");
   EXPECT_EQ(subcategory(*fresh, "srd_goblin"), "");
   EXPECT_EQ(fresh->stats()->per_kind, st->stats()->per_kind);
+}
+
+TEST(Sync, ABackgroundV2LeavesWithoutADescriptionTakesV1s) {
+  auto st = fresh_store(testing::temp_dir());
+  auto report = sync(*make_directory_source(testing::fixture_mirror()), *st, SyncOptions{});
+  ASSERT_TRUE(report.is_ok()) << report.status().to_string();
+  EXPECT_EQ(report->records.at("v1/backgrounds"), 2);
+  EXPECT_EQ(report->records.at("v1/races"), 4);
+  auto desc = [](store::Store& s, const std::string& key) {
+    auto got = s.get(key, model::Kind::kBackground, false);
+    return got.is_ok() && got->size() == 1 ? (*got)[0].data.value("desc", "") : "<no " + key + ">";
+  };
+  const std::string sage = desc(*st, "a5e-ag_sage");
+  EXPECT_NE(sage.find("You are"), std::string::npos) << sage;  // Level Up's Sage, from v1
+  // SRD 5.1's Acolyte has its own description, and the species have their own traits: v1 changes neither.
+  auto plain = synced_without("v1/backgrounds");
+  EXPECT_EQ(desc(*plain, "a5e-ag_sage"), "");
+  EXPECT_EQ(desc(*plain, "srd_acolyte"), desc(*st, "srd_acolyte"));
+  auto no_races = synced_without("v1/races");
+  for (const std::string key : {"srd_elf", "srd_high-elf", "srd_dwarf"}) {
+    auto a = st->get(key, model::Kind::kSpecies, false);
+    auto b = no_races->get(key, model::Kind::kSpecies, false);
+    ASSERT_TRUE(a.is_ok() && b.is_ok() && a->size() == 1 && b->size() == 1) << key;
+    EXPECT_EQ((*a)[0].data, (*b)[0].data) << key;
+  }
+  // The list failing, or skipped after a recent failure, keeps what the stored background took from it.
+  ASSERT_NO_FATAL_FAILURE(
+      resync_while_unreadable(*st, "v1/backgrounds", [&] { EXPECT_EQ(desc(*st, "a5e-ag_sage"), sage); }));
 }
 
 std::vector<std::string> stored_properties(store::Store& st, const std::string& key) {

@@ -51,9 +51,12 @@ struct MappingContext {
   // SRD 5.1 weapon key ("srd_whip") -> its properties as the SRD's weapon table gives them, from /v1/weapons/
   // ("finesse", "reach"; "thrown (range 20/60)"); see note_srd_weapon.
   std::map<std::string, std::vector<std::string>> srd_weapon_properties;
-  // v1_spell_note_key(v2 document, spell name) -> the spell's class lists as /v1/spells/ states them
+  // v1_note_key(v2 document, spell name) -> the spell's class lists as /v1/spells/ states them
   // (note_v1_spell).
   std::map<std::string, V1SpellClasses> v1_spell_classes;
+  // (species or background, v1_note_key(v2 document, name)) -> the /v1/races/ or /v1/backgrounds/ record of that
+  // name (note_v1_lore).
+  std::map<std::pair<Kind, std::string>, json> v1_lore;
 };
 
 // Notes the names and keys of the rules a /v2/rulesets/ record lists, per document, for map_rule's repair of a
@@ -99,21 +102,36 @@ bool note_srd_weapon(const json& record, MappingContext& ctx);
 // Magic Extended spells it "Sorceror"). v1's `dnd_class` names the classes, `archetype` the subclass grants.
 inline constexpr std::string_view kV1SpellsEndpoint = "v1/spells";
 
+// /v1/races/ and /v1/backgrounds/ hold what some v2 records of the same name lack: Tome of Heroes' Shade has no
+// traits in v2, Level Up's backgrounds no description. They are read before the v2 lists.
+inline constexpr std::string_view kV1RacesEndpoint = "v1/races";
+inline constexpr std::string_view kV1BackgroundsEndpoint = "v1/backgrounds";
+
+// Notes a /v1/races/ (kind kSpecies) or /v1/backgrounds/ (kBackground) record in ctx.v1_lore for the v2 record of
+// the same name in the v2 document of its v1 document (kV1Documents). A v2 species without traits then takes
+// the race's: each "***Name.*** text" paragraph of its asi_desc, age, alignment, size, speed_desc, languages, vision
+// and traits; a v2 background without a description takes v1's. An entity completed so keeps both records in its
+// raw. Returns false, noting nothing, for a record without a name or of a document without v2 records.
+bool note_v1_lore(const json& rec, Kind kind, MappingContext& ctx);
+
 // The SRD 5.1 spellcasting classes, as /v1/spells/ names them.
 inline constexpr std::string_view kSrd51SpellClasses[] = {"Bard",   "Cleric",   "Druid",   "Paladin",
                                                           "Ranger", "Sorcerer", "Warlock", "Wizard"};
 
-// The v2 document of each v1 document that has spells (the v1 documents' `v2_related_key`; v1's "a5e" spells are
-// v2's Level Up Adventurer's Guide).
-inline constexpr std::pair<std::string_view, std::string_view> kV1SpellDocuments[] = {
-    {"wotc-srd", "srd-2014"}, {"dmag", "deepm"}, {"dmag-e", "deepmx"}, {"a5e", "a5e-ag"},
-    {"toh", "toh"},           {"kp", "kp"},      {"o5e", "open5e"},    {"warlock", "wz"}};
+// The v2 document of each v1 document whose spells, races or backgrounds v2 also has (the v1 documents'
+// `v2_related_key`; v1's "a5e" spells and backgrounds are v2's Level Up Adventurer's Guide).
+inline constexpr std::pair<std::string_view, std::string_view> kV1Documents[] = {
+    {"wotc-srd", "srd-2014"}, {"dmag", "deepm"}, {"dmag-e", "deepmx"}, {"a5e", "a5e-ag"}, {"toh", "toh"}, {"kp", "kp"},
+    {"o5e", "open5e"},        {"warlock", "wz"}, {"taldorei", "tdcs"}};
 
-// The key a spell's v1 class lists are noted under: its v2 document and its folded name.
-std::string v1_spell_note_key(std::string_view document, std::string_view name);
+// The v2 document of a v1 document (kV1Documents); empty for one v2 has no records of.
+std::string_view v2_document_of_v1(std::string_view v1_document);
+
+// The key a v1 record is noted under for the v2 record of the same name: its v2 document and its folded name.
+std::string v1_note_key(std::string_view document, std::string_view name);
 
 // Notes a /v1/spells/ record's class lists in ctx.v1_spell_classes for the v2 spell of the same name in the v2
-// document of its v1 document (kV1SpellDocuments): the classes `dnd_class` names that `archetype` does not name as a
+// document of its v1 document (kV1Documents): the classes `dnd_class` names that `archetype` does not name as a
 // subclass's grant ("Cleric: Light" for Burning Hands), "Sorceror" read as Sorcerer and "Ritual Caster" (a feat)
 // left out, and the grants. The v2 spell's classes become its own classes that no grant names, then the noted
 // classes it lacks; the grants are its `subclass_grants`. Returns false, noting nothing, for a record of a document
