@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 
@@ -273,11 +274,22 @@ json text_attack(const std::string& desc) {
       if (auto n = small_number(a)) y["range"] = *n;
     }
   }
+  // "Hit: 5 (1d6 + 2) plus 9 (2d8) necrotic damage", "Hit: 9 (1d8 + 5) damage (damage type based on the form of
+  // the weapon) plus 3 (1d6) radiant damage": a first damage whose type the text does not name, then riders.
+  static const RE2 kUntyped(R"((?i)^[\W_]*(?:hit[\W_]*)?(?:\d+\s*\(\s*)?(\d+d\d+)\s*(?:([+-]|−)\s*(\d+))?\s*\)?\s*)"
+                            R"((?:damage\b[^.\d(]*)?(?:\([^)]*\)\s*)?()plus\b)");
+  // "Hit: 1 piercing damage plus 3 (1d6) poison damage": a flat first damage, then riders.
+  static const RE2 kFlatFirst("(?i)^[\\W_]*(?:hit[\\W_]*)?(\\d+)\\s+" + damage_alternation() +
+                              "\\s+damage\\s+()plus\\b");
   std::string dice, sign, bonus, type;
   re2::StringPiece damage(after);
-  if (RE2::FindAndConsume(&damage, kDamage, &dice, &sign, &bonus, &type)) {
-    y["damage"] = tidy_dice(dice, sign, bonus);
-    y["damage_type"] = text::capitalised(type);
+  re2::StringPiece riders_at;  // where the riders start, when the first damage is one kDamage does not read
+  const bool untyped = RE2::PartialMatch(after, kUntyped, &dice, &sign, &bonus, &riders_at);
+  const bool flat = !untyped && RE2::PartialMatch(after, kFlatFirst, &dice, &type, &riders_at);
+  if (untyped || flat) damage = re2::StringPiece(riders_at.data(), after.data() + after.size() - riders_at.data());
+  if (untyped || flat || RE2::FindAndConsume(&damage, kDamage, &dice, &sign, &bonus, &type)) {
+    y["damage"] = flat ? dice : tidy_dice(dice, sign, bonus);
+    if (!untyped) y["damage_type"] = text::capitalised(type);
     // Riders directly after the first damage ("plus 3 (1d6) acid damage", "+ 7 (2d6) poison"), not a later
     // sentence's ("takes 7 (2d6) bludgeoning damage at the start of each of its turns").
     json extras = json::array();
@@ -310,6 +322,9 @@ json reconciled_attacks(const json& attacks, const std::string& desc) {
     for (const char* fld : {"to_hit_mod", "reach", "range", "long_range", "damage", "damage_type", "extra_damage"}) {
       if (stated.contains(fld)) y[fld] = stated[fld];
     }
+    // A first damage the text gives no type ("Hit: 18 (3d6 + 8) plus 3 (1d6) poison damage") has none, whatever type
+    // the record's rider lent it.
+    if (stated.contains("damage") && !stated.contains("damage_type")) y.erase("damage_type");
     y["melee_or_ranged"] = stated["melee_or_ranged"];
     return json::array({y});
   }
@@ -361,13 +376,19 @@ void drop_legendary_copies(std::vector<Action>& actions) {
   std::erase_if(actions, [&](const Action& a) { return a.group != legendary && entries.count(entry(a)); });
 }
 
-// v2 cut some texts v1 has whole: Tome of Beasts 2023's Mirror Hag's Reconfiguring Curse ends at "one of the
-// following effects of the hag's choice:", and v1 goes on to list them. An entry whose text v1's extends takes v1's.
-void take_longer_v1_text(json& entry, const std::string& v1_desc) {
-  const std::string v2_folded = text::fold(str(entry, "desc"));
+// v2 lost part of some texts v1 has whole: Tome of Beasts 2023's Mirror Hag's Reconfiguring Curse ends at "one of
+// the following effects of the hag's choice:", and v1 goes on to list them; Level Up's kobold sorcerer's spell list
+// reads "1/Day Each: ., expeditious retreat", where v1's names charm person. An entry whose text v1's extends, or
+// whose list has an item that is only punctuation where v1's has none, takes v1's.
+void take_fuller_v1_text(json& entry, const std::string& v1_desc) {
+  static const RE2 kBlankItem(R"((?:[:,]|\*\*)\s*[.;]\s*,)");
+  const std::string v2_desc = str(entry, "desc");
+  const std::string v2_folded = text::fold(v2_desc);
   const std::string v1_folded = text::fold(v1_desc);
-  if (!v2_folded.empty() && v1_folded.size() > v2_folded.size() && v1_folded.rfind(v2_folded + " ", 0) == 0)
-    entry["desc"] = v1_desc;
+  if (v2_folded.empty() || v1_folded.empty()) return;
+  const bool extends = v1_folded.size() > v2_folded.size() && v1_folded.rfind(v2_folded + " ", 0) == 0;
+  const bool repairs = RE2::PartialMatch(v2_desc, kBlankItem) && !RE2::PartialMatch(v1_desc, kBlankItem);
+  if (extends || repairs) entry["desc"] = v1_desc;
 }
 
 // A v1 monster record's actions merged into the v2 record's: v1 keeps each action's limit in its name and has the
@@ -442,7 +463,7 @@ void merge_v1_actions(std::vector<Action>& actions, const json& v1, const std::s
           shown.limited_to.clear();
         }
         apply_qualifier(hit->data, shown);
-        take_longer_v1_text(hit->data, v1_desc);
+        take_fuller_v1_text(hit->data, v1_desc);
         hit->fold_fields();
         continue;
       }
@@ -491,7 +512,7 @@ void merge_v1_traits(json& traits, const json& v1, const std::string& v2_text) {
     const std::string folded = text::fold(name);
     for (auto& t : traits) {
       const std::string own = text::fold(str(t, "name"));
-      if (own == folded || own == text::fold(split_name(name).base)) take_longer_v1_text(t, desc);
+      if (own == folded || own == text::fold(split_name(name).base)) take_fuller_v1_text(t, desc);
       // A name v2 cut where v1 goes on (Level Up's flesh guardian: "... to try to calm it" without "by making a DC
       // 15 Persuasion check"), with the same text: v1's name.
       if (!own.empty() && folded.size() > own.size() && folded.rfind(own + " ", 0) == 0 &&
@@ -509,6 +530,44 @@ void merge_v1_traits(json& traits, const json& v1, const std::string& v2_text) {
     traits.push_back({{"name", name}, {"desc", desc}});
     names.insert(text::fold(name));
   }
+}
+
+// The range v1's senses line gives a sense ("darkvision 120 ft., passive Perception 13" -> 120 for "darkvision").
+std::optional<double> v1_range(const std::string& line, const std::string& sense) {
+  static const std::map<std::string, std::unique_ptr<RE2>> kPatterns = [] {
+    std::map<std::string, std::unique_ptr<RE2>> out;
+    for (const char* s : {"darkvision", "blindsight", "tremorsense", "truesight"})
+      out[s] = std::make_unique<RE2>(std::string("(?i)\\b") + s + "\\s+(\\d{1,6})\\s*(?:ft|feet|foot)");
+    return out;
+  }();
+  const auto it = kPatterns.find(sense);
+  int range = 0;
+  if (line.empty() || it == kPatterns.end() || !RE2::PartialMatch(line, *it->second, &range)) return std::nullopt;
+  return range;
+}
+
+// v2 glued two numbers of a stat block together in 12 creatures' sense ranges ("darkvision 14120 ft." for v1's
+// "darkvision 120 ft.", "blindsight 1060 ft., darkvision 1060 ft." for 10 and 60): a range whose digits are v1's
+// range with more digits before or after them is v1's.
+double unglued_range(double v2, std::optional<double> v1) {
+  if (!v1 || *v1 <= 0 || *v1 == v2 || v2 != std::floor(v2)) return v2;
+  const std::string glued = std::to_string(static_cast<long long>(v2));
+  const std::string own = std::to_string(static_cast<long long>(*v1));
+  const bool around = glued.size() > own.size() &&
+                      (glued.rfind(own, 0) == 0 || glued.compare(glued.size() - own.size(), own.size(), own) == 0);
+  return around ? *v1 : v2;
+}
+
+// Black Flag's and Tome of Beasts 2023's v1 records give the stat block's passive Perception as `perception`
+// (SRD 5.1's and the other books' give the Perception skill's bonus, beside a skill of that name). In 161 Black
+// Flag stat blocks v2's passive Perception is 10 + the Wisdom modifier exactly, without the proficiency the book's
+// number includes (the Adult Black Dragon: 17 for 22): v1's where it is higher than that bare number.
+double passive_perception(const json& rec, const json* v1, double v2) {
+  if (!v1 || child(child(rec, "skill_bonuses"), "perception").is_number()) return v2;
+  const auto stated = num(*v1, "perception");
+  const auto wisdom = num(child(rec, "modifiers"), "wisdom");
+  if (!stated || !wisdom || v2 != 10 + *wisdom || *stated <= v2) return v2;
+  return *stated;
 }
 
 // v1's senses line when it says what the structured senses cannot: a qualifier ("blindsight 60 ft. (blind beyond
@@ -622,8 +681,12 @@ void map_creature(const json& rec, const json* v1, Entity& e) {
   put_str(d, "size", name_of(size));
   put_str(d, "type", name_of(type));
   put_str(d, "subcategory", str(rec, "subcategory"));
-  // v1's subtype ("goblinoid", "demon", "shapechanger") where v2 gives none.
-  if (v1 && !d.contains("subcategory")) put_str(d, "subcategory", text::trim(str(*v1, "subtype")));
+  // v1's subtype is the stat block's tag ("goblinoid", "demon", "shapechanger"). v2 gives none for some creatures,
+  // and for 25 of SRD 5.1 gives the heading the book prints the stat block under instead ("Demons",
+  // "Lycanthropes", "Half-Dragon Template"): v1's wherever the two differ.
+  if (const std::string tag = v1 ? text::trim(str(*v1, "subtype")) : std::string(); !tag.empty()) {
+    if (text::fold(tag) != text::fold(str(d, "subcategory"))) d["subcategory"] = tag;
+  }
   put_str(d, "alignment", str(rec, "alignment"));
   if (auto ac = num(rec, "armor_class")) {
     f.armor_class = static_cast<int>(*ac);
@@ -673,10 +736,13 @@ void map_creature(const json& rec, const json* v1, Entity& e) {
     }
   }
   json senses = json::object();
+  const std::string v1_senses = v1 ? str(*v1, "senses") : std::string();
   for (const char* k : {"darkvision_range", "blindsight_range", "tremorsense_range", "truesight_range"}) {
-    if (auto v = num(rec, k); v && *v > 0) senses[std::string(k).substr(0, std::string(k).size() - 6)] = *v;
+    const std::string sense = std::string(k).substr(0, std::string(k).size() - 6);
+    auto v = num(rec, k);
+    if (v && *v > 0) senses[sense] = unglued_range(*v, v1_range(v1_senses, sense));
   }
-  if (auto pp = num(rec, "passive_perception")) senses["passive_perception"] = *pp;
+  if (auto pp = num(rec, "passive_perception")) senses["passive_perception"] = passive_perception(rec, v1, *pp);
   put_if(d, "senses", senses);
   if (v1) put_str(d, "senses_detail", senses_detail(text::trim(str(*v1, "senses"))));
   const json& langs = child(rec, "languages");

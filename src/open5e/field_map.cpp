@@ -5,9 +5,11 @@
 namespace lorekeeper::open5e {
 namespace {
 
-constexpr std::string_view kUnitFeet = "the unit of the number beside it, shown \"ft.\"";
+constexpr std::string_view kUnitFeet = "the unit of the number beside it, shown with it (\"30 ft.\", \"150 feet\")";
+constexpr std::string_view kActionLists =
+    "actions|bonus_actions|reactions|legendary_actions|mythic_actions|lair_actions";
 constexpr std::string_view kOtherEntity = "the description of a record that is an entity of its own";
-constexpr std::string_view kKeyOfNamed = "the key of a record the answer names";
+constexpr std::string_view kKeyOfNamed = "a key; the answer names what it is the key of";
 constexpr std::string_view kV2Numbers =
     "the numbers of v2's entry of the same name, which the answer shows (v1's differ only where v1 errs: "
     "`srd_vampire-spawn` Claws +61)";
@@ -16,6 +18,10 @@ constexpr std::string_view kShieldBonus =
 constexpr std::string_view kStatBlockV2 =
     "the stat block's number or list is the v2 record's, which the answer shows; v1's differs only where a record "
     "errs (`a5e-mm_tarrasque` size Titanic)";
+constexpr std::string_view kRaceParagraphs = "each \"***Name.*** text\" paragraph is a trait of that name";
+constexpr std::string_view kGoldAndPounds = "a number: a cost in gold pieces (\"5 sp\" is 0.5), a weight in pounds";
+constexpr std::string_view kGluedRange =
+    "v1's range where v2 glued two numbers together (12 creatures: \"darkvision 14120 ft.\" for 120)";
 constexpr std::string_view kV2Benefits =
     "the v2 record's benefits say what the background gives, in the book's newer wording; v1 gives the older draft";
 constexpr std::string_view kDefault2014Thunder =
@@ -32,7 +38,9 @@ std::vector<RecordMap> build() {
         {"name", F::kHeader},
         {"document", F::kHeader},
         {"document.gamesystem", F::kShownAs, "document", "the key of the document's game system (`5e-2014`)"},
-        {"document.publisher", F::kKept, "document"},
+        {"document.publisher", F::kShownAs, "document",
+         "the publisher of the entity's document, named in every answer's `document` (a reference kind's "
+         "description is an entity of the description's document, whose publisher may differ from the record's)"},
         {"document.permalink", F::kDropped, {}, "the web page of the document; the document is named"},
         {"document__slug", F::kHeader},
         {"document__title", F::kHeader},
@@ -75,7 +83,8 @@ std::vector<RecordMap> build() {
         {"shape_type", F::kKept, "area"},
         {"shape_size", F::kKept, "area"},
         {"shape_size_unit", F::kShownAs, "area", kUnitFeet, "shape_size"},
-        {"casting_options", F::kKept, "casting_options"},
+        {"casting_options", F::kKept,
+         "casting_options|damage_roll|healing_roll|roll|duration|range|target_count|area|concentration"},
         {"casting_options[].type", F::kShownAs, "casting_options",
          "which casting an option is for (a ritual, a slot level), shown as the option's heading"}}},
 
@@ -83,7 +92,9 @@ std::vector<RecordMap> build() {
        "creature",
        {{"type", F::kKept, "type"},
         {"size", F::kKept, "size"},
-        {"subcategory", F::kKept, "subcategory"},
+        {"subcategory", F::kCorrected, "subcategory",
+         "v1's subtype where it differs: for 25 SRD 5.1 creatures v2 gives the heading the book prints the stat "
+         "block under (Demons, Lycanthropes, Half-Dragon Template) instead of its tag (demon, human, shapechanger)"},
         {"alignment", F::kKept, "alignment"},
         {"armor_class", F::kKept, "armor_class"},
         {"armor_detail", F::kKept, "armor_detail"},
@@ -119,15 +130,17 @@ std::vector<RecordMap> build() {
          "the types the display text names, in the API's vocabulary; the display text is kept"},
         {"resistances_and_immunities.condition_immunities", F::kShownAs, "condition_immunities",
          "the conditions the display text names, in the API's vocabulary; the display text is kept"},
-        {"darkvision_range", F::kKept, "senses.darkvision"},
-        {"blindsight_range", F::kKept, "senses.blindsight"},
-        {"tremorsense_range", F::kKept, "senses.tremorsense"},
-        {"truesight_range", F::kKept, "senses.truesight"},
+        {"darkvision_range", F::kCorrected, "senses.darkvision", kGluedRange},
+        {"blindsight_range", F::kCorrected, "senses.blindsight", kGluedRange},
+        {"tremorsense_range", F::kCorrected, "senses.tremorsense", kGluedRange},
+        {"truesight_range", F::kCorrected, "senses.truesight", kGluedRange},
         {"normal_sight_range",
          F::kDropped,
          {},
          "how far anyone sees in clear conditions (two miles), the same for every creature"},
-        {"passive_perception", F::kKept, "senses.passive_perception"},
+        {"passive_perception", F::kCorrected, "senses.passive_perception",
+         "v1's passive Perception where v2's is the bare 10 + Wisdom modifier below it: in 161 Black Flag stat "
+         "blocks v2 leaves out the proficiency the book's number includes (the Adult Black Dragon: 17 for 22)"},
         {"languages", F::kKept, "languages"},
         {"languages.data[].desc", F::kDropped, {}, kOtherEntity},
         {"challenge_rating", F::kKept, "challenge_rating"},
@@ -135,24 +148,27 @@ std::vector<RecordMap> build() {
         {"proficiency_bonus", F::kKept, "proficiency_bonus"},
         {"initiative_bonus", F::kKept, "initiative_bonus"},
         {"traits", F::kKept, "traits"},
-        {"actions", F::kKept, "actions|bonus_actions|reactions|legendary_actions|mythic_actions|lair_actions"},
-        {"actions[].name", F::kReworded, "actions|bonus_actions|reactions|legendary_actions|mythic_actions",
+        {"traits[].desc", F::kCorrected, "traits",
+         "v1's text where v2's lost part of it: Level Up's kobold sorcerer's spell list reads \"1/Day Each: ., "
+         "expeditious retreat\", where v1's names charm person"},
+        {"actions", F::kKept, kActionLists},
+        {"actions[].name", F::kReworded, kActionLists,
          "the name without a limit of use v1's name adds to it, which is the entry's usage"},
-        {"actions[].action_type", F::kShownAs, "actions|bonus_actions|reactions|legendary_actions|mythic_actions",
+        {"actions[].action_type", F::kShownAs, kActionLists,
          "the list the entry is in (actions, bonus_actions, reactions, legendary_actions, ...)"},
-        {"actions[].order_in_statblock", F::kShownAs, "actions", "the order the entries are listed in"},
+        {"actions[].order_in_statblock", F::kShownAs, kActionLists, "the order the entries are listed in"},
         {"actions[].legendary_action_cost", F::kShownAs, "legendary_actions",
          "`cost`, shown \"(Costs 2 Actions)\" above 1"},
-        {"actions[].usage_limits", F::kCorrected, "actions",
+        {"actions[].usage_limits", F::kCorrected, kActionLists,
          "`usage`, or v1's limit where v1's name for the action states it (the Doppelrat's \"recharges after 10 "
          "minutes\" for v2's 144/Day)"},
-        {"actions[].usage_limits.type", F::kShownAs, "actions", "`usage` in words: \"Recharge 5-6\", \"3/Day\""},
-        {"actions[].limited_to_form", F::kKept, "actions"},
-        {"actions[].attacks[].name", F::kReworded, "actions", "the action's name; the API adds \" attack\""},
-        {"actions[].attacks[].distance_unit", F::kShownAs, "actions", kUnitFeet},
-        {"actions[].attacks[].damage_type", F::kCorrected, "actions", kDefault2014Thunder},
-        {"actions[].attacks[].extra_damage_type", F::kCorrected, "actions", kDefault2014Thunder},
-        {"actions[].attacks[].attack_type", F::kShownAs, "actions", "`attack_type`: \"Melee Weapon Attack\""},
+        {"actions[].usage_limits.type", F::kShownAs, kActionLists, "`usage` in words: \"Recharge 5-6\", \"3/Day\""},
+        {"actions[].limited_to_form", F::kKept, kActionLists},
+        {"actions[].attacks[].name", F::kReworded, kActionLists, "the action's name; the API adds \" attack\""},
+        {"actions[].attacks[].distance_unit", F::kShownAs, kActionLists, kUnitFeet},
+        {"actions[].attacks[].damage_type", F::kCorrected, kActionLists, kDefault2014Thunder},
+        {"actions[].attacks[].extra_damage_type", F::kCorrected, kActionLists, kDefault2014Thunder},
+        {"actions[].attacks[].attack_type", F::kShownAs, kActionLists, "`attack_type`: \"Melee Weapon Attack\""},
         {"environments", F::kKept, "environments"},
         {"environments[].key", F::kShownAs, "environments", kKeyOfNamed},
         {"category",
@@ -162,7 +178,7 @@ std::vector<RecordMap> build() {
         {"creaturesets",
          F::kDropped,
          {},
-         "the API's grouping of stat blocks (9 creatures); not a property of the creature"},
+         "the API's grouping of some stat blocks (common mounts); not a property of the creature"},
         {"illustration", F::kDropped, {}, "an image file and its credit; answers are text"}}},
 
       // The /v1/monsters/ record a v2 creature is completed from (docs/entity-model.md, "creature"): what v2 lacks is
@@ -181,9 +197,9 @@ std::vector<RecordMap> build() {
         {"senses", F::kSuperseded, "senses_detail|senses",
          "the senses line is v2's fields (darkvision_range, ...); v1's line is kept as senses_detail where it says "
          "more (\"blind beyond this radius\", keensense)"},
-        {"actions[].attack_bonus", F::kSuperseded, "actions", kV2Numbers},
-        {"actions[].damage_bonus", F::kSuperseded, "actions", kV2Numbers},
-        {"actions[].damage_dice", F::kSuperseded, "actions", kV2Numbers},
+        {"actions[].attack_bonus", F::kSuperseded, kActionLists, kV2Numbers},
+        {"actions[].damage_bonus", F::kSuperseded, kActionLists, kV2Numbers},
+        {"actions[].damage_dice", F::kSuperseded, kActionLists, kV2Numbers},
         {"special_abilities[].damage_dice", F::kSuperseded, "traits", kV2Numbers},
         {"subtype", F::kKept, "subcategory"},
         {"speed", F::kSuperseded, "speed", kStatBlockV2},
@@ -207,7 +223,10 @@ std::vector<RecordMap> build() {
         {"wisdom_save", F::kSuperseded, "saving_throws", kStatBlockV2},
         {"charisma_save", F::kSuperseded, "saving_throws", kStatBlockV2},
         {"skills", F::kSuperseded, "skill_bonuses", kStatBlockV2},
-        {"perception", F::kSuperseded, "skill_bonuses|senses.passive_perception", kStatBlockV2},
+        {"perception", F::kSuperseded, "skill_bonuses|senses.passive_perception",
+         "the Perception skill's bonus (SRD 5.1, Tome of Beasts 1-3, Creature Codex) or the passive score (Black "
+         "Flag, Tome of Beasts 2023), shown where v2's passive Perception is the bare 10 + Wisdom modifier below "
+         "it; where v1's is lower (8 stat blocks) neither record proves the other wrong, and v2's is kept"},
         {"damage_vulnerabilities", F::kSuperseded, "damage_vulnerabilities", kStatBlockV2},
         {"damage_resistances", F::kSuperseded, "damage_resistances", kStatBlockV2},
         {"damage_immunities", F::kSuperseded, "damage_immunities", kStatBlockV2},
@@ -236,14 +255,14 @@ std::vector<RecordMap> build() {
       {"open5e_v1 race",
        "species",
        {{"desc", F::kKept, "desc"},
-        {"asi_desc", F::kKept, "traits"},
-        {"age", F::kKept, "traits"},
-        {"alignment", F::kKept, "traits"},
-        {"size", F::kKept, "traits"},
-        {"speed_desc", F::kKept, "traits"},
-        {"languages", F::kKept, "traits"},
-        {"vision", F::kKept, "traits"},
-        {"traits", F::kKept, "traits"},
+        {"asi_desc", F::kReworded, "traits", kRaceParagraphs},
+        {"age", F::kReworded, "traits", kRaceParagraphs},
+        {"alignment", F::kReworded, "traits", kRaceParagraphs},
+        {"size", F::kReworded, "traits", kRaceParagraphs},
+        {"speed_desc", F::kReworded, "traits", kRaceParagraphs},
+        {"languages", F::kReworded, "traits", kRaceParagraphs},
+        {"vision", F::kReworded, "traits", kRaceParagraphs},
+        {"traits", F::kReworded, "traits", kRaceParagraphs},
         {"asi", F::kShownAs, "traits", "said by the Ability Score Increase trait"},
         {"size_raw", F::kShownAs, "traits", "said by the Size trait"},
         {"speed", F::kShownAs, "traits", "said by the Speed trait"}}},
@@ -261,8 +280,11 @@ std::vector<RecordMap> build() {
       // A rule of SRD 5.1 no v2 record holds, cut from a /v1/sections/ chapter (raw is the whole chapter).
       {"open5e_v1",
        "rule",
-       {{"desc", F::kShownAs, "desc", "the chapter, cut at its headings: each part is a rule of its own"},
-        {"parent", F::kShownAs, "chapter", "the chapter's name, which the rule's key and section name"}}},
+       {{"desc", F::kShownAs, "desc",
+         "the section, cut at its headings: each part no v2 record holds is a rule of its own, the text before the "
+         "first heading under the section's name (Fidelity.EveryPartOfEverySrd51SectionV1HoldsIsInAnAnswer finds "
+         "every part in an SRD 5.1 answer)"},
+        {"parent", F::kShownAs, "chapter", "the part of the SRD the section is in (Rules, Gameplay Mechanics)"}}},
 
       {"open5e_v2",
        "class",
@@ -273,7 +295,10 @@ std::vector<RecordMap> build() {
         {"hit_points", F::kKept, "hit_points"},
         {"hit_points.hit_dice_name", F::kReworded, "hit_points", "said by hit_points_at_higher_levels"},
         {"caster_type", F::kKept, "caster_type"},
-        {"saving_throws", F::kKept, "saving_throws"},
+        {"saving_throws", F::kCorrected, "saving_throws",
+         "the abilities the class's Core Traits table names where it has one: SRD 5.2's records give the Fighter "
+         "Dexterity and Strength, the Monk Dexterity and Wisdom, where the table (and the book) says Strength and "
+         "Constitution, Strength and Dexterity"},
         {"features", F::kKept, "features|class_table"},
         {"features[].key", F::kShownAs, "features", kKeyOfNamed},
         {"features[].feature_type", F::kShownAs, "features|class_table",
@@ -335,9 +360,9 @@ std::vector<RecordMap> build() {
         {"weight", F::kKept, "weight"},
         {"weight_unit", F::kShownAs, "weight_unit", "shown \"lb.\"", "weight"},
         {"cost", F::kKept, "cost_gp"},
-        {"weapon", F::kKept, "weapon"},
+        {"weapon", F::kKept, "weapon|base_weapon"},
         {"weapon.properties[].property.desc", F::kDropped, {}, kOtherEntity},
-        {"weapon.distance_unit", F::kShownAs, "weapon", kUnitFeet}}},
+        {"weapon.distance_unit", F::kShownAs, "weapon|base_weapon", kUnitFeet}}},
 
       {"open5e_v2",
        "magic-item",
@@ -351,12 +376,12 @@ std::vector<RecordMap> build() {
         {"cost", F::kKept, "cost_gp"},
         {"requires_attunement", F::kShownAs, "requires_attunement", "\"requires attunement\""},
         {"attunement_detail", F::kKept, "attunement_detail"},
-        {"weapon", F::kKept, "weapon"},
-        {"weapon.properties", F::kCorrected, "weapon",
+        {"weapon", F::kKept, "weapon|base_weapon"},
+        {"weapon.properties", F::kCorrected, "weapon|base_weapon",
          "SRD 5.1 weapons keep the properties of the SRD's weapons table where the record differs"},
         {"weapon.properties[].property.desc", F::kDropped, {}, kOtherEntity},
-        {"weapon.distance_unit", F::kShownAs, "weapon", kUnitFeet},
-        {"armor", F::kKept, "armor"}}},
+        {"weapon.distance_unit", F::kShownAs, "weapon|base_weapon", kUnitFeet},
+        {"armor", F::kKept, "armor|base_armor"}}},
 
       {"open5e_v2",
        "rule",
@@ -373,6 +398,8 @@ std::vector<RecordMap> build() {
        {{"desc", F::kKept, "desc"},
         {"rules", F::kKept, "rules"},
         {"rules[].key", F::kShownAs, "rules", kKeyOfNamed},
+        {"rules[].ruleset", F::kShownAs, "rules", "the section itself"},
+        {"rules[].document", F::kHeader},
         {"rules[].desc", F::kDropped, {}, "each rule is an entity of its own; the section lists them by name"},
         {"rules[].index", F::kShownAs, "rules", "the order the rules are listed in"},
         {"rules[].initialHeaderLevel", F::kDropped, {}, "the Markdown heading level the website renders the rule at"}}},
@@ -388,21 +415,21 @@ std::vector<RecordMap> build() {
       {"open5e_v1",
        "weapon",
        {{"category", F::kReworded, "category", "\"simple\" or \"martial\", and is_melee"},
-        {"cost", F::kKept, "cost_gp"},
+        {"cost", F::kReworded, "cost_gp", kGoldAndPounds},
         {"damage_dice", F::kKept, "damage_dice"},
         {"damage_type", F::kKept, "damage_type"},
-        {"weight", F::kKept, "weight"},
+        {"weight", F::kReworded, "weight", kGoldAndPounds},
         {"properties", F::kReworded, "properties", "each property's name and detail: \"versatile (1d10)\""}}},
 
       {"open5e_v1",
        "armor",
-       {{"category", F::kKept, "category"},
+       {{"category", F::kShownAs, "category", "light, medium, heavy or shield"},
         {"base_ac", F::kCorrected, "ac_base", kShieldBonus},
         {"plus_dex_mod", F::kShownAs, "ac_add_dex_modifier", "\"+ Dex modifier\" in armor_class"},
         {"plus_max", F::kKept, "ac_dex_modifier_max"},
         {"plus_flat_mod", F::kKept, "armor_class"},
         {"ac_string", F::kCorrected, "armor_class", kShieldBonus},
-        {"cost", F::kKept, "cost_gp"},
+        {"cost", F::kReworded, "cost_gp", kGoldAndPounds},
         {"stealth_disadvantage", F::kShownAs, "stealth_disadvantage", "\"Stealth: disadvantage\""},
         {"strength_requirement", F::kKept, "strength_required"}}},
 
@@ -416,6 +443,7 @@ std::vector<RecordMap> build() {
         {"descriptions[].gamesystem", F::kShownAs, "desc", "the game system of the entity's document"},
         {"skills", F::kKept, "skills"},
         {"skills[].key", F::kShownAs, "skills", kKeyOfNamed},
+        {"skills[].ability", F::kShownAs, "skills", "the ability itself"},
         {"skills[].document", F::kShownAs, "skills", "the skill's document; the skill is an entity of its own"},
         {"skills[].descriptions", F::kDropped, {}, kOtherEntity},
         {"icon", F::kDropped, {}, "an icon image for the condition; answers are text"},

@@ -181,13 +181,17 @@ std::vector<Entity> map_v1_section(const json& rec, const MappingContext& ctx, c
   const std::string slug = str(rec, "slug");
   auto doc = ctx.documents.find("srd-2014");
   if (str(rec, "document__slug") != "wotc-srd" || slug.empty() || doc == ctx.documents.end()) return out;
+  // The SRD's licence (parent "Legal Information") is no rule: every answer names its document's licence.
+  if (str(rec, "parent") == "Legal Information") return out;
   const std::string ruleset = "srd_" + slug;
   auto known = ctx.rule_section_names.find(ruleset);
   const std::string section_name = known != ctx.rule_section_names.end() ? known->second : str(rec, "name");
   // The section's Markdown, cut at its headings ("## Healing", "### Death Saving Throws"): each heading with the
-  // text up to the next heading of any level.
+  // text up to the next heading of any level; the text before the first heading under the section's own name (the
+  // Rest chapter's "Heroic though they might be, adventurers can't spend every hour of the day ...").
   const std::string desc = str(rec, "desc");
-  std::vector<std::pair<std::string, std::string>> parts;  // heading, body
+  std::vector<std::pair<std::string, std::string>> parts = {{section_name, ""}};  // heading, body
+  size_t current = 0;                                                             // the part a line belongs to
   size_t pos = 0;
   while (pos < desc.size()) {
     size_t end = desc.find('\n', pos);
@@ -195,9 +199,16 @@ std::vector<Entity> map_v1_section(const json& rec, const MappingContext& ctx, c
     const std::string_view line(desc.data() + pos, end - pos);
     if (!line.empty() && line.front() == '#') {
       const size_t hashes = line.find_first_not_of('#');
-      if (hashes != std::string_view::npos) parts.push_back({text::trim(line.substr(hashes)), ""});
-    } else if (!parts.empty()) {
-      parts.back().second.append(line).append("\n");
+      const std::string heading = hashes == std::string_view::npos ? "" : text::trim(line.substr(hashes));
+      // A heading that repeats the section's name (Adventuring Gear's table) goes on in the first part: one rule.
+      if (!heading.empty() && text::fold(heading) == text::fold(parts.front().first)) {
+        current = 0;
+      } else if (!heading.empty()) {
+        parts.push_back({heading, ""});
+        current = parts.size() - 1;
+      }
+    } else {
+      parts[current].second.append(line).append("\n");
     }
     pos = end + 1;
   }

@@ -105,7 +105,11 @@ void named_entries(std::string& out, const char* heading, const json& list, cons
       const json& details = json_util::child(x, "level_details");
       for (const auto& l : x["levels"]) {
         std::string level = text::format_number(l.get<double>());
-        if (const std::string detail = str(details, level.c_str()); !detail.empty()) level += ": " + detail;
+        // "17: two uses"; a bare number as the class table writes it: Extra Attack "11 (2)".
+        if (const std::string detail = str(details, level.c_str()); !detail.empty()) {
+          const bool number = detail.find_first_not_of("0123456789") == std::string::npos;
+          level += number ? " (" + detail + ")" : ": " + detail;
+        }
         lv.push_back(std::move(level));
       }
       name += " (level " + text::join(lv, ", ") + ")";

@@ -395,6 +395,67 @@ TEST(Mapper, ACreatureIsCompletedFromItsV1Record) {
   EXPECT_EQ(alone->raw["key"], "srd_goblin");
 }
 
+// Where the v1 record proves the v2 record wrong, the answer has v1's: glued sense ranges, a passive Perception
+// without its proficiency, a book heading for a subtype. An attack's first damage the text gives no type, or gives
+// as a flat number, is read as the text states it.
+TEST(Mapper, AV1RecordCorrectsWhatItProvesTheV2RecordGotWrong) {
+  MappingContext ctx = context();
+  json v2 = record("creatures", "srd_goblin");
+  v2["darkvision_range"] = 6011;  // "darkvision 60 ft." and a stray 11
+  v2["blindsight_range"] = 10;    // v1 agrees
+  v2["tremorsense_range"] = 90;   // v1 says 30: not v1's digits with more around them, so v2's stays
+  v2["subcategory"] = "Goblins";  // the heading the book prints the stat block under
+  v2["actions"] = json::array(
+      {{{"name", "Ghostly Axe"},
+        {"action_type", "ACTION"},
+        {"desc",
+         "Melee Weapon Attack: +5 to hit, reach 5 ft., one target. Hit: 5 (1d6 + 2) plus 9 (2d8) necrotic damage."}},
+       {{"name", "Bite"},
+        {"action_type", "ACTION"},
+        {"desc",
+         "Melee Weapon Attack: +4 to hit, reach 5 ft., one creature. Hit: 1 piercing damage plus 3 (1d6) poison "
+         "damage."}}});
+  ctx.v1_monsters["srd_goblin"] = {{"slug", "goblin"},
+                                   {"v2_converted_path", "/v2/creatures/srd_goblin/"},
+                                   {"subtype", "goblinoid"},
+                                   {"perception", 12},
+                                   {"senses", "darkvision 60 ft., blindsight 10 ft., tremorsense 30 ft."}};
+  auto e = map_v2_record(endpoint("creatures"), v2, ctx);
+  ASSERT_TRUE(e.is_ok()) << e.status().to_string();
+  const json& senses = e->data["senses"];
+  EXPECT_EQ(senses.value("darkvision", 0.0), 60);
+  EXPECT_EQ(senses.value("blindsight", 0.0), 10);
+  EXPECT_EQ(senses.value("tremorsense", 0.0), 90);
+  // v2's 9 is 10 + the Wisdom modifier (-1) without proficiency; v1's stat block says 12.
+  EXPECT_EQ(senses.value("passive_perception", 0.0), 12);
+  EXPECT_EQ(e->data.value("subcategory", ""), "goblinoid");
+  const json& axe = e->data["actions"][0]["attacks"][0];
+  EXPECT_EQ(axe.value("damage", ""), "1d6+2");
+  EXPECT_FALSE(axe.contains("damage_type")) << axe;
+  EXPECT_EQ(axe["extra_damage"], json::parse(R"([{"damage": "2d8", "damage_type": "Necrotic"}])"));
+  const json& bite = e->data["actions"][1]["attacks"][0];
+  EXPECT_EQ(bite.value("damage", ""), "1");
+  EXPECT_EQ(bite.value("damage_type", ""), "Piercing");
+  EXPECT_EQ(bite["extra_damage"], json::parse(R"([{"damage": "1d6", "damage_type": "Poison"}])"));
+
+  // A v1 passive Perception below v2's, or beside a Perception skill (v1's is then the skill's bonus), changes
+  // nothing; nor does one when v2's is more than the bare 10 + Wisdom modifier.
+  for (const json& v1 : {json{{"perception", 7}}, json{{"perception", 14}}}) {
+    ctx.v1_monsters["srd_goblin"] = v1;
+    json skilled = v2;
+    if (v1["perception"] == 14) skilled["skill_bonuses"]["perception"] = 4;
+    auto x = map_v2_record(endpoint("creatures"), skilled, ctx);
+    ASSERT_TRUE(x.is_ok());
+    EXPECT_EQ(x->data["senses"].value("passive_perception", 0.0), 9) << v1;
+  }
+  ctx.v1_monsters["srd_goblin"] = {{"perception", 14}};
+  json proficient = v2;
+  proficient["passive_perception"] = 11;
+  auto p = map_v2_record(endpoint("creatures"), proficient, ctx);
+  ASSERT_TRUE(p.is_ok());
+  EXPECT_EQ(p->data["senses"].value("passive_perception", 0.0), 11);
+}
+
 // A v1 record is network input: numbers past int, lists of the wrong type and fields of the wrong type are read
 // as nothing, never as an exception.
 TEST(Mapper, AHostileV1RecordCompletesNothingItCannotRead) {
@@ -730,6 +791,11 @@ TEST(Mapper, AClassFeatureKeepsWhatItGivesAtEachLevel) {
         {"desc", "Take one additional action."},
         {"feature_type", "CLASS_LEVEL_FEATURE"},
         {"gained_at", json::array({{{"level", 17}, {"detail", "two uses"}}, {{"level", 2}, {"detail", nullptr}}})}},
+       {{"key", "x_extra-attack"},
+        {"name", "Extra Attack"},
+        {"desc", "Attack twice."},
+        {"feature_type", "CLASS_LEVEL_FEATURE"},
+        {"gained_at", json::array({{{"level", 5}, {"detail", "1"}}, {{"level", 11}, {"detail", "2"}}})}},
        {{"key", "x_second-wind"},
         {"name", "Second Wind"},
         {"desc", "Regain hit points."},
@@ -748,6 +814,7 @@ TEST(Mapper, AClassFeatureKeepsWhatItGivesAtEachLevel) {
   const std::string md = tools::render_entity(result);
   EXPECT_NE(md.find("***Action Surge (level 2, 17: two uses).***"), std::string::npos) << md;
   EXPECT_NE(md.find("***Second Wind (level 1).***"), std::string::npos) << md;
+  EXPECT_NE(md.find("***Extra Attack (level 5 (1), 11 (2)).***"), std::string::npos) << md;
 }
 
 // Where v2 cut a text or a name that v1 has whole, the answer has v1's: the Mirror Hag's curse effects, the flesh
@@ -1237,20 +1304,28 @@ TEST(Mapper, AV1ChapterGivesTheRulesNoV2TextHolds) {
                          "Intro.\n\n## Healing\n\nRest can restore a creature's hit points.\n\n"
                          "## Dropping to 0 Hit Points\n\nWhen you drop to 0 hit points, you either die "
                          "outright or fall unconscious.\n\n### Instant Death\n\nMassive damage can kill you "
-                         "instantly.\n\n## Empty\n\n"}};
+                         "instantly.\n\n## Empty\n\n### Damage and Healing\n\n| Table | of damage |"}};
   // v2 already holds the Instant Death text (spaces and case aside).
   const std::string covered = squashed("MASSIVE damage can kill you\ninstantly.");
   auto rules = map_v1_section(chapter, ctx, covered);
   std::vector<std::string> keys;
   for (const auto& r : rules) keys.push_back(r.key);
-  EXPECT_EQ(keys, (std::vector<std::string>{"srd_damage-and-healing_healing",
-                                            "srd_damage-and-healing_dropping-to-0-hit-points"}));
-  ASSERT_EQ(rules.size(), 2u);
-  EXPECT_EQ(rules[0].name, "Healing");
-  EXPECT_EQ(rules[0].data["desc"], "Rest can restore a creature's hit points.");
-  EXPECT_EQ(rules[0].data["section"], "Damage and Healing");
-  EXPECT_EQ(rules[0].facets.parent_key, "srd_damage-and-healing");
-  EXPECT_EQ(rules[0].document.key, "srd-2014");
+  // The text before the first heading is the section's own, and a heading repeating the section's name goes on in it.
+  EXPECT_EQ(keys,
+            (std::vector<std::string>{"srd_damage-and-healing_damage-and-healing", "srd_damage-and-healing_healing",
+                                      "srd_damage-and-healing_dropping-to-0-hit-points"}));
+  ASSERT_EQ(rules.size(), 3u);
+  EXPECT_EQ(rules[0].name, "Damage and Healing");
+  EXPECT_EQ(rules[0].data["desc"], "Intro.\n\n| Table | of damage |");
+  EXPECT_EQ(rules[1].name, "Healing");
+  EXPECT_EQ(rules[1].data["desc"], "Rest can restore a creature's hit points.");
+  EXPECT_EQ(rules[1].data["section"], "Damage and Healing");
+  EXPECT_EQ(rules[1].facets.parent_key, "srd_damage-and-healing");
+  EXPECT_EQ(rules[1].document.key, "srd-2014");
+  // The SRD's licence is no rule.
+  json licence = chapter;
+  licence["parent"] = "Legal Information";
+  EXPECT_TRUE(map_v1_section(licence, ctx, "").empty());
   // Another document's chapter, or one without a slug, gives nothing.
   json other = chapter;
   other["document__slug"] = "o5e";
