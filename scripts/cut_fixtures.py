@@ -23,8 +23,9 @@ PICK = {
                   "srd_lich", "srd_vampire", "srd_vampire-spawn", "tob_dust-goblin", "a5e-mm_goblin"],
     "classes": ["srd_wizard", "srd_school-of-evocation", "srd_fighter", "srd_champion", "srd_cleric",
                 "srd-2024_wizard", "srd-2024_fighter", "srd-2024_champion"],
+    # Tome of Heroes' Shade has no traits in v2; v1's race gives them.
     "species": ["srd_elf", "srd_high-elf", "srd_dwarf", "srd_hill-dwarf", "srd_human", "srd-2024_elf",
-                "srd_half-elf"],
+                "srd_half-elf", "toh_shade"],
     "backgrounds": ["srd_acolyte", "srd-2024_acolyte", "srd-2024_sage", "a5e-ag_sage"],
     "feats": ["srd_grappler", "srd-2024_grappler", "srd-2024_alert"],
     "weapons": ["srd_longsword", "srd-2024_longsword", "srd_dagger", "srd_longbow", "srd_battleaxe"],
@@ -33,6 +34,9 @@ PICK = {
     "magicitems": ["srd_bag-of-holding", "srd-2024_bag-of-holding", "srd_potion-of-healing",
                    "srd_vorpal-sword-longsword", "srd_cloak-of-elvenkind", "vom_aberrant-agreement"],
     "conditions": ["grappled", "prone", "poisoned", "frightened"],
+    # SRD 5.2's services, stored as items.
+    "services": ["srd-2024_lodging-comfortable", "srd-2024_spellcasting-level-3", "srd-2024_messenger",
+                 "srd-2024_meal-modest"],
     # With SRD 5.1's Damage and Healing rules, whose chapter v1's sections complete (Critical Hits holds another
     # rule's text in v2).
     "rules": ["srd_attacking_opportunity-attacks", "srd_attacking_grappling", "srd-2024_combat_cover",

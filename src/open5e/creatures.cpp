@@ -537,7 +537,7 @@ std::optional<double> v1_range(const std::string& line, const std::string& sense
   static const std::map<std::string, std::unique_ptr<RE2>> kPatterns = [] {
     std::map<std::string, std::unique_ptr<RE2>> out;
     for (const char* s : {"darkvision", "blindsight", "tremorsense", "truesight"})
-      out[s] = std::make_unique<RE2>(std::string("(?i)\\b") + s + "\\s+(\\d{1,6})\\s*(?:ft|feet|foot)");
+      out[s] = std::make_unique<RE2>(std::string("(?i)\\b") + s + "\\s+(\\d{1,6})\\s*(?:ft|feet|foot|')");
     return out;
   }();
   const auto it = kPatterns.find(sense);
@@ -546,16 +546,28 @@ std::optional<double> v1_range(const std::string& line, const std::string& sense
   return range;
 }
 
-// v2 glued two numbers of a stat block together in 12 creatures' sense ranges ("darkvision 14120 ft." for v1's
-// "darkvision 120 ft.", "blindsight 1060 ft., darkvision 1060 ft." for 10 and 60): a range whose digits are v1's
-// range with more digits before or after them is v1's.
-double unglued_range(double v2, std::optional<double> v1) {
+// v2 glued two numbers of a stat block's senses line together in some sense ranges ("darkvision 14120 ft." for v1's
+// "passive Perception 14, darkvision 120 ft.", "blindsight 3010" for "30 ft. or 10 ft. while deafened"): a range
+// whose digits are v1's range and another number of v1's line, one after the other, is v1's.
+double unglued_range(double v2, std::optional<double> v1, const std::string& line) {
   if (!v1 || *v1 <= 0 || *v1 == v2 || v2 != std::floor(v2)) return v2;
   const std::string glued = std::to_string(static_cast<long long>(v2));
   const std::string own = std::to_string(static_cast<long long>(*v1));
-  const bool around = glued.size() > own.size() &&
-                      (glued.rfind(own, 0) == 0 || glued.compare(glued.size() - own.size(), own.size(), own) == 0);
-  return around ? *v1 : v2;
+  if (glued.size() <= own.size()) return v2;
+  std::string other;
+  if (glued.rfind(own, 0) == 0) {
+    other = glued.substr(own.size());
+  } else if (glued.compare(glued.size() - own.size(), own.size(), own) == 0) {
+    other = glued.substr(0, glued.size() - own.size());
+  } else {
+    return v2;
+  }
+  static const RE2 kNumber(R"((\d+))");
+  re2::StringPiece rest(line);
+  for (std::string n; RE2::FindAndConsume(&rest, kNumber, &n);) {
+    if (n == other) return *v1;
+  }
+  return v2;
 }
 
 // Black Flag's and Tome of Beasts 2023's v1 records give the stat block's passive Perception as `perception`
@@ -740,7 +752,7 @@ void map_creature(const json& rec, const json* v1, Entity& e) {
   for (const char* k : {"darkvision_range", "blindsight_range", "tremorsense_range", "truesight_range"}) {
     const std::string sense = std::string(k).substr(0, std::string(k).size() - 6);
     auto v = num(rec, k);
-    if (v && *v > 0) senses[sense] = unglued_range(*v, v1_range(v1_senses, sense));
+    if (v && *v > 0) senses[sense] = unglued_range(*v, v1_range(v1_senses, sense), v1_senses);
   }
   if (auto pp = num(rec, "passive_perception")) senses["passive_perception"] = passive_perception(rec, v1, *pp);
   put_if(d, "senses", senses);

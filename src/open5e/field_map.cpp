@@ -21,7 +21,8 @@ constexpr std::string_view kStatBlockV2 =
 constexpr std::string_view kRaceParagraphs = "each \"***Name.*** text\" paragraph is a trait of that name";
 constexpr std::string_view kGoldAndPounds = "a number: a cost in gold pieces (\"5 sp\" is 0.5), a weight in pounds";
 constexpr std::string_view kGluedRange =
-    "v1's range where v2 glued two numbers together (12 creatures: \"darkvision 14120 ft.\" for 120)";
+    "v1's range where v2 glued it to another number of v1's senses line (\"darkvision 14120 ft.\" for 120 beside "
+    "passive Perception 14)";
 constexpr std::string_view kV2Benefits =
     "the v2 record's benefits say what the background gives, in the book's newer wording; v1 gives the older draft";
 constexpr std::string_view kDefault2014Thunder =
@@ -226,7 +227,8 @@ std::vector<RecordMap> build() {
         {"perception", F::kSuperseded, "skill_bonuses|senses.passive_perception",
          "the Perception skill's bonus (SRD 5.1, Tome of Beasts 1-3, Creature Codex) or the passive score (Black "
          "Flag, Tome of Beasts 2023), shown where v2's passive Perception is the bare 10 + Wisdom modifier below "
-         "it; where v1's is lower (8 stat blocks) neither record proves the other wrong, and v2's is kept"},
+         "it; where v1's is lower (8 stat blocks), or v2's is not that bare number (tob-2023_fraughashar), neither "
+         "record proves the other wrong, and v2's is kept"},
         {"damage_vulnerabilities", F::kSuperseded, "damage_vulnerabilities", kStatBlockV2},
         {"damage_resistances", F::kSuperseded, "damage_resistances", kStatBlockV2},
         {"damage_immunities", F::kSuperseded, "damage_immunities", kStatBlockV2},
@@ -242,7 +244,8 @@ std::vector<RecordMap> build() {
         {"group",
          F::kDropped,
          {},
-         "the heading the book prints the stat block under (Demons, NPCs); type and subtype say what it is"},
+         "the heading the book prints the stat block under (Demons, Lycanthropes, NPCs); the stat block's own tag is "
+         "the subtype"},
         {"spell_list",
          F::kDropped,
          {},
@@ -360,6 +363,7 @@ std::vector<RecordMap> build() {
         {"weight", F::kKept, "weight"},
         {"weight_unit", F::kShownAs, "weight_unit", "shown \"lb.\"", "weight"},
         {"cost", F::kKept, "cost_gp"},
+        {"detail", F::kShownAs, "cost_per", "what a service's cost is for: \"per day\" (\"1 day\" reads so)"},
         {"weapon", F::kKept, "weapon|base_weapon"},
         {"weapon.properties[].property.desc", F::kDropped, {}, kOtherEntity},
         {"weapon.distance_unit", F::kShownAs, "weapon|base_weapon", kUnitFeet}}},

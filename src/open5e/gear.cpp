@@ -284,6 +284,17 @@ void map_item_armor(const json& rec, Entity& e, const MappingContext& ctx) {
   e.text = f.type + " armor. AC " + str(d, "armor_class") + ". " + str(rec, "desc");
 }
 
+void map_service(const json& rec, Entity& e) {
+  e.facets.type = "service";
+  e.data["category"] = "Service";
+  v2_cost_and_weight(rec, e);
+  std::string per = text::trim(str(rec, "detail"));
+  if (text::fold(per) == "1 day") per = "per day";
+  if (!per.empty() && text::fold(per) != "none") e.data["cost_per"] = per;
+  put_str(e.data, "desc", str(rec, "desc"));
+  e.text = str(rec, "desc");
+}
+
 void map_item_common(const json& rec, Entity& e, const MappingContext& ctx) {
   auto& f = e.facets;
   auto& d = e.data;

@@ -760,10 +760,22 @@ Result<Entity> start_entity(const Endpoint& endpoint, const json& rec, const cha
 
 }  // namespace
 
+constexpr std::string_view kBrokenEscape = "\xC3\xA6";  // "æ"
+
 std::string clean_markup(std::string_view text) {
   std::string t;
   t.reserve(text.size());
+  auto hex = [&](size_t i) { return i < text.size() && std::isxdigit(static_cast<unsigned char>(text[i])); };
   for (size_t i = 0; i < text.size(); ++i) {
+    // A character escape that lost its backslash-u to an "æ" ("væ00e6ttir" is "vættir", "2æ00d7" is "2×").
+    if (text.compare(i, 2, kBrokenEscape) == 0 && hex(i + 2) && hex(i + 3) && hex(i + 4) && hex(i + 5)) {
+      const auto code = static_cast<char32_t>(std::stoul(std::string(text.substr(i + 2, 4)), nullptr, 16));
+      if (code >= 0x20) {
+        text::append_utf8(t, code);
+        i += 5;
+        continue;
+      }
+    }
     const bool escaped = text[i] == '\\' && i + 1 < text.size() && text[i + 1] == 'n';
     if (escaped || text[i] == '\n') {
       while (!t.empty() && t.back() == '\r') t.pop_back();  // CRs before a break (CRLF, CRCRLF) are part of it
@@ -790,7 +802,7 @@ void clean_strings(json& v) {
   if (v.is_string()) {
     const std::string& s = v.get_ref<const std::string&>();
     if (s.find_first_of("\\\r|") != std::string::npos || s.find("\n\n\n") != std::string::npos ||
-        s.find("srd:") != std::string::npos) {
+        s.find("srd:") != std::string::npos || s.find(kBrokenEscape) != std::string::npos) {
       v = clean_markup(s);
     }
   } else if (v.is_array() || v.is_object()) {
@@ -1011,6 +1023,16 @@ Result<Entity> map_standalone_armor(const json& rec, const MappingContext& ctx) 
   Entity e = std::move(*started);
   map_item_armor(rec, e, ctx);
   clean_entity(e);
+  return e;
+}
+
+Result<Entity> map_v2_service(const json& rec, const MappingContext& ctx) {
+  auto started = start_v2_entity({"services", Kind::kItem}, rec, ctx);
+  if (!started) return started.status();
+  Entity e = std::move(*started);
+  map_service(rec, e);
+  clean_entity(e);
+  model::derive_facets(e);
   return e;
 }
 

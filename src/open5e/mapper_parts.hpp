@@ -26,6 +26,8 @@ void map_armor(const json& rec, Entity& e);
 // Cost, weight and text of a weapon or armor from the /v2/items/ record noted for it (note_gear_item).
 void add_gear_info(Entity& e, const MappingContext& ctx);
 void map_item_common(const json& rec, Entity& e, const MappingContext& ctx);
+// A /v2/services/ record's fields (map_v2_service).
+void map_service(const json& rec, Entity& e);
 void map_magic_item(const json& rec, Entity& e, const MappingContext& ctx);
 // An item noted in ctx.standalone_armor, as armor (map_standalone_armor).
 void map_item_armor(const json& rec, Entity& e, const MappingContext& ctx);

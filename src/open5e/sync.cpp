@@ -167,8 +167,12 @@ int SyncReport::total_entities() const {
 }
 
 std::vector<std::string> sync_endpoints() {
-  std::vector<std::string> out = {"v2/documents", std::string(kV1MonstersEndpoint), std::string(kV1SpellsEndpoint),
-                                  std::string(kV1RacesEndpoint), std::string(kV1BackgroundsEndpoint)};
+  std::vector<std::string> out = {"v2/documents",
+                                  std::string(kV1MonstersEndpoint),
+                                  std::string(kV1SpellsEndpoint),
+                                  std::string(kV1RacesEndpoint),
+                                  std::string(kV1BackgroundsEndpoint),
+                                  std::string(kV2ServicesEndpoint)};
   for (const auto& e : v2_endpoints()) out.push_back("v2/" + std::string(e.path));
   out.push_back("v1/documents");
   for (const auto& e : v1_endpoints()) out.push_back("v1/" + std::string(e.path));
@@ -223,9 +227,9 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
 
   // Five v1 lists carry what v2's records lack, and are read before the v2 lists: the monsters (what v2's creature
   // records lack), the SRD 5.1 weapon table's properties, the class spell lists, and the races and backgrounds
-  // (traits and descriptions some v2 records lack). `read_early` walks one:
-  // kKeepStored when the stored entities must lend what it would have given (skipped after a recent failure, or failing
-  // now); kMissing for a list the source does not have on a fresh store (nothing to lend).
+  // (traits and descriptions some v2 records lack). So is /v2/services/, whose records are stored as items.
+  // `read_early` walks one: kKeepStored when the stored entities must lend what it would have given (skipped after a
+  // recent failure, or failing now); kMissing for a list the source does not have on a fresh store (nothing to lend).
   enum class Early { kRead, kMissing, kKeepStored };
   auto read_early = [&](const std::string& endpoint, const std::function<void(const json&)>& note) -> Result<Early> {
     if (skipped_now(endpoint)) return Early::kKeepStored;
@@ -261,6 +265,11 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
     keep_stored_lore[kind] = *lore == Early::kKeepStored;
     if (keep_stored_lore[kind]) std::erase_if(ctx.v1_lore, [&](const auto& n) { return n.first.first == kind; });
   }
+  const auto services =
+      read_early(std::string(kV2ServicesEndpoint), [&](const json& rec) { ctx.services.push_back(rec); });
+  if (!services) return services.status();
+  if (*services == Early::kKeepStored) ctx.services.clear();
+  const bool keep_stored_services = *services == Early::kKeepStored;
   const bool keep_stored_preambles = *preambles == Early::kKeepStored;
   const bool keep_stored_weapons = *weapons == Early::kKeepStored;
   const bool keep_stored_classes = *spells == Early::kKeepStored;
@@ -269,7 +278,7 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
     return it != keep_stored_lore.end() && it->second;
   };
   const bool keep_any_lore = lends_lore(Kind::kSpecies) || lends_lore(Kind::kBackground);
-  if (keep_stored_preambles || keep_stored_weapons || keep_stored_classes || keep_any_lore) {
+  if (keep_stored_preambles || keep_stored_weapons || keep_stored_classes || keep_any_lore || keep_stored_services) {
     if (keep_stored_preambles) ctx.v1_monsters.clear();
     if (keep_stored_weapons) ctx.srd_weapon_properties.clear();
     if (keep_stored_classes) ctx.v1_spell_classes.clear();
@@ -279,6 +288,10 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
           // A stored creature keeps the v1 record it was completed from in its raw.
           if (keep_stored_preambles && e.kind == Kind::kCreature && e.raw.contains(kRawV1) && e.raw[kRawV1].is_object())
             ctx.v1_monsters[e.key] = e.raw[kRawV1];
+          // A stored service is an item whose raw is its /v2/services/ record.
+          if (keep_stored_services && e.kind == Kind::kItem && e.data.value("category", "") == "Service" &&
+              e.raw.is_object())
+            ctx.services.push_back(e.raw);
           // A stored species or background completed from v1 keeps that record in its raw too.
           if (lends_lore(e.kind) && e.raw.contains(kRawV1) && e.raw[kRawV1].is_object())
             ctx.v1_lore[{e.kind, v1_note_key(e.document.key, e.name)}] = e.raw[kRawV1];
@@ -299,7 +312,7 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
           }
           return true;
         },
-        /*with_raw=*/keep_stored_preambles || keep_any_lore));
+        /*with_raw=*/keep_stored_preambles || keep_any_lore || keep_stored_services));
   }
 
   // Everything is written in one batch, page by page, and published by one commit at the end. Each endpoint
@@ -414,15 +427,16 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
     }
     std::vector<std::pair<int, std::string>> kind_documents;
     int merged = 0;
-    // Items that are armor with no armor record of their own are written as armor, with the armor endpoint.
-    std::function<std::vector<model::Entity>()> standalone_armor;
-    if (ep.kind == Kind::kArmor) {
-      standalone_armor = [&] {
+    // Items that are armor with no armor record of their own are written as armor, with the armor endpoint; the
+    // services as items, with the items endpoint. `from` names the list a record that cannot be mapped came from.
+    using NotedMapper = Result<model::Entity> (*)(const json&, const MappingContext&);
+    auto noted = [&](const std::vector<json>& records, std::string from, NotedMapper map) {
+      return [&, from = std::move(from), map] {
         std::vector<model::Entity> out;
-        for (const json& rec : ctx.standalone_armor) {
-          auto e = map_standalone_armor(rec, ctx);
+        for (const json& rec : records) {
+          auto e = map(rec, ctx);
           if (!e) {
-            report.skipped.push_back({"v2/items", json_util::str(rec, "key"), e.status().message()});
+            report.skipped.push_back({from, json_util::str(rec, "key"), e.status().message()});
             continue;
           }
           kind_documents.push_back({static_cast<int>(e->kind), e->document.key});
@@ -430,7 +444,10 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
         }
         return out;
       };
-    }
+    };
+    std::function<std::vector<model::Entity>()> extra;
+    if (ep.kind == Kind::kItem) extra = noted(ctx.services, std::string(kV2ServicesEndpoint), map_v2_service);
+    if (ep.kind == Kind::kArmor) extra = noted(ctx.standalone_armor, "v2/items", map_standalone_armor);
     Status s = run_endpoint(
         endpoint, {"open5e_v2", ep.kind, ""},
         [&](const json& rec) -> std::vector<model::Entity> {
@@ -458,7 +475,7 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
           }
           return out;
         },
-        standalone_armor);
+        extra);
     if (s.code() == StatusCode::kCancelled) return s;
     if (!store_error.is_ok()) return store_error;
     if (s.is_ok()) {

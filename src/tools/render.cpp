@@ -263,7 +263,10 @@ std::string format_cost(double gp) {
 }
 
 void cost_and_weight(std::string& out, const json& r) {
-  if (auto c = num(r, "cost_gp"); c && *c > 0) out += "**Cost:** " + format_cost(*c) + "  \n";
+  if (auto c = num(r, "cost_gp"); c && *c > 0) {
+    const std::string per = str(r, "cost_per");  // a service's: "per day", "per mile"
+    out += "**Cost:** " + format_cost(*c) + (per.empty() ? "" : " " + per) + "  \n";
+  }
   if (auto w = num(r, "weight"); w && *w > 0) {
     const std::string unit = str(r, "weight_unit").empty() ? "lb" : str(r, "weight_unit");
     out += "**Weight:** " + text::format_number(*w) + " " + unit + ".  \n";
@@ -434,7 +437,8 @@ std::string key_facts(const json& r) {
     facts.push_back("subspecies of " + str(r, "subspecies_of"));
   }
   if (kind == "weapon" || kind == "armor" || kind == "item") {
-    if (auto c = num(r, "cost_gp"); c && *c > 0) facts.push_back(format_cost(*c));
+    if (auto c = num(r, "cost_gp"); c && *c > 0)
+      facts.push_back(format_cost(*c) + (str(r, "cost_per").empty() ? "" : " " + str(r, "cost_per")));
   }
   return text::join(facts, ", ");
 }

@@ -213,6 +213,26 @@ TEST(Derived, HostileTextOfAnySize) {
 
 // Text as recorded from the API (SRD 5.2 creatures and spells, SRD 5.1 tools), and what users are shown.
 TEST(Mapper, CleansMarkupLeftInTheText) {
+  // Escapes v2 wrote with "æ" for their backslash-u (Tome of Beasts' v\u00e6ttir, colla\u0301is, 80' x 15 ft.).
+  EXPECT_EQ(clean_markup("The v\xC3\xA6"
+                         "00e6ttir spews"),
+            "The v\xC3\xA6ttir spews");
+  EXPECT_EQ(clean_markup("80' long \xC3\xA6"
+                         "00d7 15 ft."),
+            "80' long \xC3\x97 15 ft.");
+  EXPECT_EQ(clean_markup("fukur\xC3\xA6"
+                         "014dwashi"),
+            "fukur\xC5\x8Dwashi");
+  // Not an escape: too few hex digits, a control character, a plain "æ".
+  EXPECT_EQ(clean_markup("\xC3\xA6"
+                         "00e"),
+            "\xC3\xA6"
+            "00e");
+  EXPECT_EQ(clean_markup("\xC3\xA6"
+                         "0007"),
+            "\xC3\xA6"
+            "0007");
+  EXPECT_EQ(clean_markup("Cl\xC3\xA6r"), "Cl\xC3\xA6r");
   EXPECT_EQ(clean_markup("Creatures inside the cube have Cover|XPHB|Total Cover, and the cube can hold"),
             "Creatures inside the cube have Total Cover, and the cube can hold");
   EXPECT_EQ(clean_markup("a 20-foot-radius Sphere [Area of Effect]|XPHB|Sphere centered on a point"),
@@ -401,8 +421,8 @@ TEST(Mapper, ACreatureIsCompletedFromItsV1Record) {
 TEST(Mapper, AV1RecordCorrectsWhatItProvesTheV2RecordGotWrong) {
   MappingContext ctx = context();
   json v2 = record("creatures", "srd_goblin");
-  v2["darkvision_range"] = 6011;  // "darkvision 60 ft." and a stray 11
-  v2["blindsight_range"] = 10;    // v1 agrees
+  v2["darkvision_range"] = 6011;  // "darkvision 60 ft." glued to "passive Perception 11"
+  v2["blindsight_range"] = 1005;  // v1's 10 and digits that are no other number of v1's line: v2's stays
   v2["tremorsense_range"] = 90;   // v1 says 30: not v1's digits with more around them, so v2's stays
   v2["subcategory"] = "Goblins";  // the heading the book prints the stat block under
   v2["actions"] = json::array(
@@ -419,12 +439,14 @@ TEST(Mapper, AV1RecordCorrectsWhatItProvesTheV2RecordGotWrong) {
                                    {"v2_converted_path", "/v2/creatures/srd_goblin/"},
                                    {"subtype", "goblinoid"},
                                    {"perception", 12},
-                                   {"senses", "darkvision 60 ft., blindsight 10 ft., tremorsense 30 ft."}};
+                                   {"senses",
+                                    "darkvision 60', blindsight 10 ft., tremorsense 30 ft., passive "
+                                    "Perception 11"}};
   auto e = map_v2_record(endpoint("creatures"), v2, ctx);
   ASSERT_TRUE(e.is_ok()) << e.status().to_string();
   const json& senses = e->data["senses"];
   EXPECT_EQ(senses.value("darkvision", 0.0), 60);
-  EXPECT_EQ(senses.value("blindsight", 0.0), 10);
+  EXPECT_EQ(senses.value("blindsight", 0.0), 1005);
   EXPECT_EQ(senses.value("tremorsense", 0.0), 90);
   // v2's 9 is 10 + the Wisdom modifier (-1) without proficiency; v1's stat block says 12.
   EXPECT_EQ(senses.value("passive_perception", 0.0), 12);
@@ -1053,7 +1075,7 @@ TEST(Sync, GearItemsFoldIntoTheirWeaponOrArmor) {
   auto report = sync(*make_directory_source(testing::fixture_mirror()), *st, SyncOptions{});
   ASSERT_TRUE(report.is_ok());
   EXPECT_EQ(report->merged_items, 2);
-  EXPECT_EQ(report->entities.at("item"), 4);
+  EXPECT_EQ(report->entities.at("item"), 4 + 4);  // and the four services
   EXPECT_TRUE(st->get("srd_longsword", model::Kind::kItem, false)->empty());
   auto sword = st->get("srd_longsword", model::Kind::kWeapon, false);
   ASSERT_EQ(sword->size(), 1u);
@@ -1179,12 +1201,35 @@ TEST(Sync, CreaturesGetTheLegendaryPreambleOnlyV1Carries) {
   EXPECT_EQ(fresh->stats()->per_kind, st->stats()->per_kind);
 }
 
-TEST(Sync, ABackgroundV2LeavesWithoutADescriptionTakesV1s) {
+TEST(Sync, Srd52ServicesAreItemsWithWhatTheirCostIsFor) {
+  auto st = fresh_store(testing::temp_dir());
+  auto report = sync(*make_directory_source(testing::fixture_mirror()), *st, SyncOptions{});
+  ASSERT_TRUE(report.is_ok()) << report.status().to_string();
+  EXPECT_EQ(report->records.at("v2/services"), 4);
+  auto item = [](store::Store& s, const std::string& key) {
+    auto got = s.get(key, model::Kind::kItem, false);
+    return got.is_ok() && got->size() == 1 ? (*got)[0].data : json{{"missing", key}};
+  };
+  const json lodging = item(*st, "srd-2024_lodging-comfortable");
+  EXPECT_EQ(lodging.value("category", ""), "Service");
+  EXPECT_EQ(lodging.value("cost_gp", 0.0), 0.8);
+  EXPECT_EQ(lodging.value("cost_per", ""), "per day");
+  EXPECT_EQ(item(*st, "srd-2024_spellcasting-level-3").value("cost_gp", 0.0), 300);
+  EXPECT_FALSE(item(*st, "srd-2024_spellcasting-level-3").contains("cost_per"));  // the record's "None"
+  EXPECT_EQ(item(*st, "srd-2024_messenger").value("cost_per", ""), "per mile");
+  // The list failing, or skipped after a recent failure, keeps the stored services; a source without it has none.
+  ASSERT_NO_FATAL_FAILURE(resync_while_unreadable(
+      *st, "v2/services", [&] { EXPECT_EQ(item(*st, "srd-2024_lodging-comfortable"), lodging); }));
+  auto without = synced_without("v2/services");
+  EXPECT_TRUE(item(*without, "srd-2024_lodging-comfortable").contains("missing"));
+}
+
+TEST(Sync, ASpeciesOrBackgroundV2LeavesEmptyTakesV1s) {
   auto st = fresh_store(testing::temp_dir());
   auto report = sync(*make_directory_source(testing::fixture_mirror()), *st, SyncOptions{});
   ASSERT_TRUE(report.is_ok()) << report.status().to_string();
   EXPECT_EQ(report->records.at("v1/backgrounds"), 2);
-  EXPECT_EQ(report->records.at("v1/races"), 4);
+  EXPECT_EQ(report->records.at("v1/races"), 5);
   auto desc = [](store::Store& s, const std::string& key) {
     auto got = s.get(key, model::Kind::kBackground, false);
     return got.is_ok() && got->size() == 1 ? (*got)[0].data.value("desc", "") : "<no " + key + ">";
@@ -1202,9 +1247,19 @@ TEST(Sync, ABackgroundV2LeavesWithoutADescriptionTakesV1s) {
     ASSERT_TRUE(a.is_ok() && b.is_ok() && a->size() == 1 && b->size() == 1) << key;
     EXPECT_EQ((*a)[0].data, (*b)[0].data) << key;
   }
-  // The list failing, or skipped after a recent failure, keeps what the stored background took from it.
+  // Tome of Heroes' Shade has no traits in v2: its v1 race's.
+  auto traits = [](store::Store& s) {
+    auto got = s.get("toh_shade", model::Kind::kSpecies, false);
+    return got.is_ok() && got->size() == 1 ? (*got)[0].data.value("traits", json::array()) : json::array();
+  };
+  const json shade = traits(*st);
+  ASSERT_GT(shade.size(), 8u) << shade;
+  EXPECT_EQ(shade[0].value("name", ""), "Ability Score Increase");
+  EXPECT_TRUE(traits(*no_races).empty());
+  // Either list failing, or skipped after a recent failure, keeps what the stored entities took from it.
   ASSERT_NO_FATAL_FAILURE(
       resync_while_unreadable(*st, "v1/backgrounds", [&] { EXPECT_EQ(desc(*st, "a5e-ag_sage"), sage); }));
+  ASSERT_NO_FATAL_FAILURE(resync_while_unreadable(*st, "v1/races", [&] { EXPECT_EQ(traits(*st), shade); }));
 }
 
 std::vector<std::string> stored_properties(store::Store& st, const std::string& key) {

@@ -47,6 +47,7 @@ struct MappingContext {
   std::map<std::string, Document> v1_documents;  // v1 document slug -> the document to attribute to
   std::map<std::string, json> gear;              // weapon/armor key -> the /v2/items/ record for it
   std::vector<json> standalone_armor;            // /v2/items/ records that are armor without an armor record
+  std::vector<json> services;                    // /v2/services/ records, stored as items (map_v2_service)
   std::map<std::string, json> v1_monsters;       // v2 creature key -> the /v1/monsters/ record of it
   // SRD 5.1 weapon key ("srd_whip") -> its properties as the SRD's weapon table gives them, from /v1/weapons/
   // ("finesse", "reach"; "thrown (range 20/60)"); see note_srd_weapon.
@@ -165,6 +166,13 @@ std::vector<std::string> noted_properties(const Entity& weapon);
 // of category armor or shield with no armor record (SRD 5.1's Shield) is noted in ctx.standalone_armor and
 // returns true: it is stored as armor (map_standalone_armor), with the armor endpoint.
 bool note_gear_item(const json& record, MappingContext& ctx);
+
+// /v2/services/ lists what SRD 5.2 prices that is no thing: lifestyles, food and lodging, hirelings, messengers,
+// stabling and spellcasting. It is read before v2's lists; each record is stored as an item of category "Service"
+// with the items endpoint (its key, document and URL its own), its cost in cost_gp and what the cost is for in
+// cost_per ("per day", "per mile"; the record's "1 day" reads "per day").
+inline constexpr std::string_view kV2ServicesEndpoint = "v2/services";
+Result<Entity> map_v2_service(const json& record, const MappingContext& ctx);
 
 // A record noted in ctx.standalone_armor as an armor entity (its key, document and URL stay the item's): category
 // from the item's ("shield"), the Armor Class its description states ("increases your Armor Class by 2" is a +2
