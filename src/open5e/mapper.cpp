@@ -981,6 +981,15 @@ bool note_v1_spell(const json& rec, MappingContext& ctx) {
     if (folded.empty() || folded == "ritual caster" || by_subclass.count(folded)) continue;
     noted.classes.push_back(c);
   }
+  // `circles`: the Circle of the Land's terrains whose circle spells include it ("Coast", "Forest, Mountain"), which
+  // `archetype` names only sometimes (Pass without Trace's Grassland is in `circles` alone): each is the Druid's
+  // grant. They leave the Druid's own list as it is: a druid prepares these spells from it too.
+  for (const auto& circle : text::split_commas(str(rec, "circles"))) {
+    const std::string grant = "Druid: " + text::trim(circle);
+    if (text::fold(circle).empty()) continue;
+    if (std::find(noted.subclass_grants.begin(), noted.subclass_grants.end(), grant) == noted.subclass_grants.end())
+      noted.subclass_grants.push_back(grant);
+  }
   if (noted.classes.empty() && noted.subclass_grants.empty()) return false;
   ctx.v1_spell_classes[v1_note_key(document, name)] = std::move(noted);
   return true;

@@ -662,6 +662,19 @@ TEST(Mapper, ASpellsClassesAreTheClassListsV1Names) {
   const auto& hold = ctx.v1_spell_classes.at(v1_note_key("srd-2014", "Hold Person"));
   EXPECT_EQ(hold.classes, (V{"Bard", "Cleric", "Druid", "Wizard"}));
   EXPECT_EQ(hold.subclass_grants, (V{"Paladin: Vengeance"}));
+  // A Circle of the Land terrain `circles` names and `archetype` does not is the Druid's grant too; the Druid stays
+  // on its own list.
+  json pass = v1_spell("Pass without Trace", "Cleric, Druid, Ranger", "Cleric: Trickery");
+  pass["circles"] = "Grassland, ";
+  ASSERT_TRUE(note_v1_spell(pass, ctx));
+  const auto& noted_pass = ctx.v1_spell_classes.at(v1_note_key("srd-2014", "Pass without Trace"));
+  EXPECT_EQ(noted_pass.subclass_grants, (V{"Cleric: Trickery", "Druid: Grassland"}));
+  EXPECT_EQ(noted_pass.classes, (V{"Druid", "Ranger"}));
+  json climb = v1_spell("Spider Climb", "Druid, Wizard", "Druid: Forest, Mountain");
+  climb["circles"] = "Forest, Mountain, Underdark";  // a terrain archetype names already is one grant
+  ASSERT_TRUE(note_v1_spell(climb, ctx));
+  EXPECT_EQ(ctx.v1_spell_classes.at(v1_note_key("srd-2014", "Spider Climb")).subclass_grants,
+            (V{"Druid: Forest", "Druid: Mountain", "Druid: Underdark"}));
   // A class v2 names and v1 names only through a subclass's grant is the subclass's, not the class's: the Light
   // domain's Fireball is no Cleric spell. A class v2 names that v1 does not mention stays.
   ASSERT_TRUE(note_v1_spell(v1_spell("Fireball", "Cleric, Wizard", "Cleric: Light, Druid: Coast, Grassland"), ctx));
