@@ -23,6 +23,9 @@ constexpr std::string_view kGoldAndPounds = "a number: a cost in gold pieces (\"
 constexpr std::string_view kGluedRange =
     "v1's range where v2 glued it to another number of v1's senses line (\"darkvision 14120 ft.\" for 120 beside "
     "passive Perception 14)";
+constexpr std::string_view kV1SpellText =
+    "v1's text of the same spell: v2's record's is the answer's (the same words, but for a few paraphrases: "
+    "srd_mirror-image)";
 constexpr std::string_view kV2Benefits =
     "the v2 record's benefits say what the background gives, in the book's newer wording; v1 gives the older draft";
 constexpr std::string_view kDefault2014Thunder =
@@ -253,6 +256,38 @@ std::vector<RecordMap> build() {
         {"page_no", F::kDropped, {}, "the page of the printed book"},
         {"img_main", F::kDropped, {}, "an image file; answers are text"},
         {"v2_converted_path", F::kHeader}}},
+
+      // A /v1/spells/ record: it lends the v2 spell of the same name its class lists (docs/entity-model.md, "spell").
+      {"open5e_v1 spell",
+       "spell",
+       {{"desc", F::kSuperseded, "desc|higher_level", kV1SpellText},
+        {"higher_level", F::kSuperseded, "higher_level|desc", kV1SpellText},
+        {"range", F::kReworded, "range|area", "v2's range and area, or v1's range where it goes on from v2's"},
+        {"target_range_sort", F::kDropped, {}, "a number the API sorts ranges by"},
+        {"components", F::kKept, "components"},
+        {"requires_verbal_components", F::kShownAs, "components", "\"V\" in components"},
+        {"requires_somatic_components", F::kShownAs, "components", "\"S\" in components"},
+        {"requires_material_components", F::kShownAs, "components", "\"M\" in components"},
+        {"material", F::kSuperseded, "material", kV1SpellText},
+        {"ritual", F::kShownAs, {}, "\"(ritual)\" after the level, from v2's record"},
+        {"can_be_cast_as_ritual", F::kShownAs, {}, "\"(ritual)\" after the level, from v2's record"},
+        {"concentration", F::kShownAs, {}, "\"Concentration\" before the duration, from v2's record"},
+        {"requires_concentration", F::kShownAs, {}, "\"Concentration\" before the duration, from v2's record"},
+        {"duration", F::kSuperseded, "duration",
+         "v2's duration, after \"Concentration\" where it is one (v1's \"Up to 1 minute\")"},
+        {"casting_time", F::kReworded, "casting_time|reaction_condition",
+         "v2's casting time and trigger, or v1's casting time where it goes on from v2's"},
+        {"level", F::kShownAs, "level", "the level as a number (\"4th-level\" is 4)"},
+        {"level_int", F::kKept, "level"},
+        {"spell_level", F::kKept, "level"},
+        {"school", F::kKept, "school"},
+        {"page", F::kDropped, {}, "the page of the printed book"},
+        {"dnd_class", F::kCorrected, "classes|subclass_grants",
+         "the classes whose own list has the spell; a class v1 names only through a subclass's grant is under "
+         "subclass_grants, \"Ritual Caster\" (a feat) is no class, \"Sorceror\" is the Sorcerer"},
+        {"spell_lists", F::kShownAs, "classes", "the class lists' keys; classes names them"},
+        {"archetype", F::kReworded, "subclass_grants", "each grant as \"Class: Subclass\""},
+        {"circles", F::kReworded, "subclass_grants", "each terrain as \"Druid: Terrain\""}}},
 
       // The /v1/races/ record of a v2 species that has no traits (Tome of Heroes' Shade).
       {"open5e_v1 race",

@@ -182,6 +182,16 @@ void apply_v1_classes(const json& rec, const V1SpellClasses& noted, Entity& e) {
     if (std::none_of(names.begin(), names.end(), [&](const std::string& n) { return text::fold(n) == folded; }))
       names.push_back(c);
   }
+  // v1's range or casting time where it goes on from v2's: Deep Magic's Black Sunshine is "Self (60-foot radius)"
+  // where v2 says "Self", Anchoring Rope "1 action, or 1 reaction that you take while falling". A reaction's
+  // casting time is v2's with its trigger (reaction_condition).
+  for (const auto& [field, v1_text] : {std::pair{"range", &noted.range}, {"casting_time", &noted.casting_time}}) {
+    const std::string stated = text::fold(str(e.data, field));
+    const std::string fuller = text::fold(*v1_text);
+    if (!stated.empty() && fuller.size() > stated.size() && fuller.rfind(stated + " ", 0) == 0 &&
+        !(std::string(field) == "casting_time" && e.data.contains("reaction_condition")))
+      e.data[field] = *v1_text;
+  }
   e.data["classes"] = names;
   e.facets.classes.clear();
   for (const auto& n : names) {
@@ -990,7 +1000,10 @@ bool note_v1_spell(const json& rec, MappingContext& ctx) {
     if (std::find(noted.subclass_grants.begin(), noted.subclass_grants.end(), grant) == noted.subclass_grants.end())
       noted.subclass_grants.push_back(grant);
   }
-  if (noted.classes.empty() && noted.subclass_grants.empty()) return false;
+  noted.range = text::trim(str(rec, "range"));
+  noted.casting_time = text::trim(str(rec, "casting_time"));
+  if (noted.classes.empty() && noted.subclass_grants.empty() && noted.range.empty() && noted.casting_time.empty())
+    return false;
   ctx.v1_spell_classes[v1_note_key(document, name)] = std::move(noted);
   return true;
 }

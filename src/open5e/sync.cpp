@@ -307,6 +307,8 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
             for (const auto& g : e.data.value("subclass_grants", json::array())) {
               if (g.is_string()) kept.subclass_grants.push_back(g.get<std::string>());
             }
+            kept.range = e.data.value("range", "");
+            kept.casting_time = e.data.value("casting_time", "");
             if (!kept.classes.empty() || !kept.subclass_grants.empty())
               ctx.v1_spell_classes[v1_note_key(e.document.key, e.name)] = std::move(kept);
           }

@@ -566,138 +566,214 @@ struct Tally {
 // for by the map's rule for its field (shown as, per document, corrected, v2's kept, header, dropped, each with its
 // reason). A field the map does not know fails, so does a value of a kept field the answer lacks. Also each field a
 // record gives reaches the answer field the map names, and every rule of the map is used by some record.
-TEST_F(Fidelity, EveryValueOfEveryRecordIsInItsAnswerOrAccountedForByTheFieldMap) {
-  std::map<std::string, Tally> tally;  // "source kind document"
-  std::set<const open5e::FieldRule*> used;
-  std::map<std::string, int> unexplained_per_path;
-  int reported = 0;
-  for (const auto& e : *entities_) {
-    if (!e.raw.is_object()) continue;
+// One entity's get_entity answer as the conservation check reads it.
+struct Answered {
+  json result;
+  AnswerText said;   // all of it: the structured result and the Markdown
+  AnswerText shown;  // the Markdown
+  std::map<std::string, AnswerText> in_fields;
+
+  // What the answer fields a rule names hold ("actions|bonus_actions", "senses.darkvision"): a kept value is looked
+  // for there, not anywhere in the answer ("human" is not found in "humanoid" of the type).
+  const AnswerText& fields(std::string_view to) {
+    auto [it, added] = in_fields.try_emplace(std::string(to));
+    if (added) {
+      for (const auto& alternative : split(to, '|')) {
+        const json* at = &result;
+        for (const auto& part : split(alternative, '.'))
+          at = at && at->is_object() && at->contains(part) ? &(*at)[part] : nullptr;
+        if (at) it->second.add(*at);
+      }
+    }
+    return it->second;
+  }
+};
+
+// The conservation check of records against their entities' answers, with its tallies (see the test below).
+class Conservation {
+ public:
+  // Every field of `record` (of `source`, made into or lending to `e`) reaches the answer field its rule names, and
+  // every value is in the answer or accounted for by its rule.
+  void check(const std::string& source, const Entity& e, const json& record, Answered& a) {
     const std::string kind(model::kind_name(e.kind));
-    auto answer = call("get_entity", {{"key", e.key}, {"kind", kind}});
-    ASSERT_FALSE(answer.is_error) << e.key << ": " << answer.text;
-    const json& result = answer.structured["result"];
-    ASSERT_TRUE(result.is_object()) << e.key;
-    AnswerText said;
-    said.add(result);
-    said.add(std::string_view(answer.text));
-    AnswerText shown;
-    shown.add(std::string_view(answer.text));
-    // What the answer fields a rule names hold ("actions|bonus_actions", "senses.darkvision"): a kept value is
-    // looked for there, not anywhere in the answer ("human" is not found in "humanoid" of the type).
-    std::map<std::string, AnswerText> in_fields;
-    auto fields_text = [&](std::string_view to) -> const AnswerText& {
-      auto [it, added] = in_fields.try_emplace(std::string(to));
-      if (added) {
-        for (const auto& alternative : split(to, '|')) {
-          const json* at = &result;
-          for (const auto& part : split(alternative, '.'))
-            at = at && at->is_object() && at->contains(part) ? &(*at)[part] : nullptr;
-          if (at) it->second.add(*at);
-        }
-      }
-      return it->second;
-    };
-    std::vector<std::pair<std::string, const json*>> records = {{e.source_api, &v2_record(e)}};
-    if (const json* v1 = v1_record(e)) records.push_back({completing_source(e.kind), v1});
-    for (const auto& [source, record] : records) {
-      Tally& t = tally[source + " " + kind + " " + e.document.key];
-      ++t.records;
-      // Fields: each reaches the answer field its rule names.
-      for (auto field = record->begin(); field != record->end(); ++field) {
-        if (blank(field.value())) continue;
-        const auto* rule = open5e::field_rule(source, kind, field.key());
-        if (!rule) {
-          ADD_FAILURE() << source << " " << kind << " field `" << field.key() << "` (" << e.key
-                        << ") is not in open5e::field_maps()";
-          continue;
-        }
-        used.insert(rule);
-        const bool needs_met =
-            rule->needs.empty() || (record->contains(rule->needs) && !blank((*record)[std::string(rule->needs)]));
-        const std::string_view to = rule->path == "*" ? std::string_view(field.key()) : rule->to;
-        if (rule->fate == open5e::Fate::kHeader || rule->fate == open5e::Fate::kDropped || !needs_met || to.empty())
-          continue;
-        EXPECT_TRUE(carries(result, to)) << e.key << ": `" << field.key() << "` should reach `" << to << "` of "
-                                         << result.dump().substr(0, 400);
-      }
-      // Values: each is in the answer or accounted for.
-      json own = *record;
-      if (own.contains("descriptions") && own["descriptions"].is_array() &&
-          open5e::field_rule(source, kind, "descriptions")->fate == open5e::Fate::kPerDocument) {
-        json mine = json::array();
-        for (const auto& d : own["descriptions"]) {
-          if (d.value("document", "") == e.document.key) {
-            mine.push_back(d);
-          } else {
-            ++t.accounted;  // another document's description: the entity of that document
-          }
-        }
-        own["descriptions"] = std::move(mine);
-      }
-      std::vector<std::pair<std::string, const json*>> values;
-      leaves(own, "", values);
-      for (const auto& [path, v] : values) {
-        if (blank(*v)) continue;
-        ++t.values;
-        const auto* rule = open5e::field_rule(source, kind, path);
-        if (rule) used.insert(rule);
-        using open5e::Fate;
-        const Fate fate = rule ? rule->fate : Fate::kKept;
-        const bool in_its_field = rule && (fate == Fate::kKept || fate == Fate::kReworded) && !rule->to.empty();
-        const std::string top = path.substr(0, path.find_first_of(".["));
-        const AnswerText& where =
-            !in_its_field ? said : fields_text(rule->path == "*" ? std::string_view(top) : rule->to);
-        if (where.has(*v)) {
-          ++t.found;
-          continue;
-        }
-        // Reworded: in its fields, or as the Markdown shows them ("Gore (Costs 2 Actions)" is the name, cost 2).
-        if (fate == Fate::kReworded && (where.has_reworded(*v) || shown.has_reworded(*v))) {
-          ++t.reworded;
-        } else if (rule && fate != Fate::kKept && fate != Fate::kReworded) {
-          ++t.accounted;
+    Tally& t = tally_[source + " " + kind + " " + e.document.key];
+    ++t.records;
+    check_fields(source, kind, e, record, a);
+    json own = record;
+    if (own.contains("descriptions") && own["descriptions"].is_array() &&
+        open5e::field_rule(source, kind, "descriptions")->fate == open5e::Fate::kPerDocument) {
+      json mine = json::array();
+      for (const auto& d : own["descriptions"]) {
+        if (d.value("document", "") == e.document.key) {
+          mine.push_back(d);
         } else {
-          ++t.unexplained;
-          if (++unexplained_per_path[source + " " + kind + " " + path] <= 3 && ++reported <= 200) {
-            ADD_FAILURE() << e.key << ": " << source << " `" << path << "` = " << v->dump().substr(0, 160)
-                          << " is not in the answer and " << (rule ? "its rule keeps it" : "no rule names it")
-                          << where.missing_words(*v);
-          }
+          ++t.accounted;  // another document's description: the entity of that document
+        }
+      }
+      own["descriptions"] = std::move(mine);
+    }
+    std::vector<std::pair<std::string, const json*>> values;
+    leaves(own, "", values);
+    for (const auto& [path, v] : values) {
+      if (!blank(*v)) check_value(source, kind, e, path, *v, a, t);
+    }
+  }
+
+  const std::map<std::string, Tally>& tally() const { return tally_; }
+
+  // Prints the table and fails on an unexplained value; returns the totals.
+  Tally report() const {
+    std::printf("%-44s %7s %8s %8s %8s %9s %11s\n", "source kind document", "records", "values", "found", "reworded",
+                "accounted", "unexplained");
+    Tally total;
+    for (const auto& [k, t] : tally_) {
+      std::printf("%-44s %7ld %8ld %8ld %8ld %9ld %11ld\n", k.c_str(), t.records, t.values, t.found, t.reworded,
+                  t.accounted, t.unexplained);
+      total.records += t.records;
+      total.values += t.values;
+      total.found += t.found;
+      total.reworded += t.reworded;
+      total.accounted += t.accounted;
+      total.unexplained += t.unexplained;
+    }
+    std::printf("%-44s %7ld %8ld %8ld %8ld %9ld %11ld\n", "total", total.records, total.values, total.found,
+                total.reworded, total.accounted, total.unexplained);
+    for (const auto& [path, n] : unexplained_per_path_) std::printf("unexplained: %6d %s\n", n, path.c_str());
+    EXPECT_EQ(total.unexplained, 0);
+    return total;
+  }
+
+  // A rule no record needs is a stale one; every rule but a kept or header one says why.
+  void expect_every_rule_used() const {
+    for (const auto& m : open5e::field_maps()) {
+      for (const auto& r : m.rules) {
+        if (r.path != "*" && !used_.count(&r))
+          ADD_FAILURE() << "open5e::field_maps() has a rule no record uses: " << m.source << " " << m.kind << " "
+                        << r.path;
+        if (r.fate != open5e::Fate::kKept && r.fate != open5e::Fate::kHeader) {
+          EXPECT_FALSE(r.why.empty()) << m.source << " " << m.kind << " " << r.path << " needs its reason";
         }
       }
     }
   }
-  std::printf("%-44s %7s %8s %8s %8s %9s %11s\n", "source kind document", "records", "values", "found", "reworded",
-              "accounted", "unexplained");
-  Tally total;
-  for (const auto& [k, t] : tally) {
-    std::printf("%-44s %7ld %8ld %8ld %8ld %9ld %11ld\n", k.c_str(), t.records, t.values, t.found, t.reworded,
-                t.accounted, t.unexplained);
-    total.records += t.records;
-    total.values += t.values;
-    total.found += t.found;
-    total.reworded += t.reworded;
-    total.accounted += t.accounted;
-    total.unexplained += t.unexplained;
+
+ private:
+  void check_fields(const std::string& source, const std::string& kind, const Entity& e, const json& record,
+                    Answered& a) {
+    for (auto field = record.begin(); field != record.end(); ++field) {
+      if (blank(field.value())) continue;
+      const auto* rule = open5e::field_rule(source, kind, field.key());
+      if (!rule) {
+        ADD_FAILURE() << source << " " << kind << " field `" << field.key() << "` (" << e.key
+                      << ") is not in open5e::field_maps()";
+        continue;
+      }
+      used_.insert(rule);
+      const bool needs_met =
+          rule->needs.empty() || (record.contains(rule->needs) && !blank(record[std::string(rule->needs)]));
+      const std::string_view to = rule->path == "*" ? std::string_view(field.key()) : rule->to;
+      if (rule->fate == open5e::Fate::kHeader || rule->fate == open5e::Fate::kDropped || !needs_met || to.empty())
+        continue;
+      EXPECT_TRUE(carries(a.result, to)) << e.key << ": `" << field.key() << "` should reach `" << to << "` of "
+                                         << a.result.dump().substr(0, 400);
+    }
   }
-  std::printf("%-44s %7ld %8ld %8ld %8ld %9ld %11ld\n", "total", total.records, total.values, total.found,
-              total.reworded, total.accounted, total.unexplained);
-  for (const auto& [path, n] : unexplained_per_path) std::printf("unexplained: %6d %s\n", n, path.c_str());
-  EXPECT_EQ(total.unexplained, 0);
-  EXPECT_GT(total.values, 400000);
-  EXPECT_GT(tally["open5e_v2 creature tob3"].records, 390);
-  // A rule no record needs is a stale one.
-  for (const auto& m : open5e::field_maps()) {
-    for (const auto& r : m.rules) {
-      if (r.path != "*" && !used.count(&r))
-        ADD_FAILURE() << "open5e::field_maps() has a rule no record uses: " << m.source << " " << m.kind << " "
-                      << r.path;
-      if (r.fate != open5e::Fate::kKept && r.fate != open5e::Fate::kHeader) {
-        EXPECT_FALSE(r.why.empty()) << m.source << " " << m.kind << " " << r.path << " needs its reason";
+
+  void check_value(const std::string& source, const std::string& kind, const Entity& e, const std::string& path,
+                   const json& v, Answered& a, Tally& t) {
+    ++t.values;
+    const auto* rule = open5e::field_rule(source, kind, path);
+    if (rule) used_.insert(rule);
+    using open5e::Fate;
+    const Fate fate = rule ? rule->fate : Fate::kKept;
+    const bool in_its_field = rule && (fate == Fate::kKept || fate == Fate::kReworded) && !rule->to.empty();
+    const std::string top = path.substr(0, path.find_first_of(".["));
+    const AnswerText& where = !in_its_field ? a.said : a.fields(rule->path == "*" ? std::string_view(top) : rule->to);
+    if (where.has(v)) {
+      ++t.found;
+      return;
+    }
+    // Reworded: in its fields, or as the Markdown shows them ("Gore (Costs 2 Actions)" is the name, cost 2).
+    if (fate == Fate::kReworded && (where.has_reworded(v) || a.shown.has_reworded(v))) {
+      ++t.reworded;
+    } else if (rule && fate != Fate::kKept && fate != Fate::kReworded) {
+      ++t.accounted;
+    } else {
+      ++t.unexplained;
+      if (++unexplained_per_path_[source + " " + kind + " " + path] <= 3 && ++reported_ <= 200) {
+        ADD_FAILURE() << e.key << ": " << source << " `" << path << "` = " << v.dump().substr(0, 160)
+                      << " is not in the answer and " << (rule ? "its rule keeps it" : "no rule names it")
+                      << where.missing_words(v);
       }
     }
   }
+
+  std::map<std::string, Tally> tally_;  // "source kind document"
+  std::set<const open5e::FieldRule*> used_;
+  std::map<std::string, int> unexplained_per_path_;
+  int reported_ = 0;
+};
+
+// The /v1/ lists whose records lend to entities without being their raw, read from the bundled snapshot: each
+// record with the entity of the same kind, document (open5e::v2_document_of_v1) and name.
+std::vector<json> v1_list(const std::string& endpoint) {
+  auto source = open5e::make_bundled_source();
+  std::vector<json> out;
+  if (!source.is_ok()) return out;
+  for (int page = 1;; ++page) {
+    auto body = (*source)->get(endpoint + "/?limit=100" + (page == 1 ? "" : "&page=" + std::to_string(page)));
+    if (!body.is_ok()) break;
+    const json listing = json::parse(*body);
+    for (const auto& r : listing["results"]) out.push_back(r);
+  }
+  return out;
+}
+
+// The proof that nothing is lost (#42.7): every value of every record the bundled snapshot gives an entity, v2 and
+// the v1 record that completed it, and of every /v1/spells/ record (which lends its class lists), is in that
+// entity's get_entity answer (structured result or Markdown) as the record has it, or in the answer's own layout
+// where open5e::field_maps() says the answer rewords it, or accounted for by the map's rule for its field (shown as,
+// per document, corrected, v2's kept, header, dropped, each with its reason). A field the map does not know fails,
+// so does a value of a kept field the answer lacks. Also each field a record gives reaches the answer field the map
+// names, and every rule of the map is used by some record.
+TEST_F(Fidelity, EveryValueOfEveryRecordIsInItsAnswerOrAccountedForByTheFieldMap) {
+  Conservation conservation;
+  auto answered = [&](const Entity& e) {
+    Answered a;
+    auto answer = call("get_entity", {{"key", e.key}, {"kind", std::string(model::kind_name(e.kind))}});
+    EXPECT_FALSE(answer.is_error) << e.key << ": " << answer.text;
+    a.result = answer.structured["result"];
+    EXPECT_TRUE(a.result.is_object()) << e.key;
+    a.said.add(a.result);
+    a.said.add(std::string_view(answer.text));
+    a.shown.add(std::string_view(answer.text));
+    return a;
+  };
+  std::map<std::string, const Entity*> spells;  // v1_note_key(document, name) -> the spell
+  for (const auto& e : *entities_) {
+    if (e.kind == Kind::kSpell) spells[open5e::v1_note_key(e.document.key, e.name)] = &e;
+    if (!e.raw.is_object()) continue;
+    Answered a = answered(e);
+    conservation.check(e.source_api, e, v2_record(e), a);
+    if (const json* v1 = v1_record(e)) conservation.check(completing_source(e.kind), e, *v1, a);
+  }
+  int v1_spells = 0;
+  for (const json& rec : v1_list("v1/spells")) {
+    ++v1_spells;
+    const auto it = spells.find(
+        open5e::v1_note_key(open5e::v2_document_of_v1(rec.value("document__slug", "")), rec.value("name", "")));
+    if (it == spells.end()) {
+      ADD_FAILURE() << "the v1 spell " << rec.value("slug", "") << " has no spell of its name in its v2 document";
+      continue;
+    }
+    Answered a = answered(*it->second);
+    conservation.check("open5e_v1 spell", *it->second, rec, a);
+  }
+  EXPECT_GT(v1_spells, 1400);
+  const Tally total = conservation.report();
+  EXPECT_GT(total.values, 400000);
+  EXPECT_GT(conservation.tally().at("open5e_v2 creature tob3").records, 390);
+  conservation.expect_every_rule_used();
 }
 
 // SRD 5.1's text as /v1/sections/ holds it (45 chapters and sections, none in any entity's raw but the three that

@@ -645,6 +645,34 @@ bool has_facet(const Entity& e, const std::string& v) {
   return std::find(e.facets.classes.begin(), e.facets.classes.end(), v) != e.facets.classes.end();
 }
 
+// v1's range and casting time where they go on from v2's: Deep Magic's "Self (60-foot radius)" where v2 says "Self".
+TEST(Mapper, ASpellTakesV1sRangeOrCastingTimeWhereItSaysMore) {
+  MappingContext ctx = context();
+  json v1 = v1_spell("Fireball", "", "");
+  v1["range"] = "Self (60-foot radius)";
+  v1["casting_time"] = "1 action, or 1 reaction that you take while falling";
+  ASSERT_TRUE(note_v1_spell(v1, ctx));  // a record that lends no class still lends these
+  json rec = record("spells", "srd_fireball");
+  rec["range_text"] = "Self";
+  rec["casting_time"] = "action";
+  auto e = map_v2_record(endpoint("spells"), rec, ctx);
+  ASSERT_TRUE(e.is_ok()) << e.status().to_string();
+  EXPECT_EQ(e->data.value("range", ""), "Self (60-foot radius)");
+  EXPECT_EQ(e->data.value("casting_time", ""), "1 action, or 1 reaction that you take while falling");
+  EXPECT_EQ(e->facets.casting_time, "action");  // filters read the casting time as v2 gives it
+  // A v1 text that does not go on from v2's, and a reaction's casting time beside its trigger, stay v2's.
+  v1["range"] = "60 feet";
+  v1["casting_time"] = "1 reaction, which you take when a creature within 60 feet falls";
+  ASSERT_TRUE(note_v1_spell(v1, ctx));
+  rec["range_text"] = "150 feet";
+  rec["casting_time"] = "reaction";
+  rec["reaction_condition"] = "which you take when a creature within 60 feet falls";
+  auto r = map_v2_record(endpoint("spells"), rec, ctx);
+  ASSERT_TRUE(r.is_ok());
+  EXPECT_EQ(r->data.value("range", ""), "150 feet");
+  EXPECT_EQ(r->data.value("casting_time", ""), "1 reaction");
+}
+
 TEST(Mapper, ASpellsClassesAreTheClassListsV1Names) {
   using V = std::vector<std::string>;
   MappingContext ctx = context();

@@ -35,6 +35,10 @@ const std::vector<Endpoint>& v1_endpoints();
 struct V1SpellClasses {
   std::vector<std::string> classes;
   std::vector<std::string> subclass_grants;
+  // v1's range and casting time, which say more than v2's for some spells ("Self (60-foot radius)" for "Self", "1
+  // action, or 1 reaction that you take while falling" for "1 action"): taken where they go on from v2's.
+  std::string range;
+  std::string casting_time;
 };
 
 // What the mapper needs to know beyond one record: the documents (by key) and rule-section names.
@@ -135,8 +139,9 @@ std::string v1_note_key(std::string_view document, std::string_view name);
 // document of its v1 document (kV1Documents): the classes `dnd_class` names that `archetype` does not name as a
 // subclass's grant ("Cleric: Light" for Burning Hands), "Sorceror" read as Sorcerer and "Ritual Caster" (a feat)
 // left out, and the grants. The v2 spell's classes become its own classes that no grant names, then the noted
-// classes it lacks; the grants are its `subclass_grants`. Returns false, noting nothing, for a record of a document
-// without v2 spells, without a name, or naming no class and no grant.
+// classes it lacks; the grants are its `subclass_grants`; its range and casting time where v1's go on from v2's.
+// Returns false, noting nothing, for a record of a document without v2 spells, without a name, or naming no class,
+// grant, range or casting time.
 bool note_v1_spell(const json& record, MappingContext& ctx);
 
 // The v1 list of SRD 5.1's rule chapters, read after v2's rules for the rules v2 lacks: SRD 5.1's Healing, Dropping
