@@ -258,9 +258,10 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
   const auto spells = read_early(std::string(kV1SpellsEndpoint), [&](const json& rec) { note_v1_spell(rec, ctx); });
   if (!spells) return spells.status();
   std::map<Kind, bool> keep_stored_lore;  // species, background -> whether its v1 list lends from the store
-  for (const auto& [endpoint, kind] :
+  for (const auto& list :
        {std::pair{kV1RacesEndpoint, Kind::kSpecies}, std::pair{kV1BackgroundsEndpoint, Kind::kBackground}}) {
-    const auto lore = read_early(std::string(endpoint), [&](const json& rec) { note_v1_lore(rec, kind, ctx); });
+    const Kind kind = list.second;  // a variable, not a structured binding: lambdas capture it in every compiler
+    const auto lore = read_early(std::string(list.first), [&](const json& rec) { note_v1_lore(rec, kind, ctx); });
     if (!lore) return lore.status();
     keep_stored_lore[kind] = *lore == Early::kKeepStored;
     if (keep_stored_lore[kind]) std::erase_if(ctx.v1_lore, [&](const auto& n) { return n.first.first == kind; });
