@@ -95,6 +95,10 @@ std::string capitalised(std::string_view s) {
   return t;
 }
 
+bool goes_on_from(std::string_view s, std::string_view start) {
+  return !start.empty() && s.size() > start.size() && s.substr(0, start.size()) == start && s[start.size()] == ' ';
+}
+
 std::string trim(std::string_view s) {
   size_t b = 0;
   size_t e = s.size();

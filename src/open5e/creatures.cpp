@@ -386,7 +386,7 @@ void take_fuller_v1_text(json& entry, const std::string& v1_desc) {
   const std::string v2_folded = text::fold(v2_desc);
   const std::string v1_folded = text::fold(v1_desc);
   if (v2_folded.empty() || v1_folded.empty()) return;
-  const bool extends = v1_folded.size() > v2_folded.size() && v1_folded.rfind(v2_folded + " ", 0) == 0;
+  const bool extends = text::goes_on_from(v1_folded, v2_folded);
   const bool repairs = RE2::PartialMatch(v2_desc, kBlankItem) && !RE2::PartialMatch(v1_desc, kBlankItem);
   if (extends || repairs) entry["desc"] = v1_desc;
 }
@@ -515,20 +515,18 @@ void merge_v1_traits(json& traits, const json& v1, const std::string& v2_text) {
       if (own == folded || own == text::fold(split_name(name).base)) take_fuller_v1_text(t, desc);
       // A name v2 cut where v1 goes on (Level Up's flesh guardian: "... to try to calm it" without "by making a DC
       // 15 Persuasion check"), with the same text: v1's name.
-      if (!own.empty() && folded.size() > own.size() && folded.rfind(own + " ", 0) == 0 &&
-          text::fold(str(t, "desc")) == text::fold(desc)) {
+      if (text::goes_on_from(folded, own) && text::fold(str(t, "desc")) == text::fold(desc)) {
         t["name"] = name;
         names.insert(folded);
       }
     }
     if (names.count(folded) || names.count(text::fold(split_name(name).base))) continue;
     // v1 cut some names at a markup tag ("False" for "False Appearance", its text "[+]Appearance[/+] ...").
-    const std::string prefix = text::fold(name) + " ";
-    if (std::any_of(names.begin(), names.end(), [&](const std::string& n) { return n.rfind(prefix, 0) == 0; }))
+    if (std::any_of(names.begin(), names.end(), [&](const std::string& n) { return text::goes_on_from(n, folded); }))
       continue;
     if (!desc.empty() && contains_folded(v2_text, desc)) continue;
     traits.push_back({{"name", name}, {"desc", desc}});
-    names.insert(text::fold(name));
+    names.insert(folded);
   }
 }
 

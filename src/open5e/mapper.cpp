@@ -188,7 +188,7 @@ void apply_v1_classes(const json& rec, const V1SpellClasses& noted, Entity& e) {
   for (const auto& [field, v1_text] : {std::pair{"range", &noted.range}, {"casting_time", &noted.casting_time}}) {
     const std::string stated = text::fold(str(e.data, field));
     const std::string fuller = text::fold(*v1_text);
-    if (!stated.empty() && fuller.size() > stated.size() && fuller.rfind(stated + " ", 0) == 0 &&
+    if (text::goes_on_from(fuller, stated) &&
         !(std::string(field) == "casting_time" && e.data.contains("reaction_condition")))
       e.data[field] = *v1_text;
   }
@@ -570,22 +570,25 @@ json v1_race_traits(const json& race) {
   return traits;
 }
 
-// What a v1 race or background gives the v2 record of the same name that lacks it (note_v1_lore); false when it
-// gives nothing.
-bool complete_from_v1_lore(const json& v1, Entity& e) {
+// What the v1 race or background of the same name (note_v1_lore) gives a species or background mapped from `rec`
+// that lacks it; an entity it gives something keeps both records in its raw.
+void complete_from_v1_lore(const json& rec, const MappingContext& ctx, Entity& e) {
+  const auto it = ctx.v1_lore.find({e.kind, v1_note_key(e.document.key, e.name)});
+  if (it == ctx.v1_lore.end()) return;
+  const json& v1 = it->second;
   if (e.kind == Kind::kSpecies) {
-    if (e.data.contains("traits")) return false;
+    if (e.data.contains("traits")) return;
     json traits = v1_race_traits(v1);
-    if (traits.empty()) return false;
+    if (traits.empty()) return;
     for (const auto& t : traits) e.text += "\n" + t.value("name", "") + ". " + t.value("desc", "");
     e.data["traits"] = std::move(traits);
-    return true;
+  } else {
+    const std::string desc = text::trim(str(v1, "desc"));
+    if (e.data.contains("desc") || desc.empty()) return;
+    e.data["desc"] = desc;
+    e.text = desc + "\n" + e.text;
   }
-  const std::string desc = text::trim(str(v1, "desc"));
-  if (e.data.contains("desc") || desc.empty()) return false;
-  e.data["desc"] = desc;
-  e.text = desc + "\n" + e.text;
-  return true;
+  e.raw = json{{kRawV2, rec}, {kRawV1, v1}};
 }
 
 void map_feat(const json& rec, Entity& e) {
@@ -1082,16 +1085,12 @@ Result<Entity> map_v2_record(const Endpoint& endpoint, const json& rec, const Ma
       break;
     case Kind::kClass: map_class(rec, e); break;
     case Kind::kSpecies:
+      map_species(rec, e);
+      complete_from_v1_lore(rec, ctx, e);
+      break;
     case Kind::kBackground:
-      if (endpoint.kind == Kind::kSpecies) {
-        map_species(rec, e);
-      } else {
-        map_traits_kind(rec, e, "benefits");
-      }
-      if (auto it = ctx.v1_lore.find({endpoint.kind, v1_note_key(e.document.key, e.name)});
-          it != ctx.v1_lore.end() && complete_from_v1_lore(it->second, e)) {
-        e.raw = json{{kRawV2, rec}, {kRawV1, it->second}};
-      }
+      map_traits_kind(rec, e, "benefits");
+      complete_from_v1_lore(rec, ctx, e);
       break;
     case Kind::kFeat: map_feat(rec, e); break;
     case Kind::kWeapon:

@@ -257,29 +257,27 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
   if (!weapons) return weapons.status();
   const auto spells = read_early(std::string(kV1SpellsEndpoint), [&](const json& rec) { note_v1_spell(rec, ctx); });
   if (!spells) return spells.status();
-  std::map<Kind, bool> keep_stored_lore;  // species, background -> whether its v1 list lends from the store
+  std::set<Kind> lore_kept;  // species, background: the kinds whose v1 list lends from the store
   for (const auto& list :
        {std::pair{kV1RacesEndpoint, Kind::kSpecies}, std::pair{kV1BackgroundsEndpoint, Kind::kBackground}}) {
     const Kind kind = list.second;  // a variable, not a structured binding: lambdas capture it in every compiler
     const auto lore = read_early(std::string(list.first), [&](const json& rec) { note_v1_lore(rec, kind, ctx); });
     if (!lore) return lore.status();
-    keep_stored_lore[kind] = *lore == Early::kKeepStored;
-    if (keep_stored_lore[kind]) std::erase_if(ctx.v1_lore, [&](const auto& n) { return n.first.first == kind; });
+    if (*lore == Early::kKeepStored) {
+      lore_kept.insert(kind);
+      std::erase_if(ctx.v1_lore, [&](const auto& n) { return n.first.first == kind; });
+    }
   }
   const auto services =
       read_early(std::string(kV2ServicesEndpoint), [&](const json& rec) { ctx.services.push_back(rec); });
   if (!services) return services.status();
-  if (*services == Early::kKeepStored) ctx.services.clear();
   const bool keep_stored_services = *services == Early::kKeepStored;
+  if (keep_stored_services) ctx.services.clear();
   const bool keep_stored_preambles = *preambles == Early::kKeepStored;
   const bool keep_stored_weapons = *weapons == Early::kKeepStored;
   const bool keep_stored_classes = *spells == Early::kKeepStored;
-  auto lends_lore = [&](Kind kind) {
-    const auto it = keep_stored_lore.find(kind);
-    return it != keep_stored_lore.end() && it->second;
-  };
-  const bool keep_any_lore = lends_lore(Kind::kSpecies) || lends_lore(Kind::kBackground);
-  if (keep_stored_preambles || keep_stored_weapons || keep_stored_classes || keep_any_lore || keep_stored_services) {
+  if (keep_stored_preambles || keep_stored_weapons || keep_stored_classes || !lore_kept.empty() ||
+      keep_stored_services) {
     if (keep_stored_preambles) ctx.v1_monsters.clear();
     if (keep_stored_weapons) ctx.srd_weapon_properties.clear();
     if (keep_stored_classes) ctx.v1_spell_classes.clear();
@@ -294,7 +292,7 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
               e.raw.is_object())
             ctx.services.push_back(e.raw);
           // A stored species or background completed from v1 keeps that record in its raw too.
-          if (lends_lore(e.kind) && e.raw.contains(kRawV1) && e.raw[kRawV1].is_object())
+          if (lore_kept.count(e.kind) && e.raw.contains(kRawV1) && e.raw[kRawV1].is_object())
             ctx.v1_lore[{e.kind, v1_note_key(e.document.key, e.name)}] = e.raw[kRawV1];
           if (keep_stored_weapons && e.kind == Kind::kWeapon && e.document.key == "srd-2014") {
             if (auto noted = noted_properties(e); !noted.empty()) ctx.srd_weapon_properties[e.key] = std::move(noted);
@@ -315,7 +313,7 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
           }
           return true;
         },
-        /*with_raw=*/keep_stored_preambles || keep_any_lore || keep_stored_services));
+        /*with_raw=*/keep_stored_preambles || !lore_kept.empty() || keep_stored_services));
   }
 
   // Everything is written in one batch, page by page, and published by one commit at the end. Each endpoint

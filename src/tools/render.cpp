@@ -262,11 +262,16 @@ std::string format_cost(double gp) {
   return text::format_number(std::round(gp * 100 * 1000) / 1000) + " cp";
 }
 
+// "15 gp", a service's "8 sp per day"; empty without a price.
+std::string price(const json& r) {
+  const auto c = num(r, "cost_gp");
+  if (!c || *c <= 0) return {};
+  const std::string per = str(r, "cost_per");
+  return format_cost(*c) + (per.empty() ? "" : " " + per);
+}
+
 void cost_and_weight(std::string& out, const json& r) {
-  if (auto c = num(r, "cost_gp"); c && *c > 0) {
-    const std::string per = str(r, "cost_per");  // a service's: "per day", "per mile"
-    out += "**Cost:** " + format_cost(*c) + (per.empty() ? "" : " " + per) + "  \n";
-  }
+  if (const std::string p = price(r); !p.empty()) out += "**Cost:** " + p + "  \n";
   if (auto w = num(r, "weight"); w && *w > 0) {
     const std::string unit = str(r, "weight_unit").empty() ? "lb" : str(r, "weight_unit");
     out += "**Weight:** " + text::format_number(*w) + " " + unit + ".  \n";
@@ -437,8 +442,7 @@ std::string key_facts(const json& r) {
     facts.push_back("subspecies of " + str(r, "subspecies_of"));
   }
   if (kind == "weapon" || kind == "armor" || kind == "item") {
-    if (auto c = num(r, "cost_gp"); c && *c > 0)
-      facts.push_back(format_cost(*c) + (str(r, "cost_per").empty() ? "" : " " + str(r, "cost_per")));
+    if (const std::string p = price(r); !p.empty()) facts.push_back(p);
   }
   return text::join(facts, ", ");
 }

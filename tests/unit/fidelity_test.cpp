@@ -714,8 +714,8 @@ class Conservation {
   int reported_ = 0;
 };
 
-// The /v1/ lists whose records lend to entities without being their raw, read from the bundled snapshot: each
-// record with the entity of the same kind, document (open5e::v2_document_of_v1) and name.
+// Every record of a list of the bundled snapshot ("v1/spells"), page by page as the recorded API serves them, read
+// independently of the sync; empty when the snapshot has no such list.
 std::vector<json> v1_list(const std::string& endpoint) {
   auto source = open5e::make_bundled_source();
   std::vector<json> out;
@@ -786,34 +786,27 @@ TEST_F(Fidelity, EveryPartOfEverySrd51SectionV1HoldsIsInAnAnswer) {
     const auto answer = call("get_entity", {{"key", e.key}, {"kind", std::string(model::kind_name(e.kind))}});
     srd += comparable(answer.text) + '\x01';
   }
-  auto source = open5e::make_bundled_source();
-  ASSERT_TRUE(source.is_ok());
   int sections = 0, parts = 0;
-  for (int page = 1;; ++page) {
-    auto body = (*source)->get("v1/sections/?limit=100" + (page == 1 ? "" : "&page=" + std::to_string(page)));
-    if (!body.is_ok()) break;
-    const json listing = json::parse(*body);
-    for (const auto& rec : listing["results"]) {
-      if (rec.value("parent", "") == "Legal Information") continue;  // the licence, which answers name
-      ++sections;
-      // Cut at the headings of any level, as open5e::map_v1_section does.
-      std::vector<std::string> bodies(1);
-      std::istringstream lines(rec.value("desc", ""));
-      for (std::string line; std::getline(lines, line);) {
-        if (!line.empty() && line.front() == '#') {
-          bodies.emplace_back();
-        } else {
-          bodies.back() += line + "\n";
-        }
+  for (const json& rec : v1_list("v1/sections")) {
+    if (rec.value("parent", "") == "Legal Information") continue;  // the licence, which answers name
+    ++sections;
+    // Cut at the headings of any level, as open5e::map_v1_section does.
+    std::vector<std::string> bodies(1);
+    std::istringstream lines(rec.value("desc", ""));
+    for (std::string line; std::getline(lines, line);) {
+      if (!line.empty() && line.front() == '#') {
+        bodies.emplace_back();
+      } else {
+        bodies.back() += line + "\n";
       }
-      for (const auto& b : bodies) {
-        const std::string c = comparable(b);
-        if (c.empty()) continue;
-        ++parts;
-        const std::string head = c.substr(0, 100), tail = c.substr(c.size() > 100 ? c.size() - 100 : 0);
-        EXPECT_TRUE(srd.find(head) != std::string::npos && srd.find(tail) != std::string::npos)
-            << rec.value("slug", "") << ": no SRD 5.1 answer holds \"" << b.substr(0, 200) << "\"";
-      }
+    }
+    for (const auto& b : bodies) {
+      const std::string c = comparable(b);
+      if (c.empty()) continue;
+      ++parts;
+      const std::string head = c.substr(0, 100), tail = c.substr(c.size() > 100 ? c.size() - 100 : 0);
+      EXPECT_TRUE(srd.find(head) != std::string::npos && srd.find(tail) != std::string::npos)
+          << rec.value("slug", "") << ": no SRD 5.1 answer holds \"" << b.substr(0, 200) << "\"";
     }
   }
   EXPECT_GT(sections, 40);
@@ -822,21 +815,14 @@ TEST_F(Fidelity, EveryPartOfEverySrd51SectionV1HoldsIsInAnAnswer) {
 
 TEST_F(Fidelity, EveryLegendaryPreambleV1RecordsReachesItsCreature) {
   // The preambles as the recorded v1 monster pages hold them, read independently of the sync.
-  auto source = open5e::make_bundled_source();
-  ASSERT_TRUE(source.is_ok());
   std::map<std::string, std::string> recorded;  // v2 key -> preamble
-  for (int page = 1;; ++page) {
-    auto body = (*source)->get("v1/monsters/?limit=100" + (page == 1 ? "" : "&page=" + std::to_string(page)));
-    if (!body.is_ok()) break;
-    const json listing = json::parse(*body);
-    for (const auto& m : listing["results"]) {
-      if (!m.contains("legendary_desc") || !m["legendary_desc"].is_string()) continue;
-      const std::string preamble = m["legendary_desc"].get<std::string>();
-      if (preamble.empty()) continue;
-      std::string path = m.value("v2_converted_path", "");  // "/v2/creatures/srd_aboleth/"
-      path.pop_back();
-      recorded[path.substr(path.rfind('/') + 1)] = text::trim(preamble);
-    }
+  for (const json& m : v1_list("v1/monsters")) {
+    if (!m.contains("legendary_desc") || !m["legendary_desc"].is_string()) continue;
+    const std::string preamble = m["legendary_desc"].get<std::string>();
+    if (preamble.empty()) continue;
+    std::string path = m.value("v2_converted_path", "");  // "/v2/creatures/srd_aboleth/"
+    path.pop_back();
+    recorded[path.substr(path.rfind('/') + 1)] = text::trim(preamble);
   }
   EXPECT_GT(recorded.size(), 140u);
   size_t kept = 0;
@@ -1081,43 +1067,31 @@ TEST_F(Fidelity, ClassSpellListsAreTheClassesOwn) {
   }
   // Every class a /v1/spells/ record names for the spell (not through a subclass's grant) is on the v2 spell of the
   // same name in the matching document: 950 third-party spells had lost theirs.
-  auto source = open5e::make_bundled_source();
-  ASSERT_TRUE(source.is_ok());
-  std::map<std::string, const Entity*> spells;  // "document\tfolded name"
-  for (const Entity* sp : all(Kind::kSpell)) spells[sp->document.key + "\t" + text::fold(sp->name)] = sp;
+  std::map<std::string, const Entity*> spells;  // open5e::v1_note_key(document, name) -> the spell
+  for (const Entity* sp : all(Kind::kSpell)) spells[open5e::v1_note_key(sp->document.key, sp->name)] = sp;
   int named = 0;
-  for (int page = 1;; ++page) {
-    auto body = (*source)->get("v1/spells/?limit=100" + (page == 1 ? "" : "&page=" + std::to_string(page)));
-    if (!body.is_ok()) {
-      EXPECT_GT(page, 1) << body.status().to_string();
-      break;
+  const std::vector<json> v1_spells = v1_list("v1/spells");
+  EXPECT_FALSE(v1_spells.empty());
+  for (const json& rec : v1_spells) {
+    auto it = spells.find(
+        open5e::v1_note_key(open5e::v2_document_of_v1(rec.value("document__slug", "")), rec.value("name", "")));
+    ASSERT_NE(it, spells.end()) << rec.value("slug", "");
+    std::set<std::string> granted;
+    for (const auto& part : text::split_commas(rec.value("archetype", ""))) {
+      if (part.find(':') != std::string::npos) granted.insert(text::fold(part.substr(0, part.find(':'))));
     }
-    const json listing = json::parse(*body);
-    for (const auto& rec : listing["results"]) {
-      std::string document;
-      for (const auto& [v1, v2] : open5e::kV1Documents) {
-        if (v1 == rec.value("document__slug", "")) document = v2;
-      }
-      auto it = spells.find(document + "\t" + text::fold(rec.value("name", "")));
-      ASSERT_NE(it, spells.end()) << rec.value("slug", "");
-      std::set<std::string> granted;
-      for (const auto& part : text::split_commas(rec.value("archetype", ""))) {
-        if (part.find(':') != std::string::npos) granted.insert(text::fold(part.substr(0, part.find(':'))));
-      }
-      std::set<std::string> has;
-      for (const auto& c : it->second->data.value("classes", json::array()))
-        has.insert(text::fold(c.get<std::string>()));
-      for (std::string c : text::split_commas(rec.value("dnd_class", ""))) {
-        c = text::fold(c) == "sorceror" ? "sorcerer" : text::fold(c);
-        if (c == "ritual caster" || granted.count(c)) continue;
-        ++named;
-        EXPECT_TRUE(has.count(c)) << it->second->key << " lacks " << c;
-      }
-      for (const auto& g : granted) {
-        EXPECT_FALSE(has.count(g) && rec.value("dnd_class", "").find(":") == std::string::npos &&
-                     it->second->document.key == "srd-2014")
-            << it->second->key << ": " << g << " is a subclass's grant";
-      }
+    std::set<std::string> has;
+    for (const auto& c : it->second->data.value("classes", json::array())) has.insert(text::fold(c.get<std::string>()));
+    for (std::string c : text::split_commas(rec.value("dnd_class", ""))) {
+      c = text::fold(c) == "sorceror" ? "sorcerer" : text::fold(c);
+      if (c == "ritual caster" || granted.count(c)) continue;
+      ++named;
+      EXPECT_TRUE(has.count(c)) << it->second->key << " lacks " << c;
+    }
+    for (const auto& g : granted) {
+      EXPECT_FALSE(has.count(g) && rec.value("dnd_class", "").find(":") == std::string::npos &&
+                   it->second->document.key == "srd-2014")
+          << it->second->key << ": " << g << " is a subclass's grant";
     }
   }
   EXPECT_GT(named, 3000);

@@ -23,6 +23,10 @@ std::string capitalised(std::string_view s);
 
 std::string trim(std::string_view s);
 
+// Whether `s` is `start` followed by more words: a space after it, and `start` not empty ("acid spray recharge 6"
+// goes on from "acid spray"; "acid sprays" does not). Compares as given: fold both first to compare folded.
+bool goes_on_from(std::string_view s, std::string_view start);
+
 // The parts of `s` between commas, trimmed, empty ones dropped ("Bard, Cleric ,,Paladin" -> {"Bard", "Cleric",
 // "Paladin"}).
 std::vector<std::string> split_commas(std::string_view s);
