@@ -780,6 +780,12 @@ int cmd_sync(const Config& cfg, std::string source, bool force, bool quiet, int 
   if (report->v1_covered > 0) {
     s += "  v1 records already in v2 (not stored twice): " + std::to_string(report->v1_covered) + "\n";
   }
+  if (report->corrections > 0) {
+    s += "  record errors corrected: " + std::to_string(report->corrections) + " (their answers say what and why)\n";
+  }
+  for (const auto& c : report->corrections_unapplied) {
+    s += "  correction not applied (the record no longer has the value it corrects): " + c + "\n";
+  }
   if (!report->missing_endpoints.empty()) {
     s += "  endpoints the source does not have: " + text::join(report->missing_endpoints, ", ") + "\n";
   }

@@ -66,9 +66,7 @@ std::vector<RecordMap> build() {
         {"material", F::kShownAs, "components", "\"M\" in components"},
         {"material_specified", F::kKept, "material"},
         {"material_cost", F::kKept, "material_cost"},
-        {"material_consumed", F::kCorrected, "material_consumed|correction",
-         "kept where the spell's text consumes the material; 26 records (25 of SRD 5.2) mark consumed a material "
-         "their text keeps, and their answers say so in `correction`"},
+        {"material_consumed", F::kKept, "material_consumed"},
         {"duration", F::kKept, "duration"},
         {"concentration", F::kShownAs, "concentration", "\"Concentration\" before the duration"},
         {"ritual", F::kShownAs, "ritual", "\"(ritual)\" after the level"},

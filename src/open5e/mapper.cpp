@@ -229,17 +229,7 @@ void map_spell(const json& rec, Entity& e) {
   put_str(d, "components", components_of(rec));
   put_str(d, "material", str(rec, "material_specified"));
   if (auto c = num(rec, "material_cost")) d["material_cost"] = *c;
-  if (json_util::boolean(rec, "material_consumed").value_or(false)) {
-    // A spell that consumes its material says so ("which the spell consumes"); 26 records (25 of SRD 5.2: Chromatic
-    // Orb's diamond, Clairvoyance's focus) mark materials consumed that their text keeps.
-    const std::string said =
-        text::lower(str(rec, "desc") + " " + str(rec, "material_specified") + " " + str(rec, "higher_level"));
-    if (said.find("consum") != std::string::npos) {
-      d["material_consumed"] = true;
-    } else {
-      d["correction"] = "the Open5e record marks the material consumed; the spell's text does not consume it";
-    }
-  }
+  if (json_util::boolean(rec, "material_consumed").value_or(false)) d["material_consumed"] = true;
   put_str(d, "duration", str(rec, "duration"));
   f.concentration = json_util::boolean(rec, "concentration").value_or(false);
   f.ritual = json_util::boolean(rec, "ritual").value_or(false);

@@ -11,6 +11,7 @@
 #include "lorekeeper/core/json_util.hpp"
 #include "lorekeeper/core/log.hpp"
 #include "lorekeeper/core/text.hpp"
+#include "lorekeeper/open5e/corrections.hpp"
 
 namespace lorekeeper::open5e {
 
@@ -24,6 +25,19 @@ std::string iso_now() {
 }
 
 using PageHandler = std::function<Status(std::vector<json>& records)>;
+
+// An entity mapped from a record the corrections file mended (open5e/corrections.hpp) carries their marks, and keeps
+// the record as the API sent it.
+void mark_corrected(model::Entity& e, const json& as_sent, const json& marks) {
+  json& list = e.data["corrections"];
+  if (!list.is_array()) list = json::array();
+  for (const auto& m : marks) list.push_back(m);
+  if (e.raw.is_object() && e.raw.contains(kRawV2)) {
+    e.raw[kRawV2] = as_sent;
+  } else {
+    e.raw = as_sent;
+  }
+}
 
 // The path of a request without its query or slashes: "v2/spells/?page=2" -> "v2/spells".
 std::string endpoint_of(const std::string& request) {
@@ -185,6 +199,7 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
   report.source = source.describe();
   MappingContext ctx;
   ctx.base_url = options.base_url;
+  Corrector corrector(bundled_corrections());
   const std::map<std::string, int> baselines = stored_listing_sizes(store);
   auto baseline = [&](const std::string& endpoint) {
     auto it = baselines.find(endpoint);
@@ -308,8 +323,8 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
             }
             kept.range = e.data.value("range", "");
             kept.casting_time = e.data.value("casting_time", "");
-            if (!kept.classes.empty() || !kept.subclass_grants.empty())
-              ctx.v1_spell_classes[v1_note_key(e.document.key, e.name)] = std::move(kept);
+            // Every spell: one with no class may still have v1's fuller range ("Self (15-foot cone)").
+            ctx.v1_spell_classes[v1_note_key(e.document.key, e.name)] = std::move(kept);
           }
           return true;
         },
@@ -366,8 +381,13 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
     };
     Status walked = walk(source, endpoint, options, report, stored_from, [&](std::vector<json>& records) {
       std::vector<model::Entity> mapped;
-      for (const auto& rec : records) {
-        for (auto& e : map(rec)) mapped.push_back(std::move(e));
+      for (auto& rec : records) {
+        json as_sent;
+        json marks = corrector.apply(endpoint, rec, as_sent);
+        for (auto& e : map(rec)) {
+          if (!marks.empty()) mark_corrected(e, as_sent, marks);
+          mapped.push_back(std::move(e));
+        }
       }
       return write_entities(std::move(mapped));
     });
@@ -504,10 +524,13 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
         for (auto& e : rules) {
           if (seen.erase({static_cast<int>(e.kind), e.key})) {
             ++replaced[e.document.key];
-            e.data["correction"] =
-                "the Open5e v2 record of this rule holds another rule's text; this is the "
-                "rule's text from the SRD 5.1 chapter as v1 records it (" +
-                e.url + ")";
+            e.data["corrections"] =
+                json::array({{{"record", "v2/rules/" + e.key},
+                              {"field", "desc"},
+                              {"reason",
+                               "the Open5e v2 record of this rule holds another rule's text; this is the rule's text "
+                               "from the SRD 5.1 chapter as v1 records it"},
+                              {"evidence", json::array({e.url})}}});
           }
         }
         return rules;
@@ -585,6 +608,12 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
     return Status::unavailable("no endpoint could be read from " + report.source + "; the store was not changed");
   }
   LOREKEEPER_RETURN_IF_ERROR((*batch)->commit());
+  std::set<std::string> read;  // the endpoints written this time
+  for (const auto& [endpoint, n] : report.records) read.insert(endpoint);
+  report.corrections = corrector.applied(read);
+  report.corrections_unapplied = corrector.unapplied(read);
+  for (const auto& c : report.corrections_unapplied)
+    log::warning("sync: the correction of " + c + " was not applied: the record no longer has the value it corrects");
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   LOREKEEPER_RETURN_IF_ERROR(store.set_meta("synced_at:open5e", iso_now()));
   LOREKEEPER_RETURN_IF_ERROR(
@@ -606,6 +635,8 @@ std::string report_json(const SyncReport& r) {
             {"pages", r.pages},
             {"seconds", std::round(r.seconds * 100) / 100},
             {"missing_endpoints", r.missing_endpoints},
+            {"corrections", r.corrections},
+            {"corrections_unapplied", r.corrections_unapplied},
             {"skipped_recent_failures", r.skipped_recent_failures}};
   json skipped = json::array();
   for (const auto& s : r.skipped) skipped.push_back({{"endpoint", s.endpoint}, {"key", s.key}, {"reason", s.reason}});

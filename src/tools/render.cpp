@@ -474,6 +474,30 @@ std::string render_summary_line(const json& r) {
   return s;
 }
 
+namespace {
+
+// A corrected field's value as a reader knows it: a named object ({"name":"Rare","key":"rare"}) by its name.
+std::string shown_value(const json& v) {
+  if (v.is_string()) return v.get<std::string>().empty() ? "empty" : "\"" + v.get<std::string>() + "\"";
+  if (v.is_object() && v.contains("name") && v["name"].is_string()) return v["name"].get<std::string>();
+  return v.dump();
+}
+
+// What the sync corrected in the API's record, and why (docs/entity-model.md: record errors).
+std::string corrections_line(const json& r) {
+  std::string out;
+  for (const auto& c : r.value("corrections", json::array())) {
+    if (!c.is_object()) continue;
+    std::string line = "*Corrected: the Open5e record's `" + str(c, "field") + "`";
+    if (c.contains("was") && c.contains("value"))
+      line += " is " + shown_value(c["was"]) + ", here " + shown_value(c["value"]);
+    out += line + ": " + str(c, "reason") + "*\n\n";  // the evidence is in the structured answer
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string render_entity(const json& r) {
   std::string out = "### " + str(r, "name") + "\n";
   const json& doc = r.value("document", json::object());
@@ -482,9 +506,7 @@ std::string render_entity(const json& r) {
   source += " · key `" + str(r, "key") + "` · " + str(r, "kind") + "*\n\n";
   out += source;
   if (const std::string also = other_editions(r); !also.empty()) out += "*Other editions: " + also + "*\n\n";
-  // What the mapping corrected in the API's record, and on what evidence (data/README.md).
-  if (const std::string corrected = str(r, "correction"); !corrected.empty())
-    out += "*Corrected: " + corrected + "*\n\n";
+  out += corrections_line(r);
   const std::string kind = str(r, "kind");
   if (kind == "spell")
     render_spell(out, r);

@@ -20,6 +20,7 @@
 #include "lorekeeper/core/text.hpp"
 #include "lorekeeper/model/attunement.hpp"
 #include "lorekeeper/model/coverage.hpp"
+#include "lorekeeper/open5e/corrections.hpp"
 #include "lorekeeper/open5e/field_map.hpp"
 #include "lorekeeper/open5e/mapper.hpp"
 #include "lorekeeper/open5e/page_source.hpp"
@@ -49,6 +50,7 @@ class Fidelity : public ::testing::Test {
     auto report = open5e::sync(**source, **st, open5e::SyncOptions{});
     ASSERT_TRUE(report.is_ok()) << report.status().to_string();
     ASSERT_TRUE(report->failed.empty());
+    report_ = new open5e::SyncReport(*report);
     // Every entity with its original record (scan leaves `raw` out).
     std::vector<std::pair<std::string, Kind>> keys;
     ASSERT_TRUE((*st)
@@ -67,6 +69,7 @@ class Fidelity : public ::testing::Test {
   }
   static void TearDownTestSuite() {
     delete engine_;
+    delete report_;
     delete entities_;
     delete path_;
   }
@@ -103,11 +106,13 @@ class Fidelity : public ::testing::Test {
   }
 
   static std::string* path_;
+  static open5e::SyncReport* report_;
   static std::vector<Entity>* entities_;
   static tools::Engine* engine_;
 };
 
 std::string* Fidelity::path_ = nullptr;
+open5e::SyncReport* Fidelity::report_ = nullptr;
 std::vector<Entity>* Fidelity::entities_ = nullptr;
 tools::Engine* Fidelity::engine_ = nullptr;
 
@@ -598,7 +603,15 @@ class Conservation {
     const std::string kind(model::kind_name(e.kind));
     Tally& t = tally_[source + " " + kind + " " + e.document.key];
     ++t.records;
-    check_fields(source, kind, e, record, a);
+    // The fields of this record the corrections file mended: the answer says so, with the value it has instead.
+    std::set<std::string> corrected;
+    const std::string id = record.value("key", record.value("slug", ""));
+    const std::string version = source.substr(std::string("open5e_").size(), 2) + "/";
+    for (const auto& m : a.result.value("corrections", json::array())) {
+      const std::string r = m.value("record", "");
+      if (r.rfind(version, 0) == 0 && r.substr(r.rfind('/') + 1) == id) corrected.insert(m.value("field", ""));
+    }
+    check_fields(source, kind, e, record, corrected, a);
     json own = record;
     if (own.contains("descriptions") && own["descriptions"].is_array() &&
         open5e::field_rule(source, kind, "descriptions")->fate == open5e::Fate::kPerDocument) {
@@ -615,7 +628,14 @@ class Conservation {
     std::vector<std::pair<std::string, const json*>> values;
     leaves(own, "", values);
     for (const auto& [path, v] : values) {
-      if (!blank(*v)) check_value(source, kind, e, path, *v, a, t);
+      if (blank(*v)) continue;
+      if (std::any_of(corrected.begin(), corrected.end(),
+                      [&](const std::string& f) { return path == f || path.rfind(f + ".", 0) == 0; })) {
+        ++t.values;
+        ++t.accounted;
+        continue;
+      }
+      check_value(source, kind, e, path, *v, a, t);
     }
   }
 
@@ -659,7 +679,7 @@ class Conservation {
 
  private:
   void check_fields(const std::string& source, const std::string& kind, const Entity& e, const json& record,
-                    Answered& a) {
+                    const std::set<std::string>& corrected, Answered& a) {
     for (auto field = record.begin(); field != record.end(); ++field) {
       if (blank(field.value())) continue;
       const auto* rule = open5e::field_rule(source, kind, field.key());
@@ -672,7 +692,8 @@ class Conservation {
       const bool needs_met =
           rule->needs.empty() || (record.contains(rule->needs) && !blank(record[std::string(rule->needs)]));
       const std::string_view to = rule->path == "*" ? std::string_view(field.key()) : rule->to;
-      if (rule->fate == open5e::Fate::kHeader || rule->fate == open5e::Fate::kDropped || !needs_met || to.empty())
+      if (rule->fate == open5e::Fate::kHeader || rule->fate == open5e::Fate::kDropped || !needs_met || to.empty() ||
+          corrected.count(field.key()))
         continue;
       EXPECT_TRUE(carries(a.result, to)) << e.key << ": `" << field.key() << "` should reach `" << to << "` of "
                                          << a.result.dump().substr(0, 400);
@@ -727,6 +748,68 @@ std::vector<json> v1_list(const std::string& endpoint) {
     for (const auto& r : listing["results"]) out.push_back(r);
   }
   return out;
+}
+
+// data/corrections.json (#42.6): every entry still corrects the bundled snapshot (its record has the value it
+// corrects) on evidence the snapshot bears out, the sync applied every one, and the entity's answer has the corrected
+// value, says it was corrected and why, and keeps the record as sent in its source.
+TEST_F(Fidelity, EveryReviewedCorrectionHoldsOnItsEvidenceAndItsAnswerSaysSo) {
+  ASSERT_EQ(open5e::corrections_error(), "");
+  const auto& corrections = open5e::bundled_corrections();
+  ASSERT_GE(corrections.size(), 28u);
+  EXPECT_EQ(report_->corrections, static_cast<int>(corrections.size()));
+  EXPECT_TRUE(report_->corrections_unapplied.empty()) << text::join(report_->corrections_unapplied, ", ");
+  std::map<std::string, std::map<std::string, json>> lists;  // endpoint -> key or slug -> record
+  auto record = [&](const std::string& endpoint, const std::string& key) -> const json* {
+    auto& list = lists[endpoint];
+    if (list.empty()) {
+      for (const json& r : v1_list(endpoint)) list[r.value("key", r.value("slug", ""))] = r;
+    }
+    auto it = list.find(key);
+    return it == list.end() ? nullptr : &it->second;
+  };
+  for (const auto& c : corrections) {
+    const std::string what = c.endpoint + "/" + c.key + " " + c.field;
+    const json* sent = record(c.endpoint, c.key);
+    ASSERT_NE(sent, nullptr) << what << ": no such record in the snapshot";
+    const json* v = open5e::field_at(*sent, c.field);
+    ASSERT_NE(v, nullptr) << what << ": the record has no such field";
+    EXPECT_EQ(*v, c.was) << what << ": the record no longer has the value the entry corrects";
+    for (const auto& ev : c.evidence) {
+      const json* proof = record(ev.endpoint, ev.key);
+      ASSERT_NE(proof, nullptr) << what << ": the evidence's record " << ev.endpoint << "/" << ev.key << " is missing";
+      EXPECT_TRUE(open5e::holds(ev, *proof)) << what << ": the evidence does not hold: " << ev.describe();
+    }
+    const Entity* e = nullptr;
+    for (const auto& x : *entities_) {
+      if (x.raw.is_object() && v2_record(x).value("key", "") == c.key) e = &x;
+    }
+    ASSERT_NE(e, nullptr) << what << ": no entity was made from the record";
+    EXPECT_EQ(*open5e::field_at(v2_record(*e), c.field), c.was) << what << ": the stored source is not as sent";
+    auto answer = call("get_entity", {{"key", e->key}, {"kind", std::string(model::kind_name(e->kind))}});
+    const json& result = answer.structured["result"];
+    bool marked = false;
+    for (const auto& m : result.value("corrections", json::array())) {
+      marked =
+          marked || (m.value("field", "") == c.field && m.value("value", json()) == c.value &&
+                     !m.value("reason", "").empty() && m.value("evidence", json::array()).size() == c.evidence.size());
+    }
+    EXPECT_TRUE(marked) << what << ": " << result.value("corrections", json()).dump();
+    EXPECT_NE(answer.text.find("*Corrected: the Open5e record's `" + c.field + "`"), std::string::npos)
+        << what << ": " << answer.text.substr(0, 600);
+  }
+  // What the corrected values do in the answers.
+  auto result = [&](const std::string& key, const std::string& kind) {
+    return call("get_entity", {{"key", key}, {"kind", kind}}).structured["result"];
+  };
+  EXPECT_FALSE(result("srd-2024_true-strike", "spell").value("material_consumed", false));
+  EXPECT_TRUE(result("srd-2024_revivify", "spell").value("material_consumed", false));
+  EXPECT_FALSE(result("srd_horn-of-valhalla-silver", "magic-item").value("requires_attunement", true));
+  EXPECT_EQ(text::lower(result("srd_ioun-stone-agility", "magic-item").value("rarity", "")), "very rare");
+  EXPECT_EQ(result("srd_mithral-armor-half-plate", "magic-item").value("category", ""), "Armor");
+  // Magic Jar's container is destroyed when the spell ends: not proven unconsumed, so it stays as sent.
+  EXPECT_TRUE(result("srd-2024_magic-jar", "spell").value("material_consumed", false));
+  EXPECT_FALSE(result("srd-2024_magic-jar", "spell").contains("corrections"));
 }
 
 // The proof that nothing is lost (#42.7): every value of every record the bundled snapshot gives an entity, v2 and

@@ -1356,6 +1356,41 @@ TEST(Sync, Srd51SpellsGainThePaladinV1Names) {
   EXPECT_EQ(stored_classes(*fresh, "srd_cure-wounds"), json({"Bard", "Cleric", "Druid", "Ranger"}));
 }
 
+// v1's fuller range stays while /v1/spells/ cannot be read, for a spell no class list names (four Deep Magic spells:
+// "Self (15-foot cone)" where v2 says "Self").
+TEST(Sync, AStoredSpellKeepsV1sRangeWhileV1SpellsIsUnreadableThoughItHasNoClass) {
+  const std::string dir = testing::temp_dir();
+  fs::copy(testing::fixture_mirror(), dir + "/mirror", fs::copy_options::recursive);
+  auto edit = [&](const std::string& page, const std::function<void(json&)>& change) {
+    json listing = json::parse(testing::read_file(dir + "/mirror/" + page));
+    for (auto& r : listing["results"]) change(r);
+    testing::write_file(dir + "/mirror/" + page, listing.dump());
+  };
+  for (const char* page : {"v2/spells/limit=100.json", "v2/spells/limit=100&page=2.json"}) {
+    edit(page, [](json& r) {
+      if (r["key"] == "deepmx_shield-of-star-and-shadow") r["classes"] = json::array();
+    });
+  }
+  edit("v1/spells/limit=100.json", [](json& r) {
+    if (r["slug"] != "shield-of-star-and-shadow") return;
+    r["dnd_class"] = "";
+    r["range"] = "Self (15-foot cone)";
+  });
+  auto range = [](store::Store& st) {
+    auto got = st.get("deepmx_shield-of-star-and-shadow", model::Kind::kSpell, false);
+    return got.is_ok() && got->size() == 1 ? (*got)[0].data.value("range", "") : "<none>";
+  };
+  auto st = fresh_store(dir);
+  ASSERT_TRUE(sync(*make_directory_source(dir + "/mirror"), *st, SyncOptions{}).is_ok());
+  ASSERT_EQ(range(*st), "Self (15-foot cone)");
+  EXPECT_EQ(stored_classes(*st, "deepmx_shield-of-star-and-shadow"), json::array());
+  FailingSource down(dir + "/mirror", "v1/spells/", Status::unavailable("HTTP 503"));
+  auto report = sync(down, *st, SyncOptions{});
+  ASSERT_TRUE(report.is_ok()) << report.status().to_string();
+  ASSERT_EQ(report->failed.size(), 1u);
+  EXPECT_EQ(range(*st), "Self (15-foot cone)");
+}
+
 std::string rule_text(store::Store& st, const std::string& key) {
   auto got = st.get(key, model::Kind::kRule, false);
   if (!got.is_ok() || got->size() != 1) return "<no " + key + ">";

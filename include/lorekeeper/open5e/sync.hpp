@@ -61,6 +61,9 @@ struct SyncReport {
   std::vector<EndpointFailure> failed;               // kept their previous data
   std::vector<EndpointFailure> accepted_incomplete;  // short or shrunken listings written (accept_incomplete)
   std::vector<std::string> skipped_recent_failures;  // not retried: failed less than the error TTL ago
+  int corrections = 0;                               // entries of data/corrections.json applied
+  // "<endpoint>/<key> <field>" of entries whose record was read but no longer has the value they correct.
+  std::vector<std::string> corrections_unapplied;
   int pages = 0;
   double seconds = 0;
   int total_entities() const;

@@ -1,0 +1,208 @@
+#include "lorekeeper/open5e/corrections.hpp"
+
+#include <algorithm>
+#include <set>
+
+extern "C" const char lorekeeper_corrections_begin[];
+extern "C" const char lorekeeper_corrections_end[];
+
+namespace lorekeeper::open5e {
+namespace {
+
+using json = nlohmann::json;
+
+// "v2/magicitems/srd_horn-of-valhalla-silver" -> ("v2/magicitems", "srd_horn-of-valhalla-silver").
+Status split_record(const json& entry, const std::string& where, std::string& endpoint, std::string& key) {
+  if (!entry.contains("record") || !entry["record"].is_string())
+    return Status::invalid_argument(where + "`record` must be a string \"<endpoint>/<key>\"");
+  const std::string record = entry["record"].get<std::string>();
+  const size_t slash = record.rfind('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == record.size() || record.find('/') == slash)
+    return Status::invalid_argument(where + "`record` \"" + record + "\" is not \"<version>/<list>/<key>\"");
+  endpoint = record.substr(0, slash);
+  key = record.substr(slash + 1);
+  return Status::ok();
+}
+
+Status string_member(const json& entry, const char* name, const std::string& where, std::string& out) {
+  if (!entry.contains(name) || !entry[name].is_string() || entry[name].get<std::string>().empty())
+    return Status::invalid_argument(where + "`" + name + "` must be a non-empty string");
+  out = entry[name].get<std::string>();
+  return Status::ok();
+}
+
+Status only_members(const json& entry, const std::set<std::string>& allowed, const std::string& where) {
+  for (auto it = entry.begin(); it != entry.end(); ++it) {
+    if (!allowed.count(it.key())) return Status::invalid_argument(where + "unknown member `" + it.key() + "`");
+  }
+  return Status::ok();
+}
+
+Result<Evidence> parse_evidence(const json& e, const std::string& where) {
+  if (!e.is_object()) return Status::invalid_argument(where + "evidence must be an object");
+  LOREKEEPER_RETURN_IF_ERROR(only_members(e, {"record", "field", "quotes", "lacks", "equals"}, where));
+  Evidence out;
+  LOREKEEPER_RETURN_IF_ERROR(split_record(e, where, out.endpoint, out.key));
+  LOREKEEPER_RETURN_IF_ERROR(string_member(e, "field", where, out.field));
+  const int tests = static_cast<int>(e.contains("quotes")) + static_cast<int>(e.contains("lacks")) +
+                    static_cast<int>(e.contains("equals"));
+  if (tests != 1) return Status::invalid_argument(where + "evidence needs exactly one of `quotes`, `lacks`, `equals`");
+  if (e.contains("equals")) {
+    out.test = Evidence::Test::kEquals;
+    out.value = e["equals"];
+  } else {
+    out.test = e.contains("quotes") ? Evidence::Test::kQuotes : Evidence::Test::kLacks;
+    out.value = e.contains("quotes") ? e["quotes"] : e["lacks"];
+    if (!out.value.is_string() || out.value.get<std::string>().empty())
+      return Status::invalid_argument(where + "`quotes` and `lacks` take a non-empty string");
+  }
+  return out;
+}
+
+struct Bundled {
+  std::vector<Correction> corrections;
+  std::string error;
+  Bundled() {
+    const std::string_view text(lorekeeper_corrections_begin,
+                                static_cast<size_t>(lorekeeper_corrections_end - lorekeeper_corrections_begin));
+    auto parsed = parse_corrections(text);
+    if (parsed.is_ok()) {
+      corrections = std::move(*parsed);
+    } else {
+      error = parsed.status().message();
+    }
+  }
+};
+
+const Bundled& bundled() {
+  static const Bundled b;
+  return b;
+}
+
+}  // namespace
+
+std::string Evidence::describe() const {
+  std::string out = endpoint + " " + key + ": " + field;
+  switch (test) {
+    case Test::kQuotes: return out + " says \"" + value.get<std::string>() + "\"";
+    case Test::kLacks: return out + " does not say \"" + value.get<std::string>() + "\"";
+    case Test::kEquals: return out + " is " + value.dump();
+  }
+  return out;
+}
+
+json Correction::mark() const {
+  json evidence_text = json::array();
+  for (const auto& e : evidence) evidence_text.push_back(e.describe());
+  return json{{"record", endpoint + "/" + key}, {"field", field}, {"was", was}, {"value", value}, {"reason", reason},
+              {"evidence", evidence_text}};
+}
+
+Result<std::vector<Correction>> parse_corrections(std::string_view text) {
+  json doc = json::parse(text, nullptr, false);
+  if (doc.is_discarded()) return Status::invalid_argument("corrections: not valid JSON");
+  if (!doc.is_array()) return Status::invalid_argument("corrections: the file must be a JSON array of entries");
+  std::vector<Correction> out;
+  std::set<std::string> fields;
+  for (size_t i = 0; i < doc.size(); ++i) {
+    const json& entry = doc[i];
+    std::string where = "corrections: entry " + std::to_string(i + 1) + ": ";
+    if (!entry.is_object()) return Status::invalid_argument(where + "must be an object");
+    LOREKEEPER_RETURN_IF_ERROR(only_members(entry, {"record", "field", "was", "value", "evidence", "reason"}, where));
+    Correction c;
+    LOREKEEPER_RETURN_IF_ERROR(split_record(entry, where, c.endpoint, c.key));
+    where += c.endpoint + "/" + c.key + ": ";
+    LOREKEEPER_RETURN_IF_ERROR(string_member(entry, "field", where, c.field));
+    LOREKEEPER_RETURN_IF_ERROR(string_member(entry, "reason", where, c.reason));
+    if (!entry.contains("was") || !entry.contains("value"))
+      return Status::invalid_argument(where + "`was` and `value` are required");
+    c.was = entry["was"];
+    c.value = entry["value"];
+    if (c.was == c.value) return Status::invalid_argument(where + "`value` is the same as `was`");
+    if (!entry.contains("evidence") || !entry["evidence"].is_array() || entry["evidence"].empty())
+      return Status::invalid_argument(where + "`evidence` must be a non-empty array");
+    for (const auto& e : entry["evidence"]) {
+      auto ev = parse_evidence(e, where);
+      if (!ev.is_ok()) return ev.status();
+      c.evidence.push_back(std::move(*ev));
+    }
+    if (!fields.insert(c.endpoint + "/" + c.key + " " + c.field).second)
+      return Status::invalid_argument(where + "a second entry for `" + c.field + "`");
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+const std::vector<Correction>& bundled_corrections() { return bundled().corrections; }
+const std::string& corrections_error() { return bundled().error; }
+
+namespace {
+
+// The value at `field` of `record`, const or not.
+template <typename Json>
+Json* find_field(Json& record, std::string_view field) {
+  Json* at = &record;
+  size_t from = 0;
+  while (true) {
+    const size_t dot = field.find('.', from);
+    const std::string part(field.substr(from, dot == std::string_view::npos ? std::string_view::npos : dot - from));
+    if (!at->is_object() || !at->contains(part)) return nullptr;
+    at = &(*at)[part];
+    if (dot == std::string_view::npos) return at;
+    from = dot + 1;
+  }
+}
+
+}  // namespace
+
+const json* field_at(const json& record, std::string_view field) { return find_field(record, field); }
+
+bool holds(const Evidence& evidence, const json& record) {
+  const json* v = field_at(record, evidence.field);
+  if (evidence.test == Evidence::Test::kEquals) return v && *v == evidence.value;
+  const std::string quote = evidence.value.get<std::string>();
+  // A missing or null field says nothing, so it lacks every quote.
+  const bool says = v && v->is_string() && v->get<std::string>().find(quote) != std::string::npos;
+  return evidence.test == Evidence::Test::kQuotes ? says : (!says && (!v || v->is_null() || v->is_string()));
+}
+
+Corrector::Corrector(const std::vector<Correction>& corrections) {
+  for (const auto& c : corrections) {
+    by_record_.emplace(std::make_pair(c.endpoint, c.key), &c);
+    done_[&c] = false;
+  }
+}
+
+json Corrector::apply(std::string_view endpoint, json& record, json& as_sent) {
+  json marks = json::array();
+  if (by_record_.empty() || !record.is_object() || (!record.contains("key") && !record.contains("slug"))) return marks;
+  const json& id = record.contains("key") ? record["key"] : record["slug"];
+  if (!id.is_string()) return marks;
+  const auto [from, to] = by_record_.equal_range({std::string(endpoint), id.get<std::string>()});
+  for (auto it = from; it != to; ++it) {
+    const Correction& c = *it->second;
+    json* v = find_field(record, c.field);
+    if (!v || *v != c.was) continue;
+    if (marks.empty()) as_sent = record;
+    *v = c.value;
+    marks.push_back(c.mark());
+    done_[&c] = true;
+  }
+  return marks;
+}
+
+std::vector<std::string> Corrector::unapplied(const std::set<std::string>& endpoints) const {
+  std::vector<std::string> out;
+  for (const auto& [c, done] : done_) {
+    if (!done && endpoints.count(c->endpoint)) out.push_back(c->endpoint + "/" + c->key + " " + c->field);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+int Corrector::applied(const std::set<std::string>& endpoints) const {
+  return static_cast<int>(std::count_if(
+      done_.begin(), done_.end(), [&](const auto& d) { return d.second && endpoints.count(d.first->endpoint) > 0; }));
+}
+
+}  // namespace lorekeeper::open5e
