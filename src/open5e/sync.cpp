@@ -28,6 +28,12 @@ using PageHandler = std::function<Status(std::vector<json>& records)>;
 
 // An entity mapped from a record the corrections file mended (open5e/corrections.hpp) carries their marks, and keeps
 // the record as the API sent it.
+// The lists whose records the corrections file mends: v2's, but the items (folded into the weapons and armor they
+// are, which a correction taken back could not map again). Every list read page by page can hold evidence.
+bool corrected_list(std::string_view endpoint) {
+  return endpoint.rfind("v2/", 0) == 0 && endpoint != "v2/items" && endpoint != "v2/documents";
+}
+
 void mark_corrected(model::Entity& e, const json& as_sent, const json& marks) {
   json& list = e.data["corrections"];
   if (!list.is_array()) list = json::array();
@@ -199,7 +205,9 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
   report.source = source.describe();
   MappingContext ctx;
   ctx.base_url = options.base_url;
-  Corrector corrector(bundled_corrections());
+  Corrector corrector(options.corrections ? *options.corrections : bundled_corrections());
+  if (!options.corrections && !corrections_error().empty())
+    log::error("sync: no record error is corrected: " + corrections_error());
   const std::map<std::string, int> baselines = stored_listing_sizes(store);
   auto baseline = [&](const std::string& endpoint) {
     auto it = baselines.find(endpoint);
@@ -383,7 +391,12 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
       std::vector<model::Entity> mapped;
       for (auto& rec : records) {
         json as_sent;
-        json marks = corrector.apply(endpoint, rec, as_sent);
+        json marks = json::array();
+        if (corrected_list(endpoint)) {
+          marks = corrector.apply(endpoint, rec, as_sent);
+        } else {
+          corrector.note(endpoint, rec);
+        }
         for (auto& e : map(rec)) {
           if (!marks.empty()) mark_corrected(e, as_sent, marks);
           mapped.push_back(std::move(e));
@@ -530,7 +543,8 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
                               {"reason",
                                "the Open5e v2 record of this rule holds another rule's text; this is the rule's text "
                                "from the SRD 5.1 chapter as v1 records it"},
-                              {"evidence", json::array({e.url})}}});
+                              {"evidence", json::array({"v1/sections " + json_util::str(e.raw, "slug") +
+                                                        ": desc holds the rule under its heading (" + e.url + ")"})}}});
           }
         }
         return rules;
@@ -607,13 +621,30 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
   if (written_endpoints == 0) {
     return Status::unavailable("no endpoint could be read from " + report.source + "; the store was not changed");
   }
+  // A correction whose evidence the records read do not bear out (the API changed them) is taken back: its record is
+  // mapped again as sent, with the corrections that still hold.
+  for (const auto& id : corrector.take_back_unproven()) {
+    const json* sent = corrector.as_sent(id);
+    const auto ep = std::find_if(v2_endpoints().begin(), v2_endpoints().end(),
+                                 [&](const Endpoint& x) { return "v2/" + std::string(x.path) == id.first; });
+    if (!sent || ep == v2_endpoints().end()) continue;
+    json rec = *sent;
+    json as_sent;
+    const json marks = corrector.apply(id.first, rec, as_sent);
+    auto e = map_v2_record(*ep, rec, ctx);
+    if (!e) continue;
+    std::vector<model::Entity> again = split_by_document(std::move(*e), ctx);
+    for (auto& x : again) {
+      if (!marks.empty()) mark_corrected(x, as_sent, marks);
+    }
+    LOREKEEPER_RETURN_IF_ERROR(stored((*batch)->write(documents, again)));
+  }
   LOREKEEPER_RETURN_IF_ERROR((*batch)->commit());
   std::set<std::string> read;  // the endpoints written this time
   for (const auto& [endpoint, n] : report.records) read.insert(endpoint);
   report.corrections = corrector.applied(read);
   report.corrections_unapplied = corrector.unapplied(read);
-  for (const auto& c : report.corrections_unapplied)
-    log::warning("sync: the correction of " + c + " was not applied: the record no longer has the value it corrects");
+  for (const auto& c : report.corrections_unapplied) log::warning("sync: a correction was not applied: " + c);
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   LOREKEEPER_RETURN_IF_ERROR(store.set_meta("synced_at:open5e", iso_now()));
   LOREKEEPER_RETURN_IF_ERROR(

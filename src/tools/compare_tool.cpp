@@ -69,8 +69,11 @@ const std::vector<std::string>& leading_fields() {
   return fields;
 }
 
-// Fields that repeat another one or never differ meaningfully.
-bool skipped(const std::string& field) { return field == "challenge_rating" || field == "experience_points"; }
+// Fields that repeat another one or never differ meaningfully, and the marks of corrected record errors (each
+// edition's answer says its own).
+bool skipped(const std::string& field) {
+  return field == "challenge_rating" || field == "experience_points" || field == "corrections";
+}
 
 std::string scalar_text(const json& v) {
   if (v.is_string()) return text::trim(v.get<std::string>());

@@ -66,7 +66,34 @@ TEST(Corrections, AnEntryThatCannotBeReviewedIsRefusedWithItsPlace) {
   e["evidence"][0].erase("equals");
   e["evidence"][0]["lacks"] = "";
   EXPECT_NE(error_of(json::array({e})).find("non-empty string"), std::string::npos);
-  EXPECT_NE(error_of(json::array({entry(), entry()})).find("a second entry"), std::string::npos);
+  EXPECT_NE(error_of(json::array({entry(), entry()})).find("overlaps"), std::string::npos);
+  json whole = entry(), part = entry();
+  whole["field"] = "rarity";
+  whole["was"] = {{"key", "rare"}};
+  whole["value"] = {{"key", "very-rare"}};
+  part["field"] = "rarity.key";
+  part["was"] = "rare";
+  part["value"] = "very-rare";
+  EXPECT_NE(error_of(json::array({whole, part})).find("overlaps"), std::string::npos);
+  for (const char* record : {"v2//x", "v3/spells/x", "v2/spells/", "/spells/x", "v2/spells/a/b"}) {
+    e = entry();
+    e["record"] = record;
+    EXPECT_NE(error_of(json::array({e})).find("is not \"<version>/<list>/<key>\""), std::string::npos) << record;
+  }
+  for (const char* field : {"rarity..key", ".rarity", "rarity.", ""}) {
+    e = entry();
+    e["field"] = field;
+    EXPECT_NE(error_of(json::array({e})).find("`field`"), std::string::npos) << field;
+    e = entry();
+    e["evidence"][0]["field"] = field;
+    EXPECT_NE(error_of(json::array({e})).find("`field`"), std::string::npos) << field;
+  }
+  e = entry();
+  e["value"] = "false";  // a string for a boolean
+  EXPECT_NE(error_of(json::array({e})).find("type of `was`"), std::string::npos);
+  e = entry();
+  e["value"] = nullptr;
+  EXPECT_NE(error_of(json::array({e})).find("type of `was`"), std::string::npos);
 }
 
 TEST(Corrections, EvidenceHoldsOnlyWhenTheRecordBearsItOut) {
@@ -76,9 +103,11 @@ TEST(Corrections, EvidenceHoldsOnlyWhenTheRecordBearsItOut) {
   EXPECT_FALSE(holds(quotes, json::object()));
   Evidence lacks{"v2/x", "k", "material_specified", Evidence::Test::kLacks, "consum"};
   EXPECT_TRUE(holds(lacks, json{{"material_specified", "a pearl"}}));
-  EXPECT_TRUE(holds(lacks, json{{"material_specified", nullptr}}));
   EXPECT_FALSE(holds(lacks, json{{"material_specified", "a diamond, which the spell consumes"}}));
-  EXPECT_FALSE(holds(lacks, json{{"material_specified", 5}}));  // not text: it neither says nor lacks
+  // Only a text lacks a quote: a missing (or misspelled) field, null or a number proves nothing.
+  EXPECT_FALSE(holds(lacks, json{{"materal_specified", "a pearl"}}));
+  EXPECT_FALSE(holds(lacks, json{{"material_specified", nullptr}}));
+  EXPECT_FALSE(holds(lacks, json{{"material_specified", 5}}));
   Evidence nested{"v2/x", "k", "category.key", Evidence::Test::kEquals, "armor"};
   EXPECT_TRUE(holds(nested, json{{"category", {{"key", "armor"}}}}));
   EXPECT_FALSE(holds(nested, json{{"category", "armor"}}));
@@ -98,7 +127,8 @@ TEST(Corrections, TheCorrectorAppliesAnEntryOnlyWhileTheRecordHasTheValueItCorre
   json mended = {{"key", "srd_horn"}, {"requires_attunement", false}};
   EXPECT_TRUE(corrector.apply("v2/magicitems", mended, as_sent).empty());
   EXPECT_EQ(corrector.unapplied({"v2/magicitems"}),
-            std::vector<std::string>{"v2/magicitems/srd_horn requires_attunement"});
+            std::vector<std::string>{
+                "v2/magicitems/srd_horn requires_attunement: the record no longer has the value it corrects"});
   EXPECT_TRUE(corrector.unapplied({"v2/spells"}).empty());  // its list was not read this time
   json wrong = {{"key", "srd_horn"}, {"requires_attunement", true}, {"name", "Horn"}};
   const json marks = corrector.apply("v2/magicitems", wrong, as_sent);
@@ -114,6 +144,51 @@ TEST(Corrections, TheCorrectorAppliesAnEntryOnlyWhileTheRecordHasTheValueItCorre
   EXPECT_TRUE(corrector.apply("v2/magicitems", keyless, as_sent).empty());
   json not_object = json::array({1});
   EXPECT_TRUE(corrector.apply("v2/magicitems", not_object, as_sent).empty());
+}
+
+TEST(Corrections, AnEntryWhoseEvidenceTheRecordsReadDoNotBearOutIsTakenBack) {
+  json second = entry();
+  second["record"] = "v2/magicitems/srd_horn-2";
+  auto parsed = parse_corrections(json::array({entry(), second}).dump());
+  ASSERT_TRUE(parsed.is_ok()) << parsed.status().to_string();
+  Corrector corrector(*parsed);
+  json as_sent;
+  json horn = {{"key", "srd_horn"}, {"requires_attunement", true}};
+  json horn2 = {{"key", "srd_horn-2"}, {"requires_attunement", true}};
+  ASSERT_EQ(corrector.apply("v2/magicitems", horn, as_sent).size(), 1u);
+  ASSERT_EQ(corrector.apply("v2/magicitems", horn2, as_sent).size(), 1u);
+  // The evidence record is read after the records it corrects, and says otherwise now.
+  corrector.note("v1/magicitems", json{{"slug", "horn"}, {"requires_attunement", "requires attunement"}});
+  const auto back = corrector.take_back_unproven();
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(back[0], (Corrector::RecordId{"v2/magicitems", "srd_horn"}));
+  ASSERT_NE(corrector.as_sent(back[0]), nullptr);
+  EXPECT_EQ((*corrector.as_sent(back[0]))["requires_attunement"], true);
+  // Mapped again, the record keeps its value.
+  json again = *corrector.as_sent(back[0]);
+  EXPECT_TRUE(corrector.apply("v2/magicitems", again, as_sent).empty());
+  EXPECT_EQ(again["requires_attunement"], true);
+  EXPECT_EQ(corrector.applied({"v2/magicitems"}), 0);
+  const auto why = corrector.unapplied({"v2/magicitems"});
+  ASSERT_EQ(why.size(), 2u);
+  EXPECT_NE(why[0].find("its evidence no longer holds: v1/magicitems horn: requires_attunement is \"\""),
+            std::string::npos)
+      << why[0];
+
+  // An evidence record that was never read proves nothing either.
+  Corrector unread(*parsed);
+  json h = {{"key", "srd_horn"}, {"requires_attunement", true}};
+  ASSERT_EQ(unread.apply("v2/magicitems", h, as_sent).size(), 1u);
+  EXPECT_EQ(unread.take_back_unproven().size(), 1u);
+  EXPECT_NE(unread.unapplied({"v2/magicitems"})[0].find("v1/magicitems/horn was not read"), std::string::npos);
+
+  // Evidence read and holding keeps it.
+  Corrector proven(*parsed);
+  h = {{"key", "srd_horn"}, {"requires_attunement", true}};
+  ASSERT_EQ(proven.apply("v2/magicitems", h, as_sent).size(), 1u);
+  proven.note("v1/magicitems", json{{"slug", "horn"}, {"requires_attunement", ""}});
+  EXPECT_TRUE(proven.take_back_unproven().empty());
+  EXPECT_EQ(proven.applied({"v2/magicitems"}), 1);
 }
 
 TEST(Corrections, TheBundledFileIsWellFormed) {

@@ -804,6 +804,8 @@ TEST_F(Fidelity, EveryReviewedCorrectionHoldsOnItsEvidenceAndItsAnswerSaysSo) {
   };
   EXPECT_FALSE(result("srd-2024_true-strike", "spell").value("material_consumed", false));
   EXPECT_TRUE(result("srd-2024_revivify", "spell").value("material_consumed", false));
+  EXPECT_TRUE(result("srd_revivify", "spell").value("material_consumed", false));
+  EXPECT_EQ(result("srd_potion-of-fire-giant-strength", "magic-item").value("category", ""), "Potion");
   EXPECT_FALSE(result("srd_horn-of-valhalla-silver", "magic-item").value("requires_attunement", true));
   EXPECT_EQ(text::lower(result("srd_ioun-stone-agility", "magic-item").value("rarity", "")), "very rare");
   EXPECT_EQ(result("srd_mithral-armor-half-plate", "magic-item").value("category", ""), "Armor");

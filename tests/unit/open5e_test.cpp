@@ -1391,6 +1391,55 @@ TEST(Sync, AStoredSpellKeepsV1sRangeWhileV1SpellsIsUnreadableThoughItHasNoClass)
   EXPECT_EQ(range(*st), "Self (15-foot cone)");
 }
 
+// The sync applies the corrections file's entries to the records it maps, keeps each record as sent, marks the
+// answer, takes back an entry whose evidence (read later, in v1's list) does not hold, and reports every entry it
+// did not apply with why.
+TEST(Sync, CorrectionsApplyWhileTheRecordAndTheEvidenceSayWhatTheEntrySays) {
+  auto entry = [](const std::string& record, const std::string& evidence_rarity) {
+    return json{
+        {"record", record},
+        {"field", "rarity"},
+        {"was", {{"name", "Uncommon"}, {"key", "uncommon"}, {"rank", 2}}},
+        {"value", {{"name", "Rare"}, {"key", "rare"}, {"rank", 3}}},
+        {"evidence",
+         json::array({{{"record", "v1/magicitems/bag-of-holding"}, {"field", "rarity"}, {"equals", evidence_rarity}}})},
+        {"reason", "a test"}};
+  };
+  json stale = entry("v2/spells/srd_fireball", "uncommon");
+  stale["field"] = "level";
+  stale["was"] = 9;
+  stale["value"] = 3;
+  json gear = entry("v2/items/srd_torch", "uncommon");
+  auto corrections =
+      parse_corrections(json::array({entry("v2/magicitems/srd_bag-of-holding", "uncommon"),
+                                     entry("v2/magicitems/srd_cloak-of-elvenkind", "legendary"), stale, gear})
+                            .dump());
+  ASSERT_TRUE(corrections.is_ok()) << corrections.status().to_string();
+  SyncOptions options;
+  options.corrections = &*corrections;
+  auto st = fresh_store(testing::temp_dir());
+  auto report = sync(*make_directory_source(testing::fixture_mirror()), *st, options);
+  ASSERT_TRUE(report.is_ok()) << report.status().to_string();
+  EXPECT_EQ(report->corrections, 1);
+  EXPECT_EQ(report->corrections_unapplied,
+            (std::vector<std::string>{
+                "v2/items/srd_torch rarity: its list is not one the corrections apply to",
+                "v2/magicitems/srd_cloak-of-elvenkind rarity: its evidence no longer holds: v1/magicitems "
+                "bag-of-holding: rarity is \"legendary\"",
+                "v2/spells/srd_fireball level: the record no longer has the value it corrects"}));
+  auto bag = st->get("srd_bag-of-holding", model::Kind::kMagicItem, true);
+  ASSERT_EQ(bag->size(), 1u);
+  EXPECT_EQ((*bag)[0].data.value("rarity", ""), "Rare");
+  EXPECT_EQ((*bag)[0].data["corrections"][0]["field"], "rarity");
+  EXPECT_EQ((*bag)[0].raw["rarity"]["name"], "Uncommon");  // the record as sent
+  // Taken back: mapped again as sent, without a mark.
+  auto cloak = st->get("srd_cloak-of-elvenkind", model::Kind::kMagicItem, true);
+  ASSERT_EQ(cloak->size(), 1u);
+  EXPECT_EQ((*cloak)[0].data.value("rarity", ""), "Uncommon");
+  EXPECT_FALSE((*cloak)[0].data.contains("corrections"));
+  EXPECT_EQ(report->entities, sync(*make_directory_source(testing::fixture_mirror()), *st, SyncOptions{})->entities);
+}
+
 std::string rule_text(store::Store& st, const std::string& key) {
   auto got = st.get(key, model::Kind::kRule, false);
   if (!got.is_ok() || got->size() != 1) return "<no " + key + ">";

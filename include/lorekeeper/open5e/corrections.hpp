@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "lorekeeper/core/status.hpp"
@@ -41,9 +42,10 @@ struct Correction {
   nlohmann::json mark() const;
 };
 
-// Reads a corrections file: a JSON array of entries {"record": "<endpoint>/<key>", "field", "was", "value",
-// "evidence": [{"record", "field", one of "quotes"/"lacks"/"equals"}], "reason"}. Every member is required, and an
-// unknown member, a second entry for one field of one record, or an entry without evidence is an error.
+// Reads a corrections file: a JSON array of entries {"record": "<v1|v2>/<list>/<key>", "field", "was", "value",
+// "evidence": [{"record", "field", one of "quotes"/"lacks"/"equals"}], "reason"}. Every member is required; an
+// unknown member, a field path with an empty name, a value of another type than `was` (or null), two entries for one
+// field of one record (or a field and a path into it), or an entry without evidence is an error.
 Result<std::vector<Correction>> parse_corrections(std::string_view text);
 
 // The compiled-in file, read once. Its errors are a build-time mistake the unit tests catch (corrections_error).
@@ -53,29 +55,50 @@ const std::string& corrections_error();
 // The value at `field` ('.' separated) of `record`, or nullptr.
 const nlohmann::json* field_at(const nlohmann::json& record, std::string_view field);
 
-// Whether `record` (the evidence's own record) bears the evidence out.
+// Whether `record` (the evidence's own record) bears the evidence out. `quotes` and `lacks` need the field to be text:
+// a missing field lacks nothing.
 bool holds(const Evidence& evidence, const nlohmann::json& record);
 
-// Applies corrections to records as a sync reads them. Not thread-safe; one per sync.
+// Applies corrections to records as a sync reads them, and takes back those whose evidence the records read do not
+// bear out. Not thread-safe; one per sync.
 class Corrector {
  public:
+  using RecordId = std::pair<std::string, std::string>;  // (endpoint, key or slug)
+
   // Keeps pointers into `corrections`, which must outlive the corrector.
   explicit Corrector(const std::vector<Correction>& corrections);
 
-  // Applies to `record` (of `endpoint`) every entry for it whose field still holds `was`, and returns their marks
-  // (an empty array when none applied; `as_sent` is then the record before them). An entry whose field holds
-  // anything else is left unapplied.
+  // For a list whose records are corrected: applies to `record` (of `endpoint`) every entry for it, not taken back,
+  // whose field still holds `was`, and returns their marks (an empty array when none applied; `as_sent` is then the
+  // record before them). Notes the record first if an entry names it as evidence.
   nlohmann::json apply(std::string_view endpoint, nlohmann::json& record, nlohmann::json& as_sent);
+  // For any other list: notes `record` if an entry names it as evidence.
+  void note(std::string_view endpoint, const nlohmann::json& record);
 
-  // "<endpoint>/<key> <field>" of every entry of `endpoints` not applied so far: its record was not read, or no
-  // longer has the value it corrects (the API was mended, or changed otherwise: either way the entry needs review).
+  // Takes back every applied entry whose evidence does not hold in the records noted (or whose evidence record was
+  // not read), and returns the records they were applied to: each is to be mapped again from the record as sent
+  // (as_sent(), through apply(), which no longer applies the entries taken back).
+  std::vector<RecordId> take_back_unproven();
+  const nlohmann::json* as_sent(const RecordId& record) const;
+
+  // "<endpoint>/<key> <field>: why" of every entry of `endpoints` not applied though its record was read: the record
+  // no longer has the value it corrects (the API was mended, or changed otherwise), its evidence no longer holds,
+  // or its list is not one that is corrected. Each needs review. (An entry whose record the list does not have is
+  // not listed: a partial source, or a record the API removed.)
   std::vector<std::string> unapplied(const std::set<std::string>& endpoints) const;
-  // How many entries of `endpoints` were applied.
+  // How many entries of `endpoints` are applied.
   int applied(const std::set<std::string>& endpoints) const;
 
  private:
-  std::multimap<std::pair<std::string, std::string>, const Correction*> by_record_;
-  std::map<const Correction*, bool> done_;
+  enum class State { kPending, kApplied, kTakenBack };
+  std::multimap<RecordId, const Correction*> by_record_;
+  std::map<const Correction*, State> state_;
+  std::map<const Correction*, std::string> failed_evidence_;  // of entries taken back
+  std::set<RecordId> evidence_records_;                       // named by some entry's evidence
+  std::map<RecordId, nlohmann::json> noted_;                  // those read, as sent
+  std::map<RecordId, nlohmann::json> corrected_;              // records an entry was applied to, as sent
+  std::set<std::string> corrected_lists_;                     // endpoints apply() was called for
+  std::set<const Correction*> read_;                          // entries whose record apply() saw
 };
 
 }  // namespace lorekeeper::open5e

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "lorekeeper/core/status.hpp"
+#include "lorekeeper/open5e/corrections.hpp"
 #include "lorekeeper/open5e/mapper.hpp"
 #include "lorekeeper/open5e/page_source.hpp"
 #include "lorekeeper/store/store.hpp"
@@ -81,6 +82,8 @@ struct SyncOptions {
   // Write listings that end short of their count or shrink the stored data by more than half, instead of
   // failing those endpoints (`lorekeeper sync --accept-incomplete`); the report lists them.
   bool accept_incomplete = false;
+  // The corrections of record errors to apply; nullptr: the reviewed file compiled in (bundled_corrections()).
+  const std::vector<Correction>* corrections = nullptr;
 };
 
 // Every endpoint a sync walks, in order, as "v2/documents", "v1/monsters", "v2/spells", ..., "v1/magicitems".
