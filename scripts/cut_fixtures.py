@@ -121,9 +121,10 @@ def main():
     spells = [r for r in records("spells", "v1", "slug").values()
               if (v1_documents.get(r["document__slug"]), r["name"].lower()) in wanted]
     write_pages("spells", spells, 100, "v1")
-    # The races and backgrounds of the picked species and backgrounds, by document and name: Level Up's Sage has no
-    # description in v2, and v1's gives it.
-    for v1_endpoint, v2_endpoint in (("races", "species"), ("backgrounds", "backgrounds")):
+    # The races, backgrounds and classes of the picked species, backgrounds and classes, by document and name:
+    # Level Up's Sage has no description in v2, and v1's gives it; the Champion and the School of Evocation have no
+    # introduction in v2, and their v1 classes' archetypes give it.
+    for v1_endpoint, v2_endpoint in (("races", "species"), ("backgrounds", "backgrounds"), ("classes", "classes")):
         v2_recs = records(v2_endpoint)
         wanted = {(v2_recs[k]["document"]["key"], v2_recs[k]["name"].lower()) for k in PICK[v2_endpoint]}
         write_pages(v1_endpoint, [r for r in records(v1_endpoint, "v1", "slug").values()

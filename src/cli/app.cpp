@@ -784,7 +784,7 @@ int cmd_sync(const Config& cfg, std::string source, bool force, bool quiet, int 
     s += "  record errors corrected: " + std::to_string(report->corrections) + " (their answers say what and why)\n";
   }
   for (const auto& c : report->corrections_unapplied) {
-    s += "  correction not applied (the record no longer has the value it corrects): " + c + "\n";
+    s += "  correction not applied: " + c + "\n";
   }
   if (!report->missing_endpoints.empty()) {
     s += "  endpoints the source does not have: " + text::join(report->missing_endpoints, ", ") + "\n";

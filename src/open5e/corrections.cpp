@@ -214,6 +214,16 @@ void Corrector::note(std::string_view endpoint, const json& record) {
   if (evidence_records_.count(id)) noted_[id] = record;
 }
 
+void Corrector::forget(std::string_view endpoint) {
+  std::erase_if(noted_, [&](const auto& n) { return n.first.first == endpoint; });
+  std::erase_if(corrected_, [&](const auto& n) { return n.first.first == endpoint; });
+  for (auto& [c, state] : state_) {
+    if (c->endpoint != endpoint) continue;
+    if (state == State::kApplied) state = State::kPending;
+    read_.erase(c);
+  }
+}
+
 json Corrector::apply(std::string_view endpoint, json& record, json& as_sent) {
   json marks = json::array();
   corrected_lists_.insert(std::string(endpoint));

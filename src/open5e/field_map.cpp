@@ -34,6 +34,25 @@ constexpr std::string_view kDefault2014Thunder =
 
 std::vector<RecordMap> build() {
   using F = Fate;
+  // A /v1/weapons/ record, an entity of its own or of a v2 weapon's document and name.
+  const std::vector<FieldRule> v1_weapon = {
+      {"category", F::kReworded, "category", "\"simple\" or \"martial\", and is_melee"},
+      {"cost", F::kReworded, "cost_gp", kGoldAndPounds},
+      {"damage_dice", F::kKept, "damage_dice"},
+      {"damage_type", F::kKept, "damage_type"},
+      {"weight", F::kReworded, "weight", kGoldAndPounds},
+      {"properties", F::kReworded, "properties", "each property's name and detail: \"versatile (1d10)\""}};
+  // A /v1/armor/ record, likewise.
+  const std::vector<FieldRule> v1_armor = {
+      {"category", F::kShownAs, "category", "light, medium, heavy or shield"},
+      {"base_ac", F::kCorrected, "ac_base", kShieldBonus},
+      {"plus_dex_mod", F::kShownAs, "ac_add_dex_modifier", "\"+ Dex modifier\" in armor_class"},
+      {"plus_max", F::kKept, "ac_dex_modifier_max"},
+      {"plus_flat_mod", F::kKept, "armor_class"},
+      {"ac_string", F::kCorrected, "armor_class", kShieldBonus},
+      {"cost", F::kReworded, "cost_gp", kGoldAndPounds},
+      {"stealth_disadvantage", F::kShownAs, "stealth_disadvantage", "\"Stealth: disadvantage\""},
+      {"strength_requirement", F::kKept, "strength_required"}};
   return {
       {"*",
        "*",
@@ -449,26 +468,65 @@ std::vector<RecordMap> build() {
         {"requires_attunement", F::kReworded, "requires_attunement|attunement_detail",
          "requires_attunement, and who may attune in attunement_detail"}}},
 
-      {"open5e_v1",
-       "weapon",
-       {{"category", F::kReworded, "category", "\"simple\" or \"martial\", and is_melee"},
-        {"cost", F::kReworded, "cost_gp", kGoldAndPounds},
-        {"damage_dice", F::kKept, "damage_dice"},
-        {"damage_type", F::kKept, "damage_type"},
-        {"weight", F::kReworded, "weight", kGoldAndPounds},
-        {"properties", F::kReworded, "properties", "each property's name and detail: \"versatile (1d10)\""}}},
+      {"open5e_v1", "weapon", v1_weapon},
 
-      {"open5e_v1",
-       "armor",
-       {{"category", F::kShownAs, "category", "light, medium, heavy or shield"},
-        {"base_ac", F::kCorrected, "ac_base", kShieldBonus},
-        {"plus_dex_mod", F::kShownAs, "ac_add_dex_modifier", "\"+ Dex modifier\" in armor_class"},
-        {"plus_max", F::kKept, "ac_dex_modifier_max"},
-        {"plus_flat_mod", F::kKept, "armor_class"},
-        {"ac_string", F::kCorrected, "armor_class", kShieldBonus},
-        {"cost", F::kReworded, "cost_gp", kGoldAndPounds},
-        {"stealth_disadvantage", F::kShownAs, "stealth_disadvantage", "\"Stealth: disadvantage\""},
-        {"strength_requirement", F::kKept, "strength_required"}}},
+      {"open5e_v1", "armor", v1_armor},
+
+      // v1's records of the documents and kinds v2 has: no entity of their own, checked against the v2 entity of their
+      // name (or the variants v2 splits them into, or the rule holding their text).
+      {"open5e_v1 covered",
+       "magic-item",
+       {{"type", F::kSuperseded, "category",
+         "v2's category; v1's type also names the base items a variant is made of (\"Armor (medium or heavy)\"), "
+         "each of which v2 makes an entity with its base armor or weapon"},
+        {"desc", F::kReworded, "desc",
+         "the item's text; where v2 splits the record into variants (\"Ioun Stone\" into \"Ioun Stone "
+         "(Absorption)\", ...), each variant's text has its part"},
+        {"rarity", F::kSuperseded, "rarity",
+         "v2's rarity, of each variant where v2 splits the record (v1: \"varies\", \"uncommon, rare, very rare\")"},
+        {"requires_attunement", F::kReworded, "requires_attunement|attunement_detail",
+         "requires_attunement, and who may attune in attunement_detail"}}},
+      {"open5e_v1 covered", "weapon", v1_weapon},
+      {"open5e_v1 covered", "armor", v1_armor},
+      // A /v1/classes/ record (without its archetypes) of a v2 class, or an archetype of a v2 subclass, of the same
+      // document and name: read for what v2 lacks (docs/entity-model.md).
+      {"open5e_v1 class",
+       "class",
+       {{"desc", F::kReworded, "desc|features",
+         "the book's text as Markdown: the introduction (`desc`, v1's where v2 has none) and the features, each a "
+         "headed part (v1's where v2 has no feature holding it: SRD 5.1's Wizard's Spellbook)"},
+        {"hit_dice", F::kSuperseded, "hit_dice", "v2's hit die (\"D12\" for v1's \"1d12\")"},
+        {"hp_at_1st_level", F::kReworded, "hit_points|features", "the Hit Points feature"},
+        {"hp_at_higher_levels", F::kReworded, "hit_points|features", "the Hit Points feature"},
+        {"prof_armor", F::kReworded, "features", "the Proficiencies feature"},
+        {"prof_weapons", F::kReworded, "features", "the Proficiencies feature"},
+        {"prof_tools", F::kReworded, "features", "the Proficiencies feature"},
+        {"prof_saving_throws", F::kReworded, "saving_throws|features", "the Proficiencies feature"},
+        {"prof_skills", F::kReworded, "features", "the Proficiencies feature"},
+        {"equipment", F::kReworded, "features", "the Equipment feature"},
+        {"table", F::kSuperseded, "class_table",
+         "v2's class table: the same levels and columns (v1's is the book's table as Markdown: \"1st\", \"+2\")"},
+        {"spellcasting_ability", F::kReworded, "features", "the Spellcasting feature names it"},
+        {"subtypes_name",
+         F::kDropped,
+         {},
+         "what the book calls the class's subclasses (\"Primal Paths\"); the answer lists them (`subclasses`)"}}},
+      {"open5e_v1 covered",
+       "feat",
+       {{"desc", F::kSuperseded, "benefits",
+         "v2's text; v1's Level Up feats are an earlier text of the Adventurer's Guide's v2 has (a flavour line, other "
+         "wording)"},
+        {"prerequisite",
+         F::kSuperseded,
+         {},
+         "v2's prerequisite, where it has one (v1 prefixes \"Prerequisite:\" or \"Requires\", says \"*N/A*\" "
+         "for none, and holds two Level Up feats' first benefit)"},
+        {"effects_desc", F::kSuperseded, "benefits", "v2's benefits (Level Up's earlier text)"}}},
+      {"open5e_v1 covered", "reference", {{"desc", F::kKept, "desc"}}},
+      {"open5e_v1 covered",
+       "rule",
+       {{"desc", F::kKept, "desc"},
+        {"parent", F::kShownAs, "section", "the part of the SRD the plane is described in, the rule's section"}}},
 
       // The reference kinds (conditions, damage types, skills, abilities, alignments, creature types, ...): one
       // record per name with a description per document; each description is an entity in its own document.
@@ -586,8 +644,10 @@ std::string field_map_markdown() {
       out += "Every record";
     } else {
       out += std::string(m.kind == "reference" ? "reference kinds" : m.kind) + " (" +
-             (m.source == "open5e_v1 monster" ? std::string("the /v1/monsters/ record of a v2 creature")
-                                              : std::string(m.source == "open5e_v2" ? "Open5e v2" : "Open5e v1")) +
+             (m.source == "open5e_v1 monster"   ? std::string("the /v1/monsters/ record of a v2 creature")
+              : m.source == "open5e_v1 covered" ? std::string("the v1 record of a v2 entity's document and name")
+              : m.source == "open5e_v2"         ? std::string("Open5e v2")
+                                                : std::string("Open5e v1")) +
              ")";
     }
     out += "\n\n| field | fate | in the answer | why |\n|---|---|---|---|\n";

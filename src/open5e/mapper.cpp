@@ -562,6 +562,104 @@ json v1_race_traits(const json& race) {
 
 // What the v1 race or background of the same name (note_v1_lore) gives a species or background mapped from `rec`
 // that lacks it; an entity it gives something keeps both records in its raw.
+// Where the first Markdown heading line of `t` starts ("##### Frenzy"), or its size.
+size_t heading_at(const std::string& t) {
+  for (size_t at = 0; at < t.size();) {
+    const size_t line_end = std::min(t.find('\n', at), t.size());
+    const size_t first = t.find_first_not_of(" \t", at);
+    if (first < line_end && t[first] == '#') return at;
+    at = line_end + 1;
+  }
+  return t.size();
+}
+
+}  // namespace
+
+std::string text_words(std::string_view t) {
+  std::string out;
+  for (char c : text::fold(t)) {
+    if (std::isalnum(static_cast<unsigned char>(c)) || static_cast<unsigned char>(c) >= 0x80) {
+      out += c;
+    } else if (!out.empty() && out.back() != ' ') {
+      out += ' ';
+    }
+  }
+  return text::trim(out);
+}
+
+namespace {
+
+// A class or subclass completed from v1's class or archetype text (the book's, as Markdown): the introduction
+// before its first heading where v2 has no description (SRD 5.1's subclasses), and each headed part whose words no
+// part of the entity holds, as a feature of that name (SRD 5.1's Wizard's Your Spellbook, the Druid's Sacred Plants
+// and Wood, Tome of Heroes' Path of Hellfire's features, none of which v2 has).
+void complete_class_from_v1(const std::string& v1_markdown, Entity& e) {
+  // A sidebar is a quote ("> ### Your Spellbook"): its lines are read as the book's.
+  std::string v1_text;
+  for (size_t at = 0; at < v1_markdown.size();) {
+    const size_t end = std::min(v1_markdown.find('\n', at), v1_markdown.size());
+    std::string_view line(v1_markdown.data() + at, end - at);
+    const size_t lead = line.find_first_not_of(" \t");
+    if (lead != std::string_view::npos && line[lead] == '>') {
+      line.remove_prefix(lead + 1);
+      if (!line.empty() && line.front() == ' ') line.remove_prefix(1);
+    }
+    v1_text.append(line);
+    v1_text += '\n';
+    at = end + 1;
+  }
+  const size_t first = heading_at(v1_text);
+  const std::string intro = text::trim(v1_text.substr(0, first));
+  if (!e.data.contains("desc") && !intro.empty()) {
+    e.data["desc"] = intro;
+    e.text = intro + "\n" + e.text;
+  }
+  json& features = e.data["features"];
+  if (!features.is_array()) features = json::array();
+  // A part is held when nine in ten of its runs of three words are in the entity's text: v1's wording of a feature
+  // v2 has differs by a caption, a table header or a word ("Expert Necromancer" names another school).
+  std::set<std::string> held;
+  auto add_runs = [](const std::string& words, std::set<std::string>& runs) {
+    std::vector<std::string> w;
+    for (size_t at = 0; at < words.size();) {
+      const size_t sp = std::min(words.find(' ', at), words.size());
+      w.push_back(words.substr(at, sp - at));
+      at = sp + 1;
+    }
+    for (size_t i = 0; i + 2 < w.size(); ++i) runs.insert(w[i] + ' ' + w[i + 1] + ' ' + w[i + 2]);
+    if (w.size() < 3 && !words.empty()) runs.insert(words);
+  };
+  add_runs(text_words(e.text), held);
+  for (size_t at = first; at < v1_text.size();) {
+    const size_t line_end = std::min(v1_text.find('\n', at), v1_text.size());
+    std::string name = text::trim(v1_text.substr(at, line_end - at));
+    name = text::trim(name.substr(std::min(name.find_first_not_of('#'), name.size())));
+    const size_t next =
+        line_end >= v1_text.size() ? v1_text.size() : line_end + 1 + heading_at(v1_text.substr(line_end + 1));
+    const std::string body =
+        text::trim(v1_text.substr(std::min(line_end + 1, v1_text.size()), next - std::min(line_end + 1, next)));
+    at = next;
+    std::set<std::string> runs;
+    add_runs(text_words(body), runs);
+    const size_t there = static_cast<size_t>(
+        std::count_if(runs.begin(), runs.end(), [&](const std::string& r) { return held.count(r); }));
+    // v2's feature of the part's name is that feature, however differently worded ("Martial Archetype").
+    const bool named = std::any_of(features.begin(), features.end(), [&](const json& f) {
+      return f.is_object() && text::fold(f.value("name", "")) == text::fold(name);
+    });
+    if (name.empty() || runs.empty() || named || there * 10 >= runs.size() * 9) continue;
+    json feature = {{"name", name}, {"desc", body}};
+    // "At 3rd level", "Beginning at 6th level": the level the book gives the feature at.
+    static const RE2 kLevel(R"((?i)\bat (\d{1,2})(?:st|nd|rd|th) level)");
+    int level = 0;
+    if (RE2::PartialMatch(body, kLevel, &level) && level >= 1 && level <= 20) feature["levels"] = json::array({level});
+    features.push_back(std::move(feature));
+    e.text += "\n" + name + ". " + body;
+    held.insert(runs.begin(), runs.end());
+  }
+  if (features.empty()) e.data.erase("features");
+}
+
 void complete_from_v1_lore(const json& rec, const MappingContext& ctx, Entity& e) {
   const auto it = ctx.v1_lore.find({e.kind, v1_note_key(e.document.key, e.name)});
   if (it == ctx.v1_lore.end()) return;
@@ -572,6 +670,18 @@ void complete_from_v1_lore(const json& rec, const MappingContext& ctx, Entity& e
     if (traits.empty()) return;
     for (const auto& t : traits) e.text += "\n" + t.value("name", "") + ". " + t.value("desc", "");
     e.data["traits"] = std::move(traits);
+  } else if (e.kind == Kind::kMagicItem) {
+    // Cut short: v2's text ends without ending a sentence (the Deck's "... restored to life. #", the mark of a
+    // heading it lost), and v1's goes on from it, compared by their words. (A text that ends a sentence is whole: the
+    // Crystal Ball's, whose variants v2 gives as entities of their own.)
+    const std::string stated = text::trim(str(e.data, "desc"));
+    if (stated.empty() || std::string_view(".!?)\"'*|").find(stated.back()) != std::string_view::npos) return;
+    const std::string desc = text::trim(str(v1, "desc"));
+    if (!text::goes_on_from(text_words(desc), text_words(stated))) return;
+    e.data["desc"] = desc;
+    e.text = desc;
+  } else if (e.kind == Kind::kClass) {
+    complete_class_from_v1(str(v1, "desc"), e);
   } else {
     const std::string desc = text::trim(str(v1, "desc"));
     if (e.data.contains("desc") || desc.empty()) return;
@@ -942,6 +1052,68 @@ std::string v1_note_key(std::string_view document, std::string_view name) {
   return std::string(document) + '\t' + text::fold(name);
 }
 
+void add_name_words(std::string_view name, std::set<std::string>& words) {
+  std::string word;
+  for (char c : name) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\'') continue;
+    if (std::isalnum(u) || u >= 0x80) {
+      word += static_cast<char>(std::tolower(u));
+    } else if (!word.empty()) {
+      words.insert(std::move(word));
+      word.clear();
+    }
+  }
+  if (!word.empty()) words.insert(std::move(word));
+}
+
+bool v1_armor_is_a_formula(const json& rec) {
+  const std::string category = text::lower(str(rec, "category"));
+  return category == "class feature" || category == "spell" || category == "no armor";
+}
+
+namespace {
+
+// The words that name what a variant is made of or how strong it is, not which item it is.
+bool generic_word(const std::string& w) {
+  static const std::set<std::string> kGeneric = {"armor", "weapon", "blade", "sword", "bow", "axe", "shield", "of",
+                                                 "the",   "a",      "an",    "and",   "or",  "1",   "2",      "3"};
+  return kGeneric.count(w) > 0;
+}
+
+// The words of a v1 name that say which item it is.
+std::set<std::string> distinctive_words(std::string_view name) {
+  std::set<std::string> all, out;
+  add_name_words(name, all);
+  for (const auto& w : all) {
+    if (!generic_word(w)) out.insert(w);
+  }
+  return out;
+}
+
+}  // namespace
+
+bool name_covers(std::string_view v2_name, std::string_view v1_name) {
+  if (text::fold(v2_name) == text::fold(v1_name)) return true;
+  std::set<std::string> v2;
+  add_name_words(v2_name, v2);
+  const auto v1 = distinctive_words(v1_name);
+  return std::all_of(v1.begin(), v1.end(), [&](const std::string& w) { return v2.count(w) > 0; });
+}
+
+bool name_is_v1s(std::string_view v2_name, std::string_view v1_name, const std::vector<std::string>& v1_names) {
+  if (!name_covers(v2_name, v1_name)) return false;
+  if (text::fold(v2_name) == text::fold(v1_name)) return true;
+  const auto mine = distinctive_words(v1_name);
+  for (const auto& other : v1_names) {
+    if (text::fold(other) == text::fold(v1_name) || !name_covers(v2_name, other)) continue;
+    const auto theirs = distinctive_words(other);
+    if (theirs.size() > mine.size() && std::includes(theirs.begin(), theirs.end(), mine.begin(), mine.end()))
+      return false;  // "Molten Hellfire Breastplate" is the Molten Hellfire Armor's, not the Hellfire Armor's
+  }
+  return true;
+}
+
 std::string_view v2_document_of_v1(std::string_view v1_document) {
   for (const auto& [v1, v2] : kV1Documents) {
     if (v1 == v1_document) return v2;
@@ -950,7 +1122,28 @@ std::string_view v2_document_of_v1(std::string_view v1_document) {
 }
 
 bool note_v1_lore(const json& rec, Kind kind, MappingContext& ctx) {
-  if (!rec.is_object() || (kind != Kind::kSpecies && kind != Kind::kBackground)) return false;
+  if (!rec.is_object() ||
+      (kind != Kind::kSpecies && kind != Kind::kBackground && kind != Kind::kClass && kind != Kind::kMagicItem))
+    return false;
+  if (kind == Kind::kClass) {  // the class, and its subclasses each of its own document
+    const json& archetypes = child(rec, "archetypes");
+    bool noted = false;
+    if (const std::string_view document = v2_document_of_v1(str(rec, "document__slug"));
+        !document.empty() && !text::fold(str(rec, "name")).empty()) {
+      json own = rec;
+      own.erase("archetypes");
+      ctx.v1_lore[{kind, v1_note_key(document, str(rec, "name"))}] = std::move(own);
+      noted = true;
+    }
+    for (size_t i = 0; archetypes.is_array() && i < archetypes.size(); ++i) {
+      const json& a = archetypes[i];
+      const std::string_view document = v2_document_of_v1(str(a, "document__slug"));
+      if (!a.is_object() || document.empty() || text::fold(str(a, "name")).empty()) continue;
+      ctx.v1_lore[{kind, v1_note_key(document, str(a, "name"))}] = a;
+      noted = true;
+    }
+    return noted;
+  }
   const std::string_view document = v2_document_of_v1(str(rec, "document__slug"));
   const std::string name = str(rec, "name");
   if (document.empty() || text::fold(name).empty()) return false;
@@ -1073,7 +1266,10 @@ Result<Entity> map_v2_record(const Endpoint& endpoint, const json& rec, const Ma
         map_creature(rec, nullptr, e);
       }
       break;
-    case Kind::kClass: map_class(rec, e); break;
+    case Kind::kClass:
+      map_class(rec, e);
+      complete_from_v1_lore(rec, ctx, e);
+      break;
     case Kind::kSpecies:
       map_species(rec, e);
       complete_from_v1_lore(rec, ctx, e);
@@ -1092,7 +1288,10 @@ Result<Entity> map_v2_record(const Endpoint& endpoint, const json& rec, const Ma
       add_gear_info(e, ctx);
       break;
     case Kind::kItem: map_item_common(rec, e, ctx); break;
-    case Kind::kMagicItem: map_magic_item(rec, e, ctx); break;
+    case Kind::kMagicItem:
+      map_magic_item(rec, e, ctx);
+      complete_from_v1_lore(rec, ctx, e);
+      break;
     case Kind::kRule: map_rule(rec, e, ctx); break;
     case Kind::kRuleSection: map_rule_section(rec, e); break;
     default: map_reference(rec, e); break;

@@ -192,6 +192,7 @@ std::vector<std::string> sync_endpoints() {
                                   std::string(kV1SpellsEndpoint),
                                   std::string(kV1RacesEndpoint),
                                   std::string(kV1BackgroundsEndpoint),
+                                  std::string(kV1ClassesEndpoint),
                                   std::string(kV2ServicesEndpoint)};
   for (const auto& e : v2_endpoints()) out.push_back("v2/" + std::string(e.path));
   out.push_back("v1/documents");
@@ -248,11 +249,12 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
   }
   if (!docs.is_ok()) return docs;
 
-  // Five v1 lists carry what v2's records lack, and are read before the v2 lists: the monsters (what v2's creature
-  // records lack), the SRD 5.1 weapon table's properties, the class spell lists, and the races and backgrounds
-  // (traits and descriptions some v2 records lack). So is /v2/services/, whose records are stored as items.
-  // `read_early` walks one: kKeepStored when the stored entities must lend what it would have given (skipped after a
-  // recent failure, or failing now); kMissing for a list the source does not have on a fresh store (nothing to lend).
+  // Seven v1 lists carry what v2's records lack, and are read before the v2 lists: the monsters (what v2's creature
+  // records lack), the SRD 5.1 weapon table's properties, the class spell lists, and the races, backgrounds, classes
+  // and magic items (traits, descriptions, subclass introductions and texts some v2 records lack or cut short). So is
+  // /v2/services/, whose records are stored as items. `read_early` walks one: kKeepStored when the stored entities must
+  // lend what it would have given (skipped after a recent failure, or failing now); kMissing for a list the source does
+  // not have on a fresh store (nothing to lend).
   enum class Early { kRead, kMissing, kKeepStored };
   auto read_early = [&](const std::string& endpoint, const std::function<void(const json&)>& note) -> Result<Early> {
     if (skipped_now(endpoint)) return Early::kKeepStored;
@@ -280,12 +282,24 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
   if (!weapons) return weapons.status();
   const auto spells = read_early(std::string(kV1SpellsEndpoint), [&](const json& rec) { note_v1_spell(rec, ctx); });
   if (!spells) return spells.status();
-  std::set<Kind> lore_kept;  // species, background: the kinds whose v1 list lends from the store
+  std::set<Kind> lore_kept;  // species, background, class, magic item: the kinds whose v1 list lends from the store
+  // The names of /v1/magicitems/ per v1 document: which v1 record a v2 variant is of (name_is_v1s).
+  std::map<std::string, std::vector<std::string>> v1_item_names;
+  static const std::vector<std::string> kNoNames;
+  // The v1 lists the v1 loop walks again (weapons, magic items): one that failed, was skipped or was missing when
+  // read ahead is not tried again.
+  std::map<std::string, Early> read_ahead = {{std::string(kV1WeaponsEndpoint), *weapons}};
   for (const auto& list :
-       {std::pair{kV1RacesEndpoint, Kind::kSpecies}, std::pair{kV1BackgroundsEndpoint, Kind::kBackground}}) {
+       {std::pair{kV1RacesEndpoint, Kind::kSpecies}, std::pair{kV1BackgroundsEndpoint, Kind::kBackground},
+        std::pair{kV1ClassesEndpoint, Kind::kClass}, std::pair{kV1MagicItemsEndpoint, Kind::kMagicItem}}) {
     const Kind kind = list.second;  // a variable, not a structured binding: lambdas capture it in every compiler
-    const auto lore = read_early(std::string(list.first), [&](const json& rec) { note_v1_lore(rec, kind, ctx); });
+    const auto lore = read_early(std::string(list.first), [&](const json& rec) {
+      note_v1_lore(rec, kind, ctx);
+      if (kind == Kind::kMagicItem)
+        v1_item_names[json_util::str(rec, "document__slug")].push_back(json_util::str(rec, "name"));
+    });
     if (!lore) return lore.status();
+    read_ahead[std::string(list.first)] = *lore;
     if (*lore == Early::kKeepStored) {
       lore_kept.insert(kind);
       std::erase_if(ctx.v1_lore, [&](const auto& n) { return n.first.first == kind; });
@@ -343,8 +357,10 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
   // runs under a savepoint: if it fails part-way, its partial writes are undone and its previous data stays.
   auto batch = store.begin_batch();
   if (!batch) return batch.status();
-  std::set<std::pair<int, std::string>> seen;               // (kind, key) of every entity written
-  std::set<std::pair<int, std::string>> v2_kind_documents;  // (kind, document) pairs v2 has
+  std::set<std::pair<int, std::string>> seen;                                // (kind, key) of every entity written
+  std::set<std::pair<int, std::string>> v2_kind_documents;                   // (kind, document) pairs v2 has
+  std::map<std::pair<int, std::string>, std::vector<std::string>> v2_names;  // the names v2 has of each
+  std::map<std::pair<int, std::string>, std::vector<std::string>> v2_texts;  // of its magic items (text_words)
   std::set<int> v2_failed_kinds;
   int written_endpoints = 0;
 
@@ -423,6 +439,7 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
     }
     if (!walked.is_ok()) {
       LOREKEEPER_RETURN_IF_ERROR(stored((*batch)->rollback_to("endpoint")));
+      corrector.forget(endpoint);
       for (const auto& k : added) seen.erase(k);
       report.skipped.resize(skipped_before);
       report.records.erase(endpoint);
@@ -459,7 +476,11 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
       v2_failed_kinds.insert(static_cast<int>(ep.kind));
       continue;
     }
-    std::vector<std::pair<int, std::string>> kind_documents;
+    struct Named {
+      int kind;
+      std::string document, name, words;  // words: of the text of a magic item (text_words)
+    };
+    std::vector<Named> kind_documents;  // of every entity written
     int merged = 0;
     // Items that are armor with no armor record of their own are written as armor, with the armor endpoint; the
     // services as items, with the items endpoint. `from` names the list a record that cannot be mapped came from.
@@ -473,7 +494,7 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
             report.skipped.push_back({from, json_util::str(rec, "key"), e.status().message()});
             continue;
           }
-          kind_documents.push_back({static_cast<int>(e->kind), e->document.key});
+          kind_documents.push_back({static_cast<int>(e->kind), e->document.key, e->name, {}});
           out.push_back(std::move(*e));
         }
         return out;
@@ -501,7 +522,8 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
           }
           std::vector<model::Entity> out = split_by_document(std::move(*e), ctx);
           for (const auto& x : out) {
-            kind_documents.push_back({static_cast<int>(x.kind), x.document.key});
+            kind_documents.push_back({static_cast<int>(x.kind), x.document.key, x.name,
+                                      x.kind == Kind::kMagicItem ? text_words(x.text) : std::string()});
             if (x.document.key == "srd-2014" &&
                 (x.kind == Kind::kRule || x.kind == Kind::kRuleSection || x.kind == Kind::kCondition)) {
               srd51_rule_texts += squashed(x.text) + '\n';
@@ -514,7 +536,11 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
     if (!store_error.is_ok()) return store_error;
     if (s.is_ok()) {
       report.merged_items += merged;
-      v2_kind_documents.insert(kind_documents.begin(), kind_documents.end());
+      for (const auto& n : kind_documents) {
+        v2_kind_documents.insert({n.kind, n.document});
+        v2_names[{n.kind, n.document}].push_back(n.name);
+        if (!n.words.empty()) v2_texts[{n.kind, n.document}].push_back(n.words);
+      }
     } else if (s.code() != StatusCode::kNotFound) {
       v2_failed_kinds.insert(static_cast<int>(ep.kind));
     }
@@ -592,9 +618,11 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
           keep_baseline(endpoint);
           continue;
         }
-        // The weapons list, read before v2's weapons, is not tried again when it failed, was skipped or was
-        // missing there.
-        if (endpoint == v1_weapons ? *weapons != Early::kRead : skipped_now(endpoint)) continue;
+        // A list read ahead (weapons, magic items) is not tried again when it failed, was skipped or was missing
+        // there.
+        if (const auto it = read_ahead.find(endpoint);
+            it != read_ahead.end() ? it->second != Early::kRead : skipped_now(endpoint))
+          continue;
         int covered = 0;
         Status s =
             run_endpoint(endpoint, {"open5e_v1", ep.kind, ""}, [&](const json& rec) -> std::vector<model::Entity> {
@@ -603,9 +631,31 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
                 report.skipped.push_back({endpoint, json_util::str(rec, "slug"), e.status().message()});
                 return {};
               }
-              if (v2_kind_documents.count({static_cast<int>(e->kind), e->document.key})) {
+              // A record of a document and kind v2 has is v2's, unless no v2 name covers it (Vault of Magic's Armor of
+              // Spite, SRD 5.1's Berserker Axe): then it is v2's lack, filled.
+              const std::pair<int, std::string> kind_document{static_cast<int>(e->kind), e->document.key};
+              if (e->kind == Kind::kArmor && v1_armor_is_a_formula(rec) && v2_kind_documents.count(kind_document)) {
                 ++covered;
                 return {};
+              }
+              if (v2_kind_documents.count(kind_document)) {
+                const auto& names = v2_names[kind_document];
+                const auto& v1_names = v1_item_names[json_util::str(rec, "document__slug")];
+                // Or by its text, under another name: v2 splits Vault of Magic's Forgefire Hammer into a Maul and a
+                // Warhammer, spells Labrys right.
+                std::string opening = text_words(json_util::str(rec, "desc")).substr(0, 80);
+                opening = opening.substr(0, opening.rfind(' '));
+                const auto& texts = v2_texts[kind_document];
+                if (std::any_of(names.begin(), names.end(),
+                                [&](const std::string& n) {
+                                  return name_is_v1s(n, e->name, e->kind == Kind::kMagicItem ? v1_names : kNoNames);
+                                }) ||
+                    (opening.size() >= 40 && std::any_of(texts.begin(), texts.end(), [&](const std::string& t) {
+                       return t.find(opening) != std::string::npos;
+                     }))) {
+                  ++covered;
+                  return {};
+                }
               }
               std::vector<model::Entity> out;
               out.push_back(std::move(*e));
@@ -623,7 +673,10 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
   }
   // A correction whose evidence the records read do not bear out (the API changed them) is taken back: its record is
   // mapped again as sent, with the corrections that still hold.
+  std::set<std::string> read;  // the endpoints written this time
+  for (const auto& [endpoint, n] : report.records) read.insert(endpoint);
   for (const auto& id : corrector.take_back_unproven()) {
+    if (!read.count(id.first)) continue;  // a list that failed keeps its stored data
     const json* sent = corrector.as_sent(id);
     const auto ep = std::find_if(v2_endpoints().begin(), v2_endpoints().end(),
                                  [&](const Endpoint& x) { return "v2/" + std::string(x.path) == id.first; });
@@ -640,8 +693,6 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
     LOREKEEPER_RETURN_IF_ERROR(stored((*batch)->write(documents, again)));
   }
   LOREKEEPER_RETURN_IF_ERROR((*batch)->commit());
-  std::set<std::string> read;  // the endpoints written this time
-  for (const auto& [endpoint, n] : report.records) read.insert(endpoint);
   report.corrections = corrector.applied(read);
   report.corrections_unapplied = corrector.unapplied(read);
   for (const auto& c : report.corrections_unapplied) log::warning("sync: a correction was not applied: " + c);

@@ -105,6 +105,48 @@ class Fidelity : public ::testing::Test {
     return e.raw.contains(open5e::kRawV1) ? &e.raw[open5e::kRawV1] : nullptr;
   }
 
+  // The entities a v1 record of a document v2 has is in: those of its kind, document and name, or the variants v2
+  // splits it into (open5e::name_covers: "Agile Breastplate" for "Agile Armor"); else, when v2 has no entity of the
+  // kind in that document, those of its kind and name in any (SRD 5.1's conditions are v2's "core"); else (a plane)
+  // the entities of its kind and document whose text holds the start of its text.
+  static std::vector<const Entity*> covering(Kind kind, const std::string& document, const json& rec,
+                                             const std::vector<std::string>& v1_names) {
+    const std::string name = rec.value("name", "");
+    std::vector<const Entity*> out;
+    auto pick = [&](const std::function<bool(const Entity&)>& match) {
+      for (const auto& e : *entities_) {
+        if (e.kind == kind && e.source_api == "open5e_v2" && match(e)) out.push_back(&e);
+      }
+      return !out.empty();
+    };
+    // A plane (v1's planes are SRD 5.1's Planes chapter): the chapter's rules, which cut v1's texts by their headings
+    // ("Planar Travel" is a rule of its own).
+    if (kind == Kind::kRule &&
+        pick([&](const Entity& e) { return e.document.key == document && e.data.value("section", "") == "Planes"; }))
+      return out;
+    // The same name, with the variants named after it ("Crystal Ball of Telepathy" beside "Crystal Ball").
+    if (pick([&](const Entity& e) {
+          const std::string n = text::fold(e.name), v1 = text::fold(name);
+          return e.document.key == document && (n == v1 || n.rfind(v1 + " ", 0) == 0);
+        }) &&
+        std::any_of(out.begin(), out.end(), [&](const Entity* e) { return text::fold(e->name) == text::fold(name); }))
+      return out;
+    out.clear();
+    if (pick(
+            [&](const Entity& e) { return e.document.key == document && open5e::name_is_v1s(e.name, name, v1_names); }))
+      return out;
+    const bool kind_in_document = std::any_of(entities_->begin(), entities_->end(), [&](const Entity& e) {
+      return e.kind == kind && e.document.key == document;
+    });
+    if (!kind_in_document && pick([&](const Entity& e) { return text::fold(e.name) == text::fold(name); })) return out;
+
+    const std::string start = text::fold(rec.value("desc", "")).substr(0, 60);
+    pick([&](const Entity& e) {
+      return e.document.key == document && !start.empty() && text::fold(e.text).find(start) != std::string::npos;
+    });
+    return out;
+  }
+
   static std::string* path_;
   static open5e::SyncReport* report_;
   static std::vector<Entity>* entities_;
@@ -495,6 +537,11 @@ struct AnswerText {
       for (const auto& x : v) add(x);
     }
   }
+  void merge(const AnswerText& other) {
+    all += other.all;
+    numbers.insert(other.numbers.begin(), other.numbers.end());
+    words.insert(other.words.begin(), other.words.end());
+  }
   // As the record has it. A long text is found by its first and last 100 characters (comparable), so a text the
   // answer holds whole but split by a heading or a table is found.
   bool has(const json& v) const {
@@ -557,6 +604,8 @@ std::string completing_source(Kind kind) {
     case Kind::kCreature: return "open5e_v1 monster";
     case Kind::kSpecies: return "open5e_v1 race";
     case Kind::kBackground: return "open5e_v1 background";
+    case Kind::kClass: return "open5e_v1 class";
+    case Kind::kMagicItem: return "open5e_v1 covered";
     default: return "open5e_v1 " + std::string(model::kind_name(kind));
   }
 }
@@ -588,10 +637,17 @@ struct Answered {
         for (const auto& part : split(alternative, '.'))
           at = at && at->is_object() && at->contains(part) ? &(*at)[part] : nullptr;
         if (at) it->second.add(*at);
+        for (const json& other : others) {  // a record split into several entities: each one's field
+          const json* in = &other;
+          for (const auto& part : split(alternative, '.'))
+            in = in && in->is_object() && in->contains(part) ? &(*in)[part] : nullptr;
+          if (in) it->second.add(*in);
+        }
       }
     }
     return it->second;
   }
+  std::vector<json> others;  // the results of the other entities a record is split into
 };
 
 // The conservation check of records against their entities' answers, with its tallies (see the test below).
@@ -855,10 +911,111 @@ TEST_F(Fidelity, EveryValueOfEveryRecordIsInItsAnswerOrAccountedForByTheFieldMap
     conservation.check("open5e_v1 spell", *it->second, rec, a);
   }
   EXPECT_GT(v1_spells, 1400);
+  // The v1 lists whose records of a document v2 has the sync stores no entity for (magic items, weapons, armor),
+  // reads only for what they lend (classes: the subclasses' introductions) or does not read (feats, conditions,
+  // planes): each record against the entities of its name in its v2 document, or the variants v2 splits it into
+  // ("Ioun Stone": "Ioun Stone (Agility)", ...; "Armor of Spite": "Leather Armor of Spite", ...), or for a plane the
+  // SRD 5.1 rule that holds its text.
+  int covered = 0;
+  auto answered_all = [&](const std::vector<const Entity*>& entities) {
+    Answered a = answered(*entities[0]);
+    for (size_t i = 1; i < entities.size(); ++i) {
+      Answered more = answered(*entities[i]);
+      a.others.push_back(more.result);
+      a.said.merge(more.said);
+      a.shown.merge(more.shown);
+    }
+    return a;
+  };
+  // An entity of its own, or one the record completed: checked above, through the entity's raw.
+  auto made = [&](Kind k, const json& v1_record_of) {
+    return std::any_of(entities_->begin(), entities_->end(), [&](const Entity& e) {
+      if (e.kind != k || !e.raw.is_object()) return false;
+      const json* v1 = e.source_api == "open5e_v1" ? &e.raw : v1_record(e);
+      return v1 && v1->value("slug", "") == v1_record_of.value("slug", "") &&
+             v1->value("document__slug", "") == v1_record_of.value("document__slug", "");
+    });
+  };
+  // A record against the entities of its name (or text) in its v2 document.
+  std::map<std::string, std::vector<std::string>> v1_names;  // v1 document -> the names of its v1 magic items
+  for (const json& r : v1_list("v1/magicitems")) v1_names[r.value("document__slug", "")].push_back(r.value("name", ""));
+  auto check_covered = [&](const std::string& endpoint, Kind kind, const json& rec, const std::string& source) {
+    ++covered;
+    std::string document(open5e::v2_document_of_v1(rec.value("document__slug", "")));
+    if (document.empty()) document = rec.value("document__slug", "");
+    static const std::vector<std::string> kNone;
+    const auto it = v1_names.find(rec.value("document__slug", ""));
+    const std::vector<const Entity*> of =
+        covering(kind, document, rec, kind == Kind::kMagicItem && it != v1_names.end() ? it->second : kNone);
+    if (of.empty()) {
+      ADD_FAILURE() << endpoint << " " << rec.value("slug", "") << " (" << document
+                    << "): no entity of its name or text";
+      return;
+    }
+    Answered a = answered_all(of);
+    conservation.check(source, *of[0], rec, a);
+  };
+  for (const auto& [endpoint, kind] :
+       {std::pair{"v1/magicitems", Kind::kMagicItem}, std::pair{"v1/weapons", Kind::kWeapon},
+        std::pair{"v1/armor", Kind::kArmor}, std::pair{"v1/classes", Kind::kClass}, std::pair{"v1/feats", Kind::kFeat},
+        std::pair{"v1/conditions", Kind::kCondition}, std::pair{"v1/planes", Kind::kRule}}) {
+    for (const json& rec : v1_list(endpoint)) {
+      // A class's archetypes are subclasses, each the entity of its name in its own document.
+      for (const json& archetype : rec.value("archetypes", json::array())) {
+        if (!made(Kind::kClass, archetype)) check_covered(endpoint, Kind::kClass, archetype, "open5e_v1 class");
+      }
+      json own = rec;
+      own.erase("archetypes");
+      if (made(kind, own)) continue;
+      // An Armor Class formula, no armor (SRD 5.1's Mage Armor in v1's armor list): its feature or spell says it.
+      if (kind == Kind::kArmor && open5e::v1_armor_is_a_formula(rec)) {
+        const std::string name = text::fold(rec.value("name", "").substr(0, rec.value("name", "").find(" (")));
+        EXPECT_TRUE(std::any_of(entities_->begin(), entities_->end(),
+                                [&](const Entity& e) {
+                                  return e.document.key == "srd-2014" && e.kind != Kind::kArmor &&
+                                         text::fold(e.text + " " + e.name).find(name) != std::string::npos;
+                                }))
+            << endpoint << " " << rec.value("slug", "") << ": no SRD 5.1 entity names " << name;
+        continue;
+      }
+      check_covered(endpoint, kind, own, kind == Kind::kClass ? "open5e_v1 class" : "open5e_v1 covered");
+    }
+  }
+  EXPECT_GT(covered, 1100);
   const Tally total = conservation.report();
   EXPECT_GT(total.values, 400000);
   EXPECT_GT(conservation.tally().at("open5e_v2 creature tob3").records, 390);
   conservation.expect_every_rule_used();
+}
+
+// /v1/spelllist/ (Open5e's class spell lists, by v1 spell slug): every spell of every list names the list's class
+// among its classes or its subclass grants, so the lists say nothing the spells' answers do not.
+TEST_F(Fidelity, EveryV1SpellListSpellNamesItsClass) {
+  std::map<std::string, json> v1_spells;  // slug -> record
+  for (const json& r : v1_list("v1/spells")) v1_spells[r.value("slug", "")] = r;
+  std::map<std::string, const Entity*> spells;  // v1_note_key(document, name) -> the spell
+  for (const auto& e : *entities_) {
+    if (e.kind == Kind::kSpell) spells[open5e::v1_note_key(e.document.key, e.name)] = &e;
+  }
+  int checked = 0;
+  for (const json& list : v1_list("v1/spelllist")) {
+    const std::string cls = text::fold(list.value("name", ""));
+    for (const auto& slug : list.value("spells", json::array())) {
+      const auto v1 = v1_spells.find(slug.get<std::string>());
+      ASSERT_NE(v1, v1_spells.end()) << list.value("slug", "") << ": no v1 spell " << slug;
+      const auto it = spells.find(open5e::v1_note_key(open5e::v2_document_of_v1(v1->second.value("document__slug", "")),
+                                                      v1->second.value("name", "")));
+      ASSERT_NE(it, spells.end()) << list.value("slug", "") << ": no spell for " << slug;
+      bool named = false;
+      for (const auto& c : it->second->data.value("classes", json::array()))
+        named = named || text::fold(c.get<std::string>()) == cls;
+      for (const auto& g : it->second->data.value("subclass_grants", json::array()))
+        named = named || text::fold(g.get<std::string>().substr(0, g.get<std::string>().find(':'))) == cls;
+      EXPECT_TRUE(named) << it->second->key << " is on v1's " << list.value("name", "") << " list";
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 1300);
 }
 
 // SRD 5.1's text as /v1/sections/ holds it (45 chapters and sections, none in any entity's raw but the three that
@@ -1745,7 +1902,7 @@ TEST_F(Fidelity, ClassesKeepTheirTableByLevel) {
   // Every column value the records give is in some class's table (a value given twice for one level, once).
   int recorded = 0, kept = 0;
   for (const Entity* c : all(Kind::kClass)) {
-    for (const auto& ft : c->raw["features"]) {
+    for (const auto& ft : v2_record(*c)["features"]) {
       std::set<std::pair<int, std::string>> values;
       for (const auto& v : ft.value("data_for_class_table", json::array())) {
         values.insert({v.value("level", 0), v.value("column_value", "")});

@@ -1438,6 +1438,26 @@ TEST(Sync, CorrectionsApplyWhileTheRecordAndTheEvidenceSayWhatTheEntrySays) {
   EXPECT_EQ((*cloak)[0].data.value("rarity", ""), "Uncommon");
   EXPECT_FALSE((*cloak)[0].data.contains("corrections"));
   EXPECT_EQ(report->entities, sync(*make_directory_source(testing::fixture_mirror()), *st, SyncOptions{})->entities);
+
+  // A list that fails part-way writes nothing: an entry applied on its first page, whose evidence is on the page
+  // that failed, is not taken back into the store.
+  json ritual = entry("v2/spells/srd_fireball", "uncommon");
+  ritual["field"] = "ritual";
+  ritual["was"] = false;
+  ritual["value"] = true;
+  ritual["evidence"] = json::array({{{"record", "v2/spells/srd_wish"}, {"field", "name"}, {"equals", "Wish"}}});
+  auto partial = parse_corrections(json::array({ritual}).dump());
+  ASSERT_TRUE(partial.is_ok()) << partial.status().to_string();
+  options.corrections = &*partial;
+  auto fresh = fresh_store(testing::temp_dir());
+  FailingSource second_page(testing::fixture_mirror(), "v2/spells/?limit=100&page=2", Status::unavailable("HTTP 503"));
+  report = sync(second_page, *fresh, options);
+  ASSERT_TRUE(report.is_ok()) << report.status().to_string();
+  ASSERT_EQ(report->failed.size(), 1u);
+  EXPECT_EQ(report->failed[0].endpoint, "v2/spells");
+  EXPECT_EQ(fresh->get("srd_fireball", model::Kind::kSpell, false)->size(), 0u);
+  EXPECT_EQ(report->corrections, 0);
+  EXPECT_TRUE(report->corrections_unapplied.empty());
 }
 
 std::string rule_text(store::Store& st, const std::string& key) {

@@ -74,6 +74,8 @@ class Corrector {
   nlohmann::json apply(std::string_view endpoint, nlohmann::json& record, nlohmann::json& as_sent);
   // For any other list: notes `record` if an entry names it as evidence.
   void note(std::string_view endpoint, const nlohmann::json& record);
+  // Forgets what was noted and applied of `endpoint`: its listing failed and its writes were undone.
+  void forget(std::string_view endpoint);
 
   // Takes back every applied entry whose evidence does not hold in the records noted (or whose evidence record was
   // not read), and returns the records they were applied to: each is to be mapped again from the record as sent

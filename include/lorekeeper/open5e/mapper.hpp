@@ -3,6 +3,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -107,16 +108,23 @@ bool note_srd_weapon(const json& record, MappingContext& ctx);
 // Magic Extended spells it "Sorceror"). v1's `dnd_class` names the classes, `archetype` the subclass grants.
 inline constexpr std::string_view kV1SpellsEndpoint = "v1/spells";
 
-// /v1/races/ and /v1/backgrounds/ hold what some v2 records of the same name lack: Tome of Heroes' Shade has no
-// traits in v2, Level Up's backgrounds no description. They are read before the v2 lists.
+// /v1/races/, /v1/backgrounds/ and /v1/classes/ hold what some v2 records of the same name lack: Tome of Heroes'
+// Shade has no traits in v2, Level Up's backgrounds no description, SRD 5.1's twelve subclasses no introduction and
+// its classes no sidebars, Tome of Heroes' Path of Hellfire no features. They are read before the v2 lists.
 inline constexpr std::string_view kV1RacesEndpoint = "v1/races";
 inline constexpr std::string_view kV1BackgroundsEndpoint = "v1/backgrounds";
+inline constexpr std::string_view kV1ClassesEndpoint = "v1/classes";
+// /v1/magicitems/ is read ahead too, for the text v2 cut short (SRD 5.1's Deck of Many Things stops at the Skull).
+inline constexpr std::string_view kV1MagicItemsEndpoint = "v1/magicitems";
 
-// Notes a /v1/races/ (kind kSpecies) or /v1/backgrounds/ (kBackground) record in ctx.v1_lore for the v2 record of
-// the same name in the v2 document of its v1 document (kV1Documents). A v2 species without traits then takes
-// the race's: each "***Name.*** text" paragraph of its asi_desc, age, alignment, size, speed_desc, languages, vision
-// and traits; a v2 background without a description takes v1's. An entity completed so keeps both records in its
-// raw. Returns false, noting nothing, for a record without a name or of a document without v2 records.
+// Notes a /v1/races/ (kind kSpecies) or /v1/backgrounds/ (kBackground) record, or each archetype of a /v1/classes/
+// record (kClass), in ctx.v1_lore for the v2 record of the same name in the v2 document of its (the archetype's)
+// v1 document (kV1Documents). A v2 species without traits then takes the race's: each "***Name.*** text" paragraph
+// of its asi_desc, age, alignment, size, speed_desc, languages, vision and traits; a v2 background without a
+// description takes v1's; a v2 subclass without one takes its archetype's introduction (the text before its
+// first heading: "For some barbarians, rage is a means to an end ..."); a v2 magic item (kMagicItem) whose text v1's
+// goes on from takes v1's. An entity completed so keeps both records in its raw. Returns false, noting nothing, for a
+// record without a name or of a document without v2 records.
 bool note_v1_lore(const json& rec, Kind kind, MappingContext& ctx);
 
 // The SRD 5.1 spellcasting classes, as /v1/spells/ names them.
@@ -128,6 +136,27 @@ inline constexpr std::string_view kSrd51SpellClasses[] = {"Bard",   "Cleric",   
 inline constexpr std::pair<std::string_view, std::string_view> kV1Documents[] = {
     {"wotc-srd", "srd-2014"}, {"dmag", "deepm"}, {"dmag-e", "deepmx"}, {"a5e", "a5e-ag"}, {"toh", "toh"}, {"kp", "kp"},
     {"o5e", "open5e"},        {"warlock", "wz"}, {"taldorei", "tdcs"}};
+
+// A text's words, folded (text::fold), joined by single spaces: texts compared whatever their markup.
+std::string text_words(std::string_view text);
+
+// Adds the words of a name, lower case, without apostrophes ("Witch Hunter's Armor": witch, hunters, armor).
+void add_name_words(std::string_view name, std::set<std::string>& words);
+
+// Whether a v2 record's name covers a v1 record's of the same kind and document: the same name, or a variant v2 splits
+// the v1 record into, whose name holds every word of v1's but those naming what a variant is made of or how strong
+// it is ("Agile Breastplate" for "Agile Armor", "Greatsword of Volsung" for "Sword of Volsung", "Ioun Stone
+// (Agility)" for "Ioun Stone"; any for "Weapon, +1, +2, or +3").
+bool name_covers(std::string_view v2_name, std::string_view v1_name);
+// Whether the v2 record of `v2_name` is the v1 record's of `v1_name` (or a variant of it): it covers it, and no
+// other of the v1 names of its list and document (`v1_names`) covers it more closely ("Molten Hellfire Breastplate"
+// is the Molten Hellfire Armor's, not the Hellfire Armor's). A v1 record no v2 record is is one v2 lacks (Vault of
+// Magic's Armor of Spite and Hellfire Armor, SRD 5.1's Berserker Axe).
+bool name_is_v1s(std::string_view v2_name, std::string_view v1_name, const std::vector<std::string>& v1_names);
+
+// Whether a /v1/armor/ record is the Armor Class of a class feature, a spell or no armor (SRD 5.1's Unarmored Defense,
+// Mage Armor, Unarmored): not armor; v2 has it in the feature's, the spell's or the rule's text.
+bool v1_armor_is_a_formula(const json& rec);
 
 // The v2 document of a v1 document (kV1Documents); empty for one v2 has no records of.
 std::string_view v2_document_of_v1(std::string_view v1_document);
