@@ -560,8 +560,6 @@ json v1_race_traits(const json& race) {
   return traits;
 }
 
-// What the v1 race or background of the same name (note_v1_lore) gives a species or background mapped from `rec`
-// that lacks it; an entity it gives something keeps both records in its raw.
 // Where the first Markdown heading line of `t` starts ("##### Frenzy"), or its size.
 size_t heading_at(const std::string& t) {
   for (size_t at = 0; at < t.size();) {
@@ -660,6 +658,9 @@ void complete_class_from_v1(const std::string& v1_markdown, Entity& e) {
   if (features.empty()) e.data.erase("features");
 }
 
+// What the v1 record of the same name (note_v1_lore) gives an entity mapped from `rec` that lacks it: a species its
+// traits, a background its description, a class its introduction and sidebars, a magic item the rest of a text v2
+// cut short. An entity with a v1 record keeps both records in its raw.
 void complete_from_v1_lore(const json& rec, const MappingContext& ctx, Entity& e) {
   const auto it = ctx.v1_lore.find({e.kind, v1_note_key(e.document.key, e.name)});
   if (it == ctx.v1_lore.end()) return;
@@ -1053,18 +1054,12 @@ std::string v1_note_key(std::string_view document, std::string_view name) {
 }
 
 void add_name_words(std::string_view name, std::set<std::string>& words) {
-  std::string word;
-  for (char c : name) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '\'') continue;
-    if (std::isalnum(u) || u >= 0x80) {
-      word += static_cast<char>(std::tolower(u));
-    } else if (!word.empty()) {
-      words.insert(std::move(word));
-      word.clear();
-    }
+  const std::string all = text_words(name);
+  for (size_t at = 0; at < all.size();) {
+    const size_t space = std::min(all.find(' ', at), all.size());
+    words.insert(all.substr(at, space - at));
+    at = space + 1;
   }
-  if (!word.empty()) words.insert(std::move(word));
 }
 
 bool v1_armor_is_a_formula(const json& rec) {

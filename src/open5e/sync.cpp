@@ -26,14 +26,14 @@ std::string iso_now() {
 
 using PageHandler = std::function<Status(std::vector<json>& records)>;
 
-// An entity mapped from a record the corrections file mended (open5e/corrections.hpp) carries their marks, and keeps
-// the record as the API sent it.
 // The lists whose records the corrections file mends: v2's, but the items (folded into the weapons and armor they
 // are, which a correction taken back could not map again). Every list read page by page can hold evidence.
 bool corrected_list(std::string_view endpoint) {
   return endpoint.rfind("v2/", 0) == 0 && endpoint != "v2/items" && endpoint != "v2/documents";
 }
 
+// An entity mapped from a record the corrections file mended (open5e/corrections.hpp) carries their marks, and keeps
+// the record as the API sent it.
 void mark_corrected(model::Entity& e, const json& as_sent, const json& marks) {
   json& list = e.data["corrections"];
   if (!list.is_array()) list = json::array();
@@ -643,16 +643,19 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
                 const auto& v1_names = v1_item_names[json_util::str(rec, "document__slug")];
                 // Or by its text, under another name: v2 splits Vault of Magic's Forgefire Hammer into a Maul and a
                 // Warhammer, spells Labrys right.
-                std::string opening = text_words(json_util::str(rec, "desc")).substr(0, 80);
-                opening = opening.substr(0, opening.rfind(' '));
-                const auto& texts = v2_texts[kind_document];
+                auto by_text = [&] {
+                  std::string opening = text_words(json_util::str(rec, "desc")).substr(0, 80);
+                  opening = opening.substr(0, opening.rfind(' '));
+                  const auto& texts = v2_texts[kind_document];
+                  return opening.size() >= 40 && std::any_of(texts.begin(), texts.end(), [&](const std::string& t) {
+                           return t.find(opening) != std::string::npos;
+                         });
+                };
                 if (std::any_of(names.begin(), names.end(),
                                 [&](const std::string& n) {
                                   return name_is_v1s(n, e->name, e->kind == Kind::kMagicItem ? v1_names : kNoNames);
                                 }) ||
-                    (opening.size() >= 40 && std::any_of(texts.begin(), texts.end(), [&](const std::string& t) {
-                       return t.find(opening) != std::string::npos;
-                     }))) {
+                    by_text()) {
                   ++covered;
                   return {};
                 }

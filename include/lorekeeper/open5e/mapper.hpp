@@ -140,7 +140,7 @@ inline constexpr std::pair<std::string_view, std::string_view> kV1Documents[] = 
 // A text's words, folded (text::fold), joined by single spaces: texts compared whatever their markup.
 std::string text_words(std::string_view text);
 
-// Adds the words of a name, lower case, without apostrophes ("Witch Hunter's Armor": witch, hunters, armor).
+// Adds the words of a name (text_words: "Witch Hunter's Armor": witch, hunters, armor).
 void add_name_words(std::string_view name, std::set<std::string>& words);
 
 // Whether a v2 record's name covers a v1 record's of the same kind and document: the same name, or a variant v2 splits
