@@ -484,6 +484,16 @@ void derive_creature(Entity& e, const std::vector<Passage>& passages) {
       if (it != speed->end() && it->is_number() && it->get<double>() > 0) add(f.movement, std::string(mode));
     }
   }
+  if (auto places = e.data.find("environments"); places != e.data.end() && places->is_array()) {
+    if (places->size() >= kAnywhereFrom) {
+      add(f.environments, std::string(kAnywhere));
+    } else {
+      for (const json& place : *places) {
+        if (place.is_string() && !text::fold(place.get<std::string>()).empty())
+          add(f.environments, text::fold(place.get<std::string>()));
+      }
+    }
+  }
   if (auto skills = e.data.find("skill_bonuses"); skills != e.data.end() && skills->is_object()) {
     for (auto it = skills->begin(); it != skills->end(); ++it) {
       if (it->is_number()) add(f.skills, text::lower(it.key()));
@@ -580,10 +590,17 @@ void derive_facets(Entity& e) {
     derive_spell(e, passages);
   }
   Facets& f = e.facets;
-  for (auto* v :
-       {&f.conditions, &f.save_abilities, &f.attack_ranges, &f.traits, &f.damage_types, &f.movement, &f.skills}) {
+  for (auto* v : {&f.conditions, &f.save_abilities, &f.attack_ranges, &f.traits, &f.damage_types, &f.movement,
+                  &f.skills, &f.environments}) {
     sort_unique(*v);
   }
+}
+
+bool environment_matches(std::string_view listed, std::string_view asked) {
+  if (asked.empty()) return false;
+  if (listed == asked) return true;
+  const std::string padded = " " + std::string(listed) + " ";
+  return padded.find(" " + std::string(asked) + " ") != std::string::npos;
 }
 
 }  // namespace lorekeeper::model

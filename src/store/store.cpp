@@ -300,6 +300,16 @@ void build_where(const Query& q, std::string* sql, std::vector<BindValue>* binds
   str(q.attack_range, "e.id IN (SELECT entity_id FROM entity_tags WHERE tag = 'attack' AND value = ?)");
   str(q.movement, "e.id IN (SELECT entity_id FROM entity_tags WHERE tag = 'moves' AND value = ?)");
   str(q.skill, "e.id IN (SELECT entity_id FROM entity_tags WHERE tag = 'skill' AND value = ?)");
+  if (!q.environments.empty()) {
+    // model::environment_matches: the whole name, or one of its words.
+    std::string any = "e.id IN (SELECT entity_id FROM entity_tags WHERE tag = 'environment' AND (0";
+    for (const auto& v : q.environments) {
+      any += " OR value = ? OR instr(' ' || value || ' ', ' ' || ? || ' ') > 0";
+      binds->emplace_back(v);
+      binds->emplace_back(v);
+    }
+    add((any + "))").c_str());
+  }
   for (const auto& t : q.traits)
     str(t, "e.id IN (SELECT entity_id FROM entity_tags WHERE tag = 'trait' AND value = ?)");
   for (const auto& t : q.without_traits) {
@@ -330,23 +340,33 @@ void build_where(const Query& q, std::string* sql, std::vector<BindValue>* binds
   for (const auto& k : q.exclude_keys) str(k, "e.key <> ?");
 }
 
-// Every multi-valued facet of an entity as its tags: the record's (class, property, damage_type) and the derived
-// ones (model/derived.hpp).
+// Every multi-valued facet of an entity and the tag it is stored under: the record's (class, property, and a spell's
+// damage_type) and the derived ones (model/derived.hpp), which Store::refresh_derived rewrites.
+struct TagFacet {
+  std::string_view tag;
+  std::vector<std::string> model::Facets::*values;
+  bool derived;
+};
+constexpr TagFacet kTagFacets[] = {
+    {"class", &model::Facets::classes, false},
+    {"property", &model::Facets::properties, false},
+    {"damage_type", &model::Facets::damage_types, false},
+    {"casts", &model::Facets::casts, true},
+    {"condition", &model::Facets::conditions, true},
+    {"save", &model::Facets::save_abilities, true},
+    {"attack", &model::Facets::attack_ranges, true},
+    {"moves", &model::Facets::movement, true},
+    {"skill", &model::Facets::skills, true},
+    {"trait", &model::Facets::traits, true},
+    {"environment", &model::Facets::environments, true},
+};
+
 Status write_tags(Stmt& tag_st, long long id, const model::Facets& f) {
-  for (const auto& [tag, values] : {std::pair<const char*, const std::vector<std::string>*>{"class", &f.classes},
-                                    {"property", &f.properties},
-                                    {"damage_type", &f.damage_types},
-                                    {"casts", &f.casts},
-                                    {"condition", &f.conditions},
-                                    {"save", &f.save_abilities},
-                                    {"attack", &f.attack_ranges},
-                                    {"moves", &f.movement},
-                                    {"skill", &f.skills},
-                                    {"trait", &f.traits}}) {
-    for (const auto& v : *values) {
+  for (const TagFacet& t : kTagFacets) {
+    for (const auto& v : f.*t.values) {
       tag_st.reset();
       tag_st.bind(1, id);
-      tag_st.bind(2, std::string_view(tag));
+      tag_st.bind(2, t.tag);
       tag_st.bind(3, std::string_view(v));
       LOREKEEPER_RETURN_IF_ERROR(tag_st.run());
     }
@@ -638,11 +658,14 @@ Status Store::refresh_derived() {
   return refresh_if_stale("derived_facets", std::string(model::kDerivedFacetsVersion), [&]() -> Status {
     // Every tag the rules write; a creature's damage types all come from them, a spell's also from its record
     // (data.damage_types), which is read back below.
-    LOREKEEPER_RETURN_IF_ERROR(
-        sqlite::exec(db_,
-                     "DELETE FROM entity_tags WHERE tag IN ('casts', 'condition', 'save', 'attack', 'moves', 'skill', "
-                     "'trait') OR (tag = "
-                     "'damage_type' AND entity_id IN (SELECT id FROM entities WHERE kind IN ('creature', 'spell')))"));
+    std::string derived_tags;
+    for (const TagFacet& t : kTagFacets) {
+      if (t.derived) derived_tags += std::string(derived_tags.empty() ? "'" : ", '") + std::string(t.tag) + "'";
+    }
+    const std::string clear = "DELETE FROM entity_tags WHERE tag IN (" + derived_tags +
+                              ") OR (tag = 'damage_type' AND entity_id IN (SELECT id FROM entities WHERE kind IN "
+                              "('creature', 'spell')))";
+    LOREKEEPER_RETURN_IF_ERROR(sqlite::exec(db_, clear.c_str()));
     auto rows = Stmt::prepare(db_,
                               "SELECT e.id, e.kind, e.name, b.data FROM entities e JOIN entity_bodies b ON b.id = e.id"
                               " WHERE e.kind IN ('creature', 'spell', 'weapon')");
@@ -1019,10 +1042,10 @@ bool has_attribute_filters(const Query& q) {
   return !q.game_system.empty() || q.level || q.level_min || q.level_max || !q.school.empty() || !q.class_key.empty() ||
          !q.casting_time.empty() || !q.damage_type.empty() || !q.casts_spell.empty() || !q.condition.empty() ||
          !q.save_ability.empty() || !q.attack_range.empty() || !q.movement.empty() || !q.skill.empty() ||
-         !q.traits.empty() || !q.without_traits.empty() || q.concentration || q.ritual || q.cr || q.cr_min ||
-         q.cr_max || !q.type.empty() || !q.size.empty() || q.armor_class_min || q.hit_points_min || !q.rarity.empty() ||
-         q.requires_attunement || !q.damage_dice.empty() || q.is_simple || !q.properties.empty() || q.cost_min ||
-         q.cost_max || q.weight_max || !q.section.empty() || !q.parent_key.empty() || q.top_level ||
+         !q.environments.empty() || !q.traits.empty() || !q.without_traits.empty() || q.concentration || q.ritual ||
+         q.cr || q.cr_min || q.cr_max || !q.type.empty() || !q.size.empty() || q.armor_class_min || q.hit_points_min ||
+         !q.rarity.empty() || q.requires_attunement || !q.damage_dice.empty() || q.is_simple || !q.properties.empty() ||
+         q.cost_min || q.cost_max || q.weight_max || !q.section.empty() || !q.parent_key.empty() || q.top_level ||
          !q.exclude_keys.empty();
 }
 
@@ -1038,8 +1061,8 @@ Result<std::vector<std::pair<std::string, int>>> Store::count_by(const Query& q,
                                                                    {"size", "e.size"},
                                                                    {"rarity", "e.rarity"},
                                                                    {"section", "e.section"}};
-  static const std::set<std::string_view> kTags = {"class",     "property", "damage_type", "casts",
-                                                   "condition", "save",     "attack",      "trait"};
+  const bool tag =
+      std::any_of(std::begin(kTagFacets), std::end(kTagFacets), [&](const TagFacet& t) { return t.tag == facet; });
   std::string where = " WHERE 1";
   std::vector<BindValue> binds;
   build_where(q, &where, &binds);
@@ -1049,7 +1072,7 @@ Result<std::vector<std::pair<std::string, int>>> Store::count_by(const Query& q,
           " AS TEXT) AS v, count(*) AS n FROM entities e JOIN documents d ON " + "d.key = e.document_key" + where +
           " AND " + it->second + " IS NOT NULL AND CAST(" + it->second +
           " AS TEXT) <> '' GROUP BY v ORDER BY n DESC, v";
-  } else if (kTags.count(facet)) {
+  } else if (tag) {
     sql =
         "SELECT t.value AS v, count(*) AS n FROM entities e JOIN documents d ON d.key = e.document_key JOIN "
         "entity_tags t ON t.entity_id = e.id AND t.tag = ?" +
@@ -1434,11 +1457,8 @@ Status Store::read_tags(std::vector<Entity>& entities) {
   Stmt& st = **prepared;
   for (Entity& e : entities) {
     model::Facets& f = e.facets;
-    const std::map<std::string_view, std::vector<std::string>*> lists = {
-        {"class", &f.classes},        {"property", &f.properties},  {"damage_type", &f.damage_types},
-        {"casts", &f.casts},          {"condition", &f.conditions}, {"save", &f.save_abilities},
-        {"attack", &f.attack_ranges}, {"moves", &f.movement},       {"skill", &f.skills},
-        {"trait", &f.traits}};
+    std::map<std::string_view, std::vector<std::string>*> lists;
+    for (const TagFacet& t : kTagFacets) lists[t.tag] = &(f.*t.values);
     for (auto& [tag, list] : lists) list->clear();
     st.reset();
     st.bind(1, model::kind_name(e.kind));

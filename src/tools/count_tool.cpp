@@ -10,7 +10,7 @@ namespace {
 // The facets one may count by, as Store::count_by names them.
 const std::vector<std::string> kFacets = {"document", "game_system", "level",  "school", "casting_time", "cr",
                                           "type",     "size",        "rarity", "class",  "property",     "damage_type",
-                                          "casts",    "condition",   "save",   "attack", "trait"};
+                                          "casts",    "condition",   "save",   "attack", "trait",        "environment"};
 // Values of a facet shown in one answer; the rest are counted as "more".
 constexpr size_t kMaxValues = 40;
 

@@ -10,6 +10,7 @@
 #include "lorekeeper/core/text.hpp"
 #include "lorekeeper/gm/dice.hpp"
 #include "lorekeeper/gm/encounter_math.hpp"
+#include "lorekeeper/model/derived.hpp"
 #include "lorekeeper/model/entity.hpp"
 
 namespace lorekeeper::tools::gm_tools {
@@ -604,14 +605,12 @@ ToolResult build_encounter(const json& args, const CreatureSearch& search, std::
   // Where a record says a creature lives: the environment asked among a few, or among so many that the list means
   // "anywhere" (140 records list all of them: a swamp is no home of the Quasit's more than any other place).
   enum class Home { kNo, kThere, kAnywhere };
-  constexpr size_t kAnywhereFrom = 20;  // records list at most 16, or all 31
+  using model::kAnywhereFrom;
   auto home = [&](const json& r) {
     if (environment.empty()) return Home::kThere;
     if (!r.contains("environments") || !r["environments"].is_array()) return Home::kNo;
     for (const auto& e : r["environments"]) {
-      // Records name environments such as "Swamp or Marsh": the whole name or one of its words matches.
-      const std::string name = e.is_string() ? text::fold(e.get<std::string>()) : std::string();
-      if (name == environment || (" " + name + " ").find(" " + environment + " ") != std::string::npos) {
+      if (e.is_string() && model::environment_matches(text::fold(e.get<std::string>()), environment)) {
         return r["environments"].size() >= kAnywhereFrom ? Home::kAnywhere : Home::kThere;
       }
     }

@@ -201,6 +201,7 @@ Result<Query> creature_query(const json& args) {
   q.save_ability = str_arg(args, "save_ability");
   q.attack_range = str_arg(args, "attack_range");
   q.movement = str_arg(args, "movement");
+  if (std::string place = text::fold(str_arg(args, "environment")); !place.empty()) q.environments = {place};
   for (const char* trait : {"legendary", "spellcaster"}) {
     if (auto b = bool_arg(args, trait)) (*b ? q.traits : q.without_traits).push_back(trait);
   }

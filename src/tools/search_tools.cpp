@@ -302,6 +302,91 @@ std::string not_named(const std::string& label, const std::string& search, bool 
 
 }  // namespace
 
+namespace {
+
+// The environments creature records list (folded, model::kAnywhere aside) among the entries `scope` selects.
+std::vector<std::string> listed_environments(store::Store& st, const Query& scope) {
+  std::vector<std::string> out;
+  Query creatures;
+  creatures.kinds = {Kind::kCreature};
+  creatures.document_keys = scope.document_keys;
+  creatures.game_system = scope.game_system;
+  if (auto counted = st.count_by(creatures, "environment")) {
+    for (const auto& [value, n] : *counted) {
+      if (value != model::kAnywhere) out.push_back(value);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// What an environment filter finds: the creatures whose records name the place first; those whose records list
+// (nearly) every environment (model::kAnywhere) after them, up to the limit, when some record names the place
+// (a creature that lives anywhere lives in no place nobody lists). A name asked that only a creature living anywhere
+// has leads the answer. `anywhere`: how many of those matched.
+Result<Found> find_by_environment(store::Store& st, const Query& q, const std::string& search, int limit, Match match,
+                                  const SearchContext& ctx, bool group, int& anywhere) {
+  anywhere = 0;
+  auto there = find(st, q, search, limit, match, ctx, OnExactName::kOnlyIt, group);
+  if (!there || q.environments.size() != 1) return there;
+  const std::vector<std::string> listed = listed_environments(st, Query{});
+  if (std::none_of(listed.begin(), listed.end(),
+                   [&](const std::string& v) { return model::environment_matches(v, q.environments.front()); })) {
+    return there;
+  }
+  Query rest = q;
+  rest.environments = {std::string(model::kAnywhere)};
+  auto elsewhere = find(st, rest, search, limit, match, ctx, OnExactName::kOnlyIt, group);
+  if (!elsewhere) return elsewhere.status();
+  anywhere = elsewhere->total;
+  if (elsewhere->results.empty()) return there;
+  const bool lead_elsewhere = there->results.empty() || (elsewhere->how == "exact name" && there->how != "exact name");
+  Found out = lead_elsewhere ? std::move(*elsewhere) : std::move(*there);
+  Found& follow = lead_elsewhere ? *there : *elsewhere;
+  for (auto& r : follow.results) {
+    if (out.results.size() >= static_cast<size_t>(limit)) break;
+    out.results.push_back(std::move(r));
+  }
+  out.total += follow.total;
+  return out;
+}
+
+// The message of an environment filter: how many matches live anywhere; when nothing matched, whether the records
+// searched list environments at all, and which they list.
+std::string environment_note(store::Store& st, const Query& q, const std::string& asked, int anywhere,
+                             bool empty_answer) {
+  if (q.environments.empty()) return "";
+  const std::string place = "'" + asked + "'";
+  if (anywhere > 0) {
+    return std::to_string(anywhere) +
+           (anywhere == 1 ? " of these creatures' records lists" : " of these creatures' records list") +
+           " (nearly) every environment (" + std::to_string(model::kAnywhereFrom) +
+           " or more): they live anywhere, not especially in " + place + ", and follow those whose records name it.";
+  }
+  if (!empty_answer) return "";
+  const std::vector<std::string> in_scope = listed_environments(st, q);
+  if (in_scope.empty()) {
+    Query every;
+    every.kinds = {Kind::kCreature};
+    every.environments = listed_environments(st, Query{});
+    every.environments.push_back(std::string(model::kAnywhere));
+    std::vector<std::string> names;
+    if (auto docs = st.count_by(every, "document")) {
+      for (const auto& [key, n] : *docs) names.push_back(key);
+    }
+    return "No creature record of the documents and rules searched lists environments" +
+           (names.empty() ? std::string(".") : "; the records of " + text::join(names, ", ") + " do (documents).");
+  }
+  if (std::none_of(in_scope.begin(), in_scope.end(),
+                   [&](const std::string& v) { return model::environment_matches(v, q.environments.front()); })) {
+    return "No creature record here lists the environment " + place + "; they list: " + text::join(in_scope, ", ") +
+           ".";
+  }
+  return "";
+}
+
+}  // namespace
+
 ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilder& build, bool top_level_default,
                            Match match, const SearchContext& ctx) {
   auto built = build(args);
@@ -320,7 +405,9 @@ ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilde
   // Editions of one name take one place in a ranked answer (the ranker groups them: `limit` counts places), unless
   // the caller chose documents or a game system.
   const bool group = match == Match::kNamesAndText && !text::trim(search).empty() && groups_editions(args);
-  auto found = find(st, q, search, limit, match, ctx, OnExactName::kOnlyIt, group);
+  int anywhere = 0;
+  auto found = q.environments.empty() ? find(st, q, search, limit, match, ctx, OnExactName::kOnlyIt, group)
+                                      : find_by_environment(st, q, search, limit, match, ctx, group, anywhere);
   if (!found) return error_result("Search failed: " + found.status().to_string());
   add_children(st, found->results, q);
   std::string header;
@@ -363,6 +450,10 @@ ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilde
   }
   std::string message = docs.message;
   if (!found->note.empty()) message = message.empty() ? found->note : message + " " + found->note;
+  if (!found->results.empty()) {
+    if (std::string place = environment_note(st, q, str_arg(args, "environment"), anywhere, false); !place.empty())
+      message = message.empty() ? place : message + " " + place;
+  }
   json understood = json::array();
   if (!found->results.empty()) {
     auto [labels, sentence] = understood_labels(found->understood);
@@ -428,6 +519,8 @@ ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilde
     if (std::string nearby = nearby_counts(st, args, build, docs.keys, search, match, ctx); !nearby.empty()) {
       hints.push_back(nearby);
     }
+    if (std::string place = environment_note(st, q, str_arg(args, "environment"), anywhere, true); !place.empty())
+      hints.insert(hints.begin(), place);
     if (hints.empty()) hints.push_back("Nothing in the store matches these filters.");
     message = (message.empty() ? "" : message + " ") + text::join(hints, " ");
     header = "No " + plural_of(label) + " found.";

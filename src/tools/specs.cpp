@@ -265,6 +265,10 @@ std::vector<ToolSpec> build_specs() {
         str_param("save_ability", "Ability of a saving throw it calls for.", model::ability_names()),
         str_param("attack_range", "Has an attack of this range (reach: 10 ft. or more).", kAttackRanges),
         str_param("movement", "Has a speed of this kind.", kMovementModes),
+        str_param("environment",
+                  "Its record lists this environment (\"swamp\", \"underworld\", \"forest\"); records that list "
+                  "(nearly) every environment follow those that name it. Only some documents' records list "
+                  "environments (SRD 5.1, Tome of Beasts); the answer says when those searched list none."),
         bool_param("legendary", "true: only creatures with legendary actions; false: none."),
         bool_param("spellcaster", "true: only creatures that cast spells; false: none."),
         documents_param(),

@@ -20,6 +20,7 @@
 #include "lorekeeper/core/text.hpp"
 #include "lorekeeper/model/attunement.hpp"
 #include "lorekeeper/model/coverage.hpp"
+#include "lorekeeper/model/derived.hpp"
 #include "lorekeeper/open5e/corrections.hpp"
 #include "lorekeeper/open5e/field_map.hpp"
 #include "lorekeeper/open5e/mapper.hpp"
@@ -1653,6 +1654,51 @@ TEST_F(Fidelity, ASwampEncounterIsOfSwampCreatures) {
   EXPECT_FALSE(astral.structured["result"]["groups"].empty()) << astral.text;
   EXPECT_NE(astral.text.find("were drawn on too"), std::string::npos) << astral.text;
   EXPECT_NE(message.find("that list (nearly) every environment"), std::string::npos) << message;
+}
+
+// search_creature's environment: the creatures whose records name the place first, then those whose records list
+// (nearly) every environment, said in the answer; a place no record lists, and documents whose records list no
+// environment, are said too.
+TEST_F(Fidelity, SearchCreatureTakesAnEnvironment) {
+  auto r = call("search_creature",
+                {{"environment", "arctic"}, {"documents", {"srd-2014"}}, {"limit", 50}, {"detail", "summary"}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  size_t there = 0, anywhere = 0;
+  for (const auto& x : r.structured["result"]) {
+    auto e = call("get_entity", {{"key", x.value("key", "")}, {"kind", "creature"}});
+    ASSERT_FALSE(e.is_error) << e.text;
+    const json& places = e.structured["result"]["environments"];
+    ASSERT_TRUE(places.is_array()) << x.dump();
+    if (places.size() >= model::kAnywhereFrom) {
+      ++anywhere;
+      continue;
+    }
+    EXPECT_EQ(anywhere, 0u) << x.value("name", "") << " names the place but follows a creature that lives anywhere";
+    ++there;
+    EXPECT_NE(places.dump().find("Arctic"), std::string::npos) << x.value("name", "") << places.dump();
+  }
+  EXPECT_GT(there, 10u);
+  EXPECT_GT(anywhere, 0u);
+  EXPECT_NE(r.structured.value("message", "").find("list (nearly) every environment"), std::string::npos) << r.text;
+  // A name asked that only a creature living anywhere has leads the answer.
+  auto quasit = call("search_creature", {{"environment", "marsh"}, {"search", "Quasit"}});
+  ASSERT_FALSE(quasit.structured["result"].empty()) << quasit.text;
+  EXPECT_EQ(quasit.structured["result"][0].value("key", ""), "srd_quasit") << quasit.text;
+  EXPECT_EQ(quasit.text.find("filters exclude"), std::string::npos) << quasit.text;
+  auto nowhere = call("search_creature", {{"environment", "spaceship"}});
+  EXPECT_TRUE(nowhere.structured["result"].empty()) << nowhere.text;
+  EXPECT_NE(nowhere.text.find("lists the environment 'spaceship'; they list: arctic or tundra"), std::string::npos)
+      << nowhere.text;
+  auto rules = call("search_creature", {{"environment", "swamp"}, {"game_system", "5e-2024"}});
+  EXPECT_TRUE(rules.structured["result"].empty()) << rules.text;
+  EXPECT_NE(rules.text.find("No creature record of the documents and rules searched lists environments"),
+            std::string::npos)
+      << rules.text;
+  EXPECT_NE(rules.text.find("srd-2014"), std::string::npos) << rules.text;
+  auto counted = call("count_entities", {{"kind", "creature"}, {"by", {"environment"}}});
+  ASSERT_FALSE(counted.is_error) << counted.text;
+  EXPECT_NE(counted.structured["result"]["by"]["environment"].dump().find("swamp or marsh"), std::string::npos)
+      << counted.text;
 }
 
 // What the data lacks is said where an answer touches it: SRD 5.2's rules glossary (asked under the 2024 rules, with

@@ -176,6 +176,30 @@ TEST(Derived, WeaponRangesAndCreatureMovement) {
   EXPECT_EQ(lich.skills, (V{"arcana", "history", "insight", "perception"}));
 }
 
+// A creature's environments are its record's, folded; a record that lists (nearly) every one lives anywhere. An
+// environment asked matches a listed name whole or by one of its words.
+TEST(Derived, CreatureEnvironments) {
+  using V = std::vector<std::string>;
+  model::Entity e;
+  e.kind = model::Kind::kCreature;
+  e.name = "Bog Thing";
+  e.data = {{"environments", {"Swamp or Marsh", "Forest or Jungle", "The Abyss", 7, ""}}};
+  model::derive_facets(e);
+  EXPECT_EQ(e.facets.environments, (V{"forest or jungle", "swamp or marsh", "the abyss"}));
+  json every = json::array();
+  for (size_t i = 0; i < model::kAnywhereFrom; ++i) every.push_back("Place " + std::to_string(i));
+  e.data["environments"] = every;
+  e.facets.environments.clear();
+  model::derive_facets(e);
+  EXPECT_EQ(e.facets.environments, (V{std::string(model::kAnywhere)}));
+  EXPECT_TRUE(model::environment_matches("swamp or marsh", "marsh"));
+  EXPECT_TRUE(model::environment_matches("swamp or marsh", "swamp or marsh"));
+  EXPECT_TRUE(model::environment_matches("the abyss", "abyss"));
+  EXPECT_FALSE(model::environment_matches("swamp or marsh", "swam"));
+  EXPECT_FALSE(model::environment_matches("swamp or marsh", ""));
+  EXPECT_FALSE(model::environment_matches("hills", "hill"));
+}
+
 // Homebrew text of any size and shape: derivation stays linear (RE2) and its lists stay bounded by the vocabulary.
 TEST(Derived, HostileTextOfAnySize) {
   model::Entity e;

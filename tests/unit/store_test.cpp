@@ -507,6 +507,7 @@ TEST(Store, RederivesTheDerivedFacetsWhenTheRulesChange) {
                                                "Hit: 10 (3d6) cold damage. The target must succeed on a DC 18 "
                                                "Constitution saving throw or be paralyzed for 1 minute."}}});
   lich.data["traits"] = model::json::array({{{"name", "Spellcasting"}, {"desc", "At will: ray of frost, mage hand"}}});
+  lich.data["environments"] = model::json::array({"Swamp or Marsh", "Tomb"});
   auto paralyzers = [](Store& st) {
     Query q;
     q.condition = "paralyzed";
@@ -525,7 +526,8 @@ TEST(Store, RederivesTheDerivedFacetsWhenTheRulesChange) {
   exec_raw(path,
            "UPDATE meta SET value = 'older rules' WHERE key = 'derived_facets';"
            "INSERT INTO entity_tags (entity_id, tag, value) SELECT id, 'damage_type', 'thunder' FROM entities;"
-           "INSERT INTO entity_tags (entity_id, tag, value) SELECT id, 'condition', 'prone' FROM entities;");
+           "INSERT INTO entity_tags (entity_id, tag, value) SELECT id, 'condition', 'prone' FROM entities;"
+           "INSERT INTO entity_tags (entity_id, tag, value) SELECT id, 'environment', 'hills' FROM entities;");
   auto st = Store::open(path, Store::Mode::kExistingOnly);
   ASSERT_TRUE(st.is_ok());
   EXPECT_EQ(paralyzers(**st), 1);
@@ -538,6 +540,13 @@ TEST(Store, RederivesTheDerivedFacetsWhenTheRulesChange) {
     auto r = (*st)->query(q);
     ASSERT_TRUE(r.is_ok());
     EXPECT_EQ(r->total, std::string(value) == "cold" ? 1 : 0) << tag << " " << value;
+  }
+  for (auto [asked, found] : {std::pair{"marsh", 1}, {"swamp or marsh", 1}, {"tomb", 1}, {"hills", 0}, {"mar", 0}}) {
+    Query q;
+    q.environments = {asked};
+    auto r = (*st)->query(q);
+    ASSERT_TRUE(r.is_ok());
+    EXPECT_EQ(r->total, found) << asked;
   }
   auto recorded = (*st)->meta("derived_facets");
   ASSERT_TRUE(recorded.is_ok() && recorded->has_value());

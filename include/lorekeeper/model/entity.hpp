@@ -89,6 +89,7 @@ struct Facets {
   std::vector<std::string> attack_ranges;   // "melee", "ranged", "reach" (creatures and weapons)
   std::vector<std::string> movement;        // creature speeds besides walking: "burrow", "climb", "fly", "swim"
   std::vector<std::string> skills;          // creature skills it is proficient in ("stealth", "perception")
+  std::vector<std::string> environments;    // creature environments, folded ("swamp or marsh"), or "anywhere"
   std::vector<std::string> traits;          // "legendary", "spellcaster", "heals", "summons", "teleports"
 };
 

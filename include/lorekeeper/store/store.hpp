@@ -54,6 +54,9 @@ struct Query {
   std::string condition, save_ability, attack_range;
   std::string movement;  // has a speed of this mode ("fly", "swim", "climb", "burrow")
   std::string skill;     // (creatures) lists a bonus in this skill ("stealth")
+  // (creatures) lists one of these environments (folded), by model::environment_matches: "swamp" is listed by a
+  // record naming "Swamp or Marsh"; model::kAnywhere selects the records that list (nearly) every environment.
+  std::vector<std::string> environments;
   std::vector<std::string> traits, without_traits;
   std::optional<bool> concentration, ritual;
   std::optional<double> cr, cr_min, cr_max;
@@ -205,9 +208,10 @@ class Store {
   Result<QueryResult> query(const Query& q);
   // How many entities matching `q` (its limit and offset ignored) have each value of `facet`: a column ("kind",
   // "document", "game_system", "level", "school", "casting_time", "cr", "type", "size", "rarity", "section") or a
-  // tag ("class", "property", "damage_type", "casts", "condition", "save", "attack", "trait"; an entity with
-  // several values counts once under each). Values as stored (cr as a number: "0.25"); entities without a value
-  // are left out. Ordered by count, highest first, then by value. InvalidArgument for another facet.
+  // tag ("class", "property", "damage_type", "casts", "condition", "save", "attack", "moves", "skill", "trait",
+  // "environment"; an entity with several values counts once under each). Values as stored (cr as a number: "0.25");
+  // entities without a value are left out. Ordered by count, highest first, then by value. InvalidArgument for another
+  // facet.
   Result<std::vector<std::pair<std::string, int>>> count_by(const Query& q, std::string_view facet);
 
   // Kinds, keys and names of the entities matching `q` (its limit applies; bodies are not read), by name. Served
