@@ -3,6 +3,7 @@
 #include <re2/re2.h>
 
 #include <algorithm>
+#include <set>
 #include <unordered_set>
 
 #include "lorekeeper/core/text.hpp"
@@ -35,18 +36,20 @@ struct Patterns {
   // "can innately cast sleep,", "casts the comprehend languages spell", "casts fireball (level 5 version) twice".
   RE2 casts_inline{
       "\\bcan (?:innately )?cast (?:the )?([a-z][a-z' /-]{2,40}?)(?: spell)?(?: \\(|,|\\.|;| twice| at will| "
-      "requiring| using| without| in response| on | at | with |$)|\\bcasts (?:the )?([a-z][a-z' /-]{2,40}?)(?: "
+      "requiring| using| without| in response| on | at | with | for |$)|\\bcasts (?:the )?([a-z][a-z' /-]{2,40}?)(?: "
       "spell)?(?: \\(|,|\\.|;| twice| at will| requiring| using| without| in response| on | at | with |$)",
       options()};
+  // A spell's header opening an action's text: "(cantrip; v, s)", "(3rd-level; v, s, m, concentration)".
+  RE2 spell_header{"^\\s*\\((?:cantrip|\\d+(?:st|nd|rd|th)-level); ", options()};
   RE2 not_a_spell{
       "^(?:a|an|any|one|two|the following|following|spells?|its?|them|that|this|these|those|cantrips|no|only|up|"
       "each|all|either|another|other|innate|one of|some|such|his|her|their)\\b",
       options()};
   RE2 inflict{
-      "\\b(?:is|are|be|becomes?|been|fall|falls|knocked|knocks?|knocking|left|remains?|has the|have the|"
+      "\\b(?:is|are|be|becomes?|becoming|been|fall|falls|knocked|knocks?|knocking|left|remains?|has the|have the|"
       "gains? the|suffers? the|or|and)\\s+(?:[a-z]+\\s+){0,2}?(" LK_CONDITIONS ")\\b|\\b(" LK_CONDITIONS
       ") (?:condition|for|until)\\b|levels? of (exhaustion)|\\b(turns? to stone|"
-      "turned to stone)",
+      "turned to stone)|\\b(grappling) (?:the|a|an|one|that|its) (?:target|creature|foe|victim|prey)\\b",
       options()};
   // Words that make a mention in the same clause not an infliction ("isn't knocked prone", "the condition ends").
   RE2 negation{
@@ -69,8 +72,9 @@ struct Patterns {
            options()};
   RE2 damage{
       "(?:\\d+d\\d+(?: ?[+-] "
-      "?\\d+)?\\)?|\\d+\\)?|extra|additional|\\btakes?|\\btaking|\\bdeals?|\\bdealing)\\s+(?:(" LK_DAMAGE
-      ")" LK_DAMAGE_JOIN ")?(?:(" LK_DAMAGE ")" LK_DAMAGE_JOIN ")?(" LK_DAMAGE ") damage",
+      "?\\d+)?\\)?|\\d+\\)?|extra|additional|\\btakes?|\\btaking|\\bdeals?|\\bdealing)\\s+(?:ongoing\\s+)?(?:"
+      "(" LK_DAMAGE ")" LK_DAMAGE_JOIN ")?(?:(" LK_DAMAGE ")" LK_DAMAGE_JOIN ")?(" LK_DAMAGE
+      ") damage|\\(\\d+d\\d+(?: ?[+-] ?\\d+)?\\)\\s+(?:(" LK_DAMAGE ")" LK_DAMAGE_JOIN ")?(" LK_DAMAGE ")\\b",
       options()};
   // An attack it makes, not "ranged attacks against the dragon are made with disadvantage".
   RE2 melee{"\\bmelee (?:or ranged )?(?:weapon |spell )?attack(?: roll)?s?( against)?", options()};
@@ -318,7 +322,11 @@ bool about_itself(std::string_view clause, const std::vector<std::string>& self_
   const size_t space = clause.find_first_of(" ',");
   const std::string_view first = clause.substr(0, space);
   for (const std::string& w : self_words) {
-    if (first == w) return true;
+    // A word of the name, or the end of one that compounds it ("worm must make" for the Iceworm).
+    if (first == w || (first.size() >= 4 && w.size() > first.size() &&
+                       std::string_view(w).substr(w.size() - first.size()) == first)) {
+      return true;
+    }
   }
   return false;
 }
@@ -341,32 +349,64 @@ std::vector<std::string> name_words(std::string_view name) {
   return out;
 }
 
+// Words that open a clause whose conditions are not imposed ("if the target is prone", "until the pit fiend
+// becomes incapacitated"), each with a space on both sides. "when" only at a clause's start: within one it is
+// often a relative clause's ("a creature in the area when the cloud is created ... is poisoned").
+constexpr std::string_view kOpeners[] = {" if ", " while ", " unless ", " whenever ", " until "};
+
 // Conditions a passage imposes, with the clause before each mention checked for negation and conditionals.
 void conditions_of(std::string_view t, const std::vector<std::string>& self_words, std::vector<std::string>& out) {
   const Patterns& p = patterns();
   for (std::string_view s : sentences(t)) {
     // The sentence is read once, left to right, whatever its length: the state of the clause each mention is in
     // (where it starts, whether a subordinating word opened it, whether a defence came before) advances with it.
-    size_t scanned = 0, cut = 0;
-    bool conditional = false, defended = false;
+    size_t scanned = 0, cut = 0, prev_cut = 0;
+    bool conditional = false, prev_conditional = false, defended = false;
+    {
+      std::string_view opening = s;
+      while (!opening.empty() && opening.front() == ' ') opening.remove_prefix(1);
+      for (std::string_view w : kOpeners)
+        conditional = conditional || opening.compare(0, w.size() - 1, w.substr(1)) == 0;
+      conditional = conditional || opening.compare(0, 5, "when ") == 0;
+    }
     int someone_else = -1;  // whether the sentence names another creature; computed on first need
     for_each_match(p.inflict, s, [&](const std::vector<StringPiece>& g) {
       std::string cond;
       for (int i = 1; i <= 3 && cond.empty(); ++i) cond = std::string(view(g[static_cast<size_t>(i)]));
-      if (cond.empty()) cond = "petrified";
+      if (cond.empty()) cond = g[4].empty() ? "grappled" : "petrified";
       const size_t begin = static_cast<size_t>(g[0].data() - s.data());
       const size_t end = begin + g[0].size();
-      // The clause the mention is in: from the last comma, semicolon, colon, parenthesis or subordinating word.
+      // The clause the mention is in: from the last comma, semicolon, colon, parenthesis, two spaces (a comma some
+      // records lost: "a Medium or smaller creature  it is grappled") or subordinating word; and a conditional
+      // clause ends where a new subject begins ("if target is Huge or smaller it is grappled").
       for (; scanned < begin; ++scanned) {
         const char c = s[scanned];
-        if (c == ',' || c == ';' || c == ':' || c == '(') {
+        if (c == ',' || c == ';' || c == ':' || c == '(' ||
+            (c == ' ' && scanned + 1 < s.size() && s[scanned + 1] == ' ')) {
+          prev_cut = cut;
+          prev_conditional = conditional;
           cut = scanned + 1;
           conditional = false;
         }
-        for (std::string_view w : {" if ", " while ", " unless ", " whenever "}) {
+        for (std::string_view w : kOpeners) {
           if (s.compare(scanned, w.size(), w) == 0) {
+            prev_cut = cut;
+            prev_conditional = conditional;
             cut = scanned + 1;
             conditional = true;
+          }
+        }
+        if (conditional && scanned > cut + 10) {
+          for (std::string_view w :
+               {" it is ", " it becomes ", " it falls ", " it must ", " they are ", " they become ", " they must ",
+                " the target is ", " the target must ", " the creature is ", " the creature must ",
+                " that creature is ", " that creature must "}) {
+            if (s.compare(scanned, w.size(), w) == 0) {
+              prev_cut = cut;
+              prev_conditional = conditional;
+              cut = scanned + 1;
+              conditional = false;
+            }
           }
         }
       }
@@ -383,12 +423,29 @@ void conditions_of(std::string_view t, const std::vector<std::string>& self_word
       while (!clause.empty() && clause.front() == ' ') clause.remove_prefix(1);
       if (!continues) {
         bool opened = conditional;
-        for (std::string_view w : {"if ", "while ", "unless ", "whenever "}) {
-          if (clause.compare(0, w.size(), w) == 0) opened = true;
+        // A clause without a subject ("falls unconscious", "becomes incapacitated") goes on from the one before:
+        // "when the waverider is reduced to 0 hit points, falls unconscious, or dies".
+        bool subjectless = false;
+        for (std::string_view v : {"becomes ", "becoming ", "falls ", "is ", "remains "}) {
+          subjectless = subjectless || clause.compare(0, v.size(), v) == 0;
         }
-        if (opened || about_itself(clause, self_words)) return;
+        std::string_view subject = clause;
+        if (subjectless && prev_cut < cut) {
+          subject = s.substr(prev_cut, end - prev_cut);
+          while (!subject.empty() && subject.front() == ' ') subject.remove_prefix(1);
+          opened = prev_conditional;
+        }
+        for (std::string_view w : kOpeners) {
+          if (subject.compare(0, w.size() - 1, w.substr(1)) == 0) opened = true;
+        }
+        if (subject.compare(0, 5, "when ") == 0) opened = true;
+        if (opened || about_itself(subject, self_words, subjectless)) return;
       }
-      const std::string_view tail = clause.size() > 80 ? clause.substr(clause.size() - 80) : clause;
+      // "until the end of its next turn" is how long, not an ending.
+      std::string tail(clause.size() > 80 ? clause.substr(clause.size() - 80) : clause);
+      for (size_t at = tail.find("the end of"); at != std::string::npos; at = tail.find("the end of", at + 1)) {
+        tail.replace(at + 4, 3, "---");
+      }
       if (found(p.negation, tail)) return;
       if (found(p.as_adjective, s.substr(end, std::min<size_t>(30, s.size() - end)))) return;
       if (cond == "invisible") {
@@ -427,8 +484,10 @@ void damage_of(std::string_view t, const std::vector<std::string>& self_words, s
       // speaks of the creature; after "On a failure," the "it" is the target.
       std::string_view subject = clause;
       while (!subject.empty() && subject.front() == ' ') subject.remove_prefix(1);
+      // A terse stat block leaves the subject out: "Takes 5 (1d10) force if it ends turn in object."
       const bool opens_with_it = from == 0 && cut == std::string_view::npos &&
-                                 (subject.compare(0, 3, "it ") == 0 || subject.compare(0, 5, "it's ") == 0);
+                                 (subject.compare(0, 3, "it ") == 0 || subject.compare(0, 5, "it's ") == 0 ||
+                                  subject.compare(0, 6, "takes ") == 0);
       if (upto.find("take") != std::string_view::npos && (opens_with_it || about_itself(clause, self_words, true)))
         return;
       for (size_t i = 1; i < g.size(); ++i) {
@@ -447,13 +506,17 @@ void derive_creature(Entity& e, const std::vector<Passage>& passages) {
   for (const Passage& ps : passages) {
     const bool about_spells = ps.name.find("spell") != std::string::npos;
     spellcasting_entry = spellcasting_entry || ps.name.find("spellcasting") != std::string::npos;
-    if (about_spells || ps.text.find("spell") != std::string::npos) {
+    if (about_spells || ps.text.find("spell") != std::string::npos || ps.text.find("cast") != std::string::npos) {
       spells_from_lists(ps.text, casts);
       spells_inline(ps.text, casts);
     }
-    conditions_of(ps.text, self, f.conditions);
     saves_of(ps.text, self, f.save_abilities);
-    damage_of(ps.text, self, f.damage_types);
+    // An action that is a spell written out ("(3rd-Level; V, S, M) A bolt of lightning ..."): its conditions and
+    // damage are the spell's, which inflicts_condition and deals_damage_type find through the spells it casts.
+    if (!found(p.spell_header, ps.text)) {
+      conditions_of(ps.text, self, f.conditions);
+      damage_of(ps.text, self, f.damage_types);
+    }
     for (const auto& [re, range] : {std::pair<const RE2*, const char*>{&p.melee, "melee"}, {&p.ranged, "ranged"}}) {
       for_each_match(*re, ps.text, [&, range = range](const std::vector<StringPiece>& g) {
         if (g[1].empty()) add(f.attack_ranges, range);
@@ -474,6 +537,20 @@ void derive_creature(Entity& e, const std::vector<Passage>& passages) {
           if (number("reach") > 0) add(f.attack_ranges, "melee");
           if (number("reach") >= 10) add(f.attack_ranges, "reach");
           if (number("range") > 0) add(f.attack_ranges, "ranged");
+          // The damage an attack record says it deals ("17 (4d6+3) lightning." in a terse text).
+          auto dealt = [&](const json& d) {
+            auto t = d.find("damage_type");
+            if (t == d.end() || !t->is_string()) return;
+            const std::string type = text::lower(t->get<std::string>());
+            const auto& known = damage_type_names();
+            if (std::find(known.begin(), known.end(), type) != known.end()) add(f.damage_types, type);
+          };
+          dealt(a);
+          if (auto extra = a.find("extra_damage"); extra != a.end() && extra->is_array()) {
+            for (const json& d : *extra) {
+              if (d.is_object()) dealt(d);
+            }
+          }
         }
       }
     }
@@ -485,14 +562,14 @@ void derive_creature(Entity& e, const std::vector<Passage>& passages) {
     }
   }
   if (auto places = e.data.find("environments"); places != e.data.end() && places->is_array()) {
-    if (places->size() >= kAnywhereFrom) {
-      add(f.environments, std::string(kAnywhere));
-    } else {
-      for (const json& place : *places) {
-        if (place.is_string() && !text::fold(place.get<std::string>()).empty())
-          add(f.environments, text::fold(place.get<std::string>()));
-      }
+    std::vector<std::string> named;
+    for (const json& place : *places) {
+      if (place.is_string() && !text::fold(place.get<std::string>()).empty())
+        named.push_back(text::fold(place.get<std::string>()));
     }
+    sort_unique(named);
+    if (named.size() >= kAnywhereFrom) named.push_back(std::string(kAnywhere));
+    for (auto& n : named) add(f.environments, std::move(n));
   }
   if (auto skills = e.data.find("skill_bonuses"); skills != e.data.end() && skills->is_object()) {
     for (auto it = skills->begin(); it != skills->end(); ++it) {
@@ -594,6 +671,13 @@ void derive_facets(Entity& e) {
                   &f.skills, &f.environments}) {
     sort_unique(*v);
   }
+}
+
+std::optional<std::string> environment_asked(std::string_view given) {
+  std::string asked = text::fold(given);
+  static const std::set<std::string, std::less<>> kJoining = {"a", "an", "and", "in", "of", "on", "or", "the", "to"};
+  if (asked.empty() || kJoining.count(asked)) return std::nullopt;
+  return asked;
 }
 
 bool environment_matches(std::string_view listed, std::string_view asked) {

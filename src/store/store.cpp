@@ -310,6 +310,11 @@ void build_where(const Query& q, std::string* sql, std::vector<BindValue>* binds
     }
     add((any + "))").c_str());
   }
+  if (q.lives_anywhere) {
+    add(*q.lives_anywhere ? "e.id IN (SELECT entity_id FROM entity_tags WHERE tag = 'environment' AND value = ?)"
+                          : "e.id NOT IN (SELECT entity_id FROM entity_tags WHERE tag = 'environment' AND value = ?)");
+    binds->emplace_back(std::string(model::kAnywhere));
+  }
   for (const auto& t : q.traits)
     str(t, "e.id IN (SELECT entity_id FROM entity_tags WHERE tag = 'trait' AND value = ?)");
   for (const auto& t : q.without_traits) {

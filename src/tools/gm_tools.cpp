@@ -287,7 +287,7 @@ std::vector<ToolSpec> specs(const std::vector<ParamSpec>& creature_filters) {
     ParamSpec environment = param(
         "environment", ParamType::kString,
         "Only creatures whose records list this environment (e.g. \"swamp\", \"mountain\", "
-        "\"underworld\"); SRD 5.1 and Tome of Beasts records list them. Records that list "
+        "\"underworld\"); SRD 5.1, Tome of Beasts and Creature Codex records list them. Records that list "
         "(nearly) every environment come in only when fewer than 5 creatures list it, or when no group of those fits.");
     ParamSpec max_creatures = param("max_creatures", ParamType::kInteger, "Most creatures in one group.");
     max_creatures.minimum = 1;
@@ -305,7 +305,7 @@ std::vector<ToolSpec> specs(const std::vector<ParamSpec>& creature_filters) {
     params.push_back(difficulty);
     params.push_back(theme);
     params.push_back(environment);
-    for (const char* f : {"type", "size", "cr_min", "cr_max", "documents", "game_system"}) {
+    for (const char* f : {"type", "size", "cr_min", "cr_max", "documents", "game_system", "environment"}) {
       params.push_back(filter_of(creature_filters, f));
     }
     params.push_back(max_creatures);
@@ -591,7 +591,7 @@ ToolResult build_encounter(const json& args, const CreatureSearch& search, std::
   const bool themed = !theme.empty();
   json sargs = {{"limit", themed ? kThemedCandidates : kAllCandidates}};
   if (themed) sargs["search"] = theme;
-  for (const char* f : {"type", "size", "cr_min", "cr_max", "documents", "game_system"}) {
+  for (const char* f : {"type", "size", "cr_min", "cr_max", "documents", "game_system", "environment"}) {
     if (args.contains(f)) sargs[f] = args[f];
   }
   auto found = search(sargs);
@@ -601,7 +601,8 @@ ToolResult build_encounter(const json& args, const CreatureSearch& search, std::
   // at the place of the name's best-ranked edition.
   std::map<std::string, size_t> slot_of_name;
   std::vector<model::Document> documents;
-  const std::string environment = text::fold(args.value("environment", ""));
+  const std::string environment =
+      args.contains("environment") ? model::environment_asked(args.value("environment", "")).value_or("") : "";
   // Where a record says a creature lives: the environment asked among a few, or among so many that the list means
   // "anywhere" (140 records list all of them: a swamp is no home of the Quasit's more than any other place).
   enum class Home { kNo, kThere, kAnywhere };
@@ -747,11 +748,12 @@ ToolResult build_encounter(const json& args, const CreatureSearch& search, std::
   std::string message;
   if (groups.empty()) {
     if (pool.empty()) {
-      message = found->empty() ? "No creature matches these filters" + std::string(themed ? " and theme" : "") +
-                                     ": relax type, size, cr_min/cr_max, documents or game_system."
+      message = found->empty() && environment.empty()
+                    ? "No creature matches these filters" + std::string(themed ? " and theme" : "") +
+                          ": relax type, size, cr_min/cr_max, documents or game_system."
                 : !environment.empty()
-                    ? "No matching creature lists the environment '" + args.value("environment", "") +
-                          "' (only SRD 5.1 and Tome of Beasts records list environments): drop environment and put "
+                    ? "No matching creature lists the environment '" + text::trim(args.value("environment", "")) +
+                          "' (the creature records of most documents list no environment): drop environment and put "
                           "it in theme instead."
                     : "None of the matching creatures has a challenge rating in the XP table.";
     } else {

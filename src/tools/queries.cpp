@@ -201,7 +201,16 @@ Result<Query> creature_query(const json& args) {
   q.save_ability = str_arg(args, "save_ability");
   q.attack_range = str_arg(args, "attack_range");
   q.movement = str_arg(args, "movement");
-  if (std::string place = text::fold(str_arg(args, "environment")); !place.empty()) q.environments = {place};
+  if (args.contains("environment")) {
+    auto place = model::environment_asked(str_arg(args, "environment"));
+    if (!place) {
+      return Status::invalid_argument("Parameter 'environment': '" +
+                                      text::cut_at_word(str_arg(args, "environment"), 60) +
+                                      "' names no environment; ask for a place such as \"swamp\", \"forest\" or "
+                                      "\"underworld\".");
+    }
+    q.environments = {*place};
+  }
   for (const char* trait : {"legendary", "spellcaster"}) {
     if (auto b = bool_arg(args, trait)) (*b ? q.traits : q.without_traits).push_back(trait);
   }

@@ -320,69 +320,113 @@ std::vector<std::string> listed_environments(store::Store& st, const Query& scop
   return out;
 }
 
-// What an environment filter finds: the creatures whose records name the place first; those whose records list
-// (nearly) every environment (model::kAnywhere) after them, up to the limit, when some record names the place
-// (a creature that lives anywhere lives in no place nobody lists). A name asked that only a creature living anywhere
-// has leads the answer. `anywhere`: how many of those matched.
+// How an environment filter's answer is made of the two kinds of record that list the place.
+struct EnvironmentSplit {
+  int there_shown = 0;     // shown, whose records name the place among a few
+  int anywhere_shown = 0;  // shown, whose records list (nearly) every environment
+  int there_total = 0, anywhere_total = 0;
+};
+
+// What an environment filter finds: the creatures whose records name the place among a few first; those whose
+// records list (nearly) every environment (model::kAnywhere) after them, up to the limit. A name asked leads the
+// answer whichever kind of record has it, and an answer that is a name holds only it (as without the filter).
 Result<Found> find_by_environment(store::Store& st, const Query& q, const std::string& search, int limit, Match match,
-                                  const SearchContext& ctx, bool group, int& anywhere) {
-  anywhere = 0;
-  auto there = find(st, q, search, limit, match, ctx, OnExactName::kOnlyIt, group);
-  if (!there || q.environments.size() != 1) return there;
-  const std::vector<std::string> listed = listed_environments(st, Query{});
-  if (std::none_of(listed.begin(), listed.end(),
-                   [&](const std::string& v) { return model::environment_matches(v, q.environments.front()); })) {
-    return there;
+                                  const SearchContext& ctx, bool group, EnvironmentSplit& split) {
+  if (q.environments.size() != 1 || q.environments.front() == model::kAnywhere) {
+    return find(st, q, search, limit, match, ctx, OnExactName::kOnlyIt, group);
   }
-  Query rest = q;
-  rest.environments = {std::string(model::kAnywhere)};
-  auto elsewhere = find(st, rest, search, limit, match, ctx, OnExactName::kOnlyIt, group);
-  if (!elsewhere) return elsewhere.status();
-  anywhere = elsewhere->total;
-  if (elsewhere->results.empty()) return there;
-  const bool lead_elsewhere = there->results.empty() || (elsewhere->how == "exact name" && there->how != "exact name");
-  Found out = lead_elsewhere ? std::move(*elsewhere) : std::move(*there);
-  Found& follow = lead_elsewhere ? *there : *elsewhere;
-  for (auto& r : follow.results) {
-    if (out.results.size() >= static_cast<size_t>(limit)) break;
-    out.results.push_back(std::move(r));
+  Query there_q = q, anywhere_q = q;
+  there_q.lives_anywhere = false;
+  anywhere_q.lives_anywhere = true;
+  auto there = find(st, there_q, search, limit, match, ctx, OnExactName::kOnlyIt, group);
+  if (!there) return there.status();
+  auto anywhere = find(st, anywhere_q, search, limit, match, ctx, OnExactName::kOnlyIt, group);
+  if (!anywhere) return anywhere.status();
+  split.there_total = there->total;
+  split.anywhere_total = anywhere->total;
+  const bool lead_anywhere = there->results.empty() || (anywhere->how == "exact name" && there->how != "exact name");
+  Found out = lead_anywhere ? std::move(*anywhere) : std::move(*there);
+  Found& follow = lead_anywhere ? *there : *anywhere;
+  const size_t led = out.results.size();
+  if (out.how != "exact name") {
+    for (auto& r : follow.results) {
+      if (out.results.size() >= static_cast<size_t>(limit)) break;
+      out.results.push_back(std::move(r));
+    }
   }
+  const int followed = static_cast<int>(out.results.size() - led);
+  split.there_shown = lead_anywhere ? followed : static_cast<int>(led);
+  split.anywhere_shown = lead_anywhere ? static_cast<int>(led) : followed;
   out.total += follow.total;
   return out;
 }
 
-// The message of an environment filter: how many matches live anywhere; when nothing matched, whether the records
-// searched list environments at all, and which they list.
-std::string environment_note(store::Store& st, const Query& q, const std::string& asked, int anywhere,
+// The message of an environment filter: which results live anywhere; the documents searched whose creatures list no
+// environment (none of theirs can be among the results); when nothing matched, whether the records searched list
+// environments at all, and which they list.
+std::string environment_note(store::Store& st, const Query& q, const std::string& asked, const EnvironmentSplit& split,
                              bool empty_answer) {
   if (q.environments.empty()) return "";
-  const std::string place = "'" + asked + "'";
-  if (anywhere > 0) {
-    return std::to_string(anywhere) +
-           (anywhere == 1 ? " of these creatures' records lists" : " of these creatures' records list") +
-           " (nearly) every environment (" + std::to_string(model::kAnywhereFrom) +
-           " or more): they live anywhere, not especially in " + place + ", and follow those whose records name it.";
+  const std::string place = "'" + text::trim(asked) + "'";
+  const std::string anywhere = "list (nearly) every environment (" + std::to_string(model::kAnywhereFrom) +
+                               " or more), " + place + " among them: they live anywhere, not especially there";
+  std::vector<std::string> notes;
+  if (split.anywhere_shown > 0 && split.there_shown > 0) {
+    notes.push_back("The last " + std::to_string(split.anywhere_shown) + " of these creatures' records " + anywhere +
+                    "; those before them name it among a few.");
+  } else if (split.anywhere_shown > 0) {
+    notes.push_back("These creatures' records " + anywhere + "." +
+                    (split.there_total > 0
+                         ? " " + plural("creature", split.there_total) + " whose records name it among a few match too."
+                         : " No match's record names it among a few."));
+  } else if (split.anywhere_total > 0) {
+    notes.push_back(plural("more creature", split.anywhere_total) + " whose records " + anywhere + ", match too.");
   }
-  if (!empty_answer) return "";
   const std::vector<std::string> in_scope = listed_environments(st, q);
+  Query listing;
+  listing.kinds = {Kind::kCreature};
+  listing.document_keys = q.document_keys;
+  listing.game_system = q.game_system;
+  std::vector<std::string> silent;
+  if (auto all = st.count_by(listing, "document")) {
+    listing.environments = in_scope;
+    std::set<std::string> with;
+    if (!in_scope.empty()) {
+      if (auto listed = st.count_by(listing, "document")) {
+        for (const auto& [key, n] : *listed) with.insert(key);
+      }
+    }
+    for (const auto& [key, n] : *all) {
+      if (!with.count(key)) silent.push_back(key);
+    }
+  }
   if (in_scope.empty()) {
     Query every;
     every.kinds = {Kind::kCreature};
     every.environments = listed_environments(st, Query{});
-    every.environments.push_back(std::string(model::kAnywhere));
     std::vector<std::string> names;
-    if (auto docs = st.count_by(every, "document")) {
-      for (const auto& [key, n] : *docs) names.push_back(key);
+    if (!every.environments.empty()) {
+      if (auto docs = st.count_by(every, "document")) {
+        for (const auto& [key, n] : *docs) names.push_back(key);
+      }
     }
-    return "No creature record of the documents and rules searched lists environments" +
-           (names.empty() ? std::string(".") : "; the records of " + text::join(names, ", ") + " do (documents).");
+    std::sort(names.begin(), names.end());
+    notes.push_back("No creature record of the documents and rules searched lists environments" +
+                    (names.empty() ? std::string(".") : "; the records of " + text::join(names, ", ") + " do."));
+    return text::join(notes, " ");
   }
-  if (std::none_of(in_scope.begin(), in_scope.end(),
-                   [&](const std::string& v) { return model::environment_matches(v, q.environments.front()); })) {
-    return "No creature record here lists the environment " + place + "; they list: " + text::join(in_scope, ", ") +
-           ".";
+  if (!silent.empty()) {
+    std::sort(silent.begin(), silent.end());
+    notes.push_back("The creature records of " + text::join_first(silent, 6) +
+                    " list no environment, so none of theirs is among these.");
   }
-  return "";
+  if (empty_answer && std::none_of(in_scope.begin(), in_scope.end(), [&](const std::string& v) {
+        return model::environment_matches(v, q.environments.front());
+      })) {
+    notes.push_back("No creature record here lists the environment " + place +
+                    "; they list: " + text::join(in_scope, ", ") + ".");
+  }
+  return text::join(notes, " ");
 }
 
 }  // namespace
@@ -405,9 +449,9 @@ ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilde
   // Editions of one name take one place in a ranked answer (the ranker groups them: `limit` counts places), unless
   // the caller chose documents or a game system.
   const bool group = match == Match::kNamesAndText && !text::trim(search).empty() && groups_editions(args);
-  int anywhere = 0;
+  EnvironmentSplit split;
   auto found = q.environments.empty() ? find(st, q, search, limit, match, ctx, OnExactName::kOnlyIt, group)
-                                      : find_by_environment(st, q, search, limit, match, ctx, group, anywhere);
+                                      : find_by_environment(st, q, search, limit, match, ctx, group, split);
   if (!found) return error_result("Search failed: " + found.status().to_string());
   add_children(st, found->results, q);
   std::string header;
@@ -451,7 +495,7 @@ ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilde
   std::string message = docs.message;
   if (!found->note.empty()) message = message.empty() ? found->note : message + " " + found->note;
   if (!found->results.empty()) {
-    if (std::string place = environment_note(st, q, str_arg(args, "environment"), anywhere, false); !place.empty())
+    if (std::string place = environment_note(st, q, str_arg(args, "environment"), split, false); !place.empty())
       message = message.empty() ? place : message + " " + place;
   }
   json understood = json::array();
@@ -519,7 +563,7 @@ ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilde
     if (std::string nearby = nearby_counts(st, args, build, docs.keys, search, match, ctx); !nearby.empty()) {
       hints.push_back(nearby);
     }
-    if (std::string place = environment_note(st, q, str_arg(args, "environment"), anywhere, true); !place.empty())
+    if (std::string place = environment_note(st, q, str_arg(args, "environment"), split, true); !place.empty())
       hints.insert(hints.begin(), place);
     if (hints.empty()) hints.push_back("Nothing in the store matches these filters.");
     message = (message.empty() ? "" : message + " ") + text::join(hints, " ");

@@ -268,7 +268,8 @@ std::vector<ToolSpec> build_specs() {
         str_param("environment",
                   "Its record lists this environment (\"swamp\", \"underworld\", \"forest\"); records that list "
                   "(nearly) every environment follow those that name it. Only some documents' records list "
-                  "environments (SRD 5.1, Tome of Beasts); the answer says when those searched list none."),
+                  "environments (SRD 5.1, Tome of Beasts, Creature Codex); the answer names those searched that "
+                  "list none."),
         bool_param("legendary", "true: only creatures with legendary actions; false: none."),
         bool_param("spellcaster", "true: only creatures that cast spells; false: none."),
         documents_param(),

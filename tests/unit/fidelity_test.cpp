@@ -1680,11 +1680,31 @@ TEST_F(Fidelity, SearchCreatureTakesAnEnvironment) {
   EXPECT_GT(there, 10u);
   EXPECT_GT(anywhere, 0u);
   EXPECT_NE(r.structured.value("message", "").find("list (nearly) every environment"), std::string::npos) << r.text;
-  // A name asked that only a creature living anywhere has leads the answer.
+  // A name asked that only a creature living anywhere has leads the answer, which says so; a name is the answer
+  // whichever kind of record has it, as without the filter.
   auto quasit = call("search_creature", {{"environment", "marsh"}, {"search", "Quasit"}});
   ASSERT_FALSE(quasit.structured["result"].empty()) << quasit.text;
   EXPECT_EQ(quasit.structured["result"][0].value("key", ""), "srd_quasit") << quasit.text;
   EXPECT_EQ(quasit.text.find("filters exclude"), std::string::npos) << quasit.text;
+  EXPECT_NE(quasit.text.find("they live anywhere"), std::string::npos) << quasit.text;
+  auto wolf = call("search_creature", {{"environment", "forest"}, {"search", "wolf"}});
+  ASSERT_EQ(wolf.structured["result"].size(), 1u) << wolf.text;
+  EXPECT_EQ(wolf.structured["result"][0].value("key", ""), "srd_wolf") << wolf.text;
+  // Every record that lists the place is found, those that list every place too (the Material Plane is named only
+  // by them), and the counts of other answers agree with the search's.
+  auto material = call("search_creature", {{"environment", "material plane"}, {"detail", "summary"}});
+  EXPECT_EQ(material.structured.value("total", 0), 140) << material.text;
+  auto swamp = call("search_creature", {{"environment", "swamp"}, {"detail", "summary"}});
+  auto counted_swamp =
+      call("count_entities", {{"kind", "creature"}, {"by", {"document"}}, {"filters", {{"environment", "swamp"}}}});
+  int in_documents = 0;
+  for (const auto& d : counted_swamp.structured["result"]["by"]["document"]) in_documents += d.value("count", 0);
+  EXPECT_EQ(in_documents, swamp.structured.value("total", -1)) << counted_swamp.text;
+  EXPECT_GT(in_documents, 200) << counted_swamp.text;
+  for (const char* nothing : {"or", "-", "the"}) {
+    auto refused = call("search_creature", {{"environment", nothing}});
+    EXPECT_TRUE(refused.is_error) << nothing << ": " << refused.text;
+  }
   auto nowhere = call("search_creature", {{"environment", "spaceship"}});
   EXPECT_TRUE(nowhere.structured["result"].empty()) << nowhere.text;
   EXPECT_NE(nowhere.text.find("lists the environment 'spaceship'; they list: arctic or tundra"), std::string::npos)

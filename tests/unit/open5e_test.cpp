@@ -176,6 +176,81 @@ TEST(Derived, WeaponRangesAndCreatureMovement) {
   EXPECT_EQ(lich.skills, (V{"arcana", "history", "insight", "perception"}));
 }
 
+// Clauses as stat blocks write them: a conditional clause ends where its main clause's subject begins (with or
+// without the comma some records lost), a clause without a subject goes on from the one before, "until the end of"
+// is a duration; terse damage ("17 (4d6+3) lightning.") and attack records count; a spell written out as an action
+// lends its saves only; a compound name's last part is the creature itself.
+TEST(Derived, ClausesAsStatBlocksWriteThem) {
+  using V = std::vector<std::string>;
+  auto facets = [](const std::string& name, const std::string& text, json attacks = json()) {
+    model::Entity e;
+    e.kind = model::Kind::kCreature;
+    e.name = name;
+    json action = {{"name", "Act"}, {"desc", text}};
+    if (!attacks.is_null()) action["attacks"] = attacks;
+    e.data["actions"] = json::array({action});
+    model::derive_facets(e);
+    return e.facets;
+  };
+  EXPECT_EQ(facets("Leviathan", "If target is Huge or smaller it is grappled (escape DC 19).").conditions,
+            (V{"grappled"}));
+  EXPECT_EQ(
+      facets("Glabrezu", "If the target is a Medium or smaller creature  it is grappled (escape DC 17).").conditions,
+      (V{"grappled"}));
+  EXPECT_TRUE(facets("Imp", "If it is grappled, it takes 5 (1d10) acid damage.").conditions.empty());
+  EXPECT_TRUE(facets("Pit Fiend",
+                     "The fire lasts 1 minute or until the pit fiend dismisses it  becomes incapacitated  or leaves "
+                     "its area.")
+                  .conditions.empty());
+  EXPECT_TRUE(facets("Waverider",
+                     "When the waverider is reduced to 0 hit points, falls unconscious, or dies in this form, it "
+                     "reverts to its humanoid form.")
+                  .conditions.empty());
+  const model::Facets cube =
+      facets("Cube", "The engulfed creature can't breathe, is restrained, and takes 21 (6d6) acid damage.");
+  EXPECT_EQ(cube.conditions, (V{"restrained"}));
+  EXPECT_EQ(cube.damage_types, (V{"acid"}));
+  EXPECT_EQ(facets("Kobold",
+                   "Any breathing creature that's in the affected area when the cloud is created or that starts its "
+                   "turn in the cloud is poisoned.")
+                .conditions,
+            (V{"poisoned"}));
+  EXPECT_EQ(facets("Hydra",
+                   "Each creature within 5 feet must succeed on a DC 16 CON save or be incapacitated until the end of "
+                   "its next turn and poisoned for 1 minute.")
+                .conditions,
+            (V{"incapacitated", "poisoned"}));
+  EXPECT_EQ(facets("Knight", "The knight impales the target, grappling the target if it is Medium (escape DC 17).")
+                .conditions,
+            (V{"grappled"}));
+  EXPECT_EQ(
+      facets("Leviathan", "Ranged Spell Attack: +8 to hit 150/600' one target 17 (4d6+3) lightning.").damage_types,
+      (V{"lightning"}));
+  EXPECT_EQ(facets("Fiend", "The target takes 21 (6d6) ongoing poison damage at the start of each of its turns.")
+                .damage_types,
+            (V{"poison"}));
+  EXPECT_TRUE(facets("Specter", "Takes 5 (1d10) force if it ends turn in object.").damage_types.empty());
+  EXPECT_EQ(
+      facets("Kite", "Melee Weapon Attack: +7 to hit, one target.",
+             json::array({{{"damage_type", "Slashing"},
+                           {"extra_damage", json::array({{{"damage_type", "Poison"}}, {{"damage_type", "Ink"}}})}}}))
+          .damage_types,
+      (V{"poison", "slashing"}));
+  const model::Facets bolt = facets("Archmage",
+                                    "(3rd-Level; V, S, M) Each creature in the area makes a DC 17 Dexterity saving "
+                                    "throw  taking 28 (8d6) lightning damage on a failure or be paralyzed.");
+  EXPECT_TRUE(bolt.damage_types.empty());
+  EXPECT_TRUE(bolt.conditions.empty());
+  EXPECT_EQ(bolt.save_abilities, (V{"dexterity"}));
+  EXPECT_EQ(facets("Firetamer", "The firetamer can cast dominate monster (save DC 16) on a fire elemental.").casts,
+            (V{"dominate monster"}));
+  EXPECT_EQ(facets("Glabrezu", "Once per 30 days the glabrezu can cast wish for a mortal.").casts, (V{"wish"}));
+  EXPECT_TRUE(facets("Iceworm",
+                     "Each hour it spends in the heat, worm must make DC 15 Con save or suffer one level of "
+                     "exhaustion.")
+                  .conditions.empty());
+}
+
 // A creature's environments are its record's, folded; a record that lists (nearly) every one lives anywhere. An
 // environment asked matches a listed name whole or by one of its words.
 TEST(Derived, CreatureEnvironments) {
@@ -186,12 +261,26 @@ TEST(Derived, CreatureEnvironments) {
   e.data = {{"environments", {"Swamp or Marsh", "Forest or Jungle", "The Abyss", 7, ""}}};
   model::derive_facets(e);
   EXPECT_EQ(e.facets.environments, (V{"forest or jungle", "swamp or marsh", "the abyss"}));
-  json every = json::array();
-  for (size_t i = 0; i < model::kAnywhereFrom; ++i) every.push_back("Place " + std::to_string(i));
+  // Twenty different places (a name given twice counts once) make a record of one that lives anywhere; it keeps the
+  // names.
+  json every = json::array({"Place 0"});
+  for (size_t i = 0; i + 1 < model::kAnywhereFrom; ++i) every.push_back("Place " + std::to_string(i));
   e.data["environments"] = every;
   e.facets.environments.clear();
   model::derive_facets(e);
-  EXPECT_EQ(e.facets.environments, (V{std::string(model::kAnywhere)}));
+  EXPECT_EQ(e.facets.environments.size(), model::kAnywhereFrom - 1);
+  every.push_back("Place 19");
+  e.data["environments"] = every;
+  e.facets.environments.clear();
+  model::derive_facets(e);
+  EXPECT_EQ(e.facets.environments.size(), model::kAnywhereFrom + 1);
+  EXPECT_NE(std::find(e.facets.environments.begin(), e.facets.environments.end(), "place 19"),
+            e.facets.environments.end());
+  EXPECT_NE(std::find(e.facets.environments.begin(), e.facets.environments.end(), model::kAnywhere),
+            e.facets.environments.end());
+  EXPECT_EQ(model::environment_asked("  Swámp "), std::optional<std::string>("swamp"));
+  for (const char* nothing : {"", " ", "-", "'", "or", "The", "of"})
+    EXPECT_FALSE(model::environment_asked(nothing)) << nothing;
   EXPECT_TRUE(model::environment_matches("swamp or marsh", "marsh"));
   EXPECT_TRUE(model::environment_matches("swamp or marsh", "swamp or marsh"));
   EXPECT_TRUE(model::environment_matches("the abyss", "abyss"));

@@ -547,6 +547,14 @@ TEST(Store, RederivesTheDerivedFacetsWhenTheRulesChange) {
     auto r = (*st)->query(q);
     ASSERT_TRUE(r.is_ok());
     EXPECT_EQ(r->total, found) << asked;
+    q.lives_anywhere = false;
+    r = (*st)->query(q);
+    ASSERT_TRUE(r.is_ok());
+    EXPECT_EQ(r->total, found) << asked << " (a record of two places does not live anywhere)";
+    q.lives_anywhere = true;
+    r = (*st)->query(q);
+    ASSERT_TRUE(r.is_ok());
+    EXPECT_EQ(r->total, 0) << asked;
   }
   auto recorded = (*st)->meta("derived_facets");
   ASSERT_TRUE(recorded.is_ok() && recorded->has_value());

@@ -6,6 +6,7 @@
 // docs/entity-model.md ("Derived facets").
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,7 +16,7 @@
 namespace lorekeeper::model {
 
 // Names the rules below: a store whose facets were derived by other rules re-derives them when opened.
-inline constexpr std::string_view kDerivedFacetsVersion = "6";
+inline constexpr std::string_view kDerivedFacetsVersion = "7";
 
 // The conditions of the rules, as facet values ("blinded", ..., "exhaustion").
 const std::vector<std::string>& condition_names();
@@ -30,12 +31,15 @@ inline constexpr std::string_view kDerivedTraits[] = {"legendary", "spellcaster"
 inline constexpr std::string_view kMovementModes[] = {"burrow", "climb", "fly", "swim"};
 
 // A creature record that lists this many environments or more lists (nearly) every one: it lives anywhere, not
-// especially in any (140 Open5e records list all 31; the others at most 16). Facets::environments is then
-// kAnywhere alone.
+// especially in any (140 Open5e records list all 31; the others at most 16). Facets::environments then holds
+// kAnywhere besides the names.
 inline constexpr size_t kAnywhereFrom = 20;
 inline constexpr std::string_view kAnywhere = "anywhere";
-// Whether an environment a record lists (folded, "swamp or marsh") is the one asked (folded): the whole name or one
-// of its words ("swamp", "marsh"). Store::Query::environments applies the same rule in SQL.
+// An environment as asked ("  Swamp "), folded ("swamp"); nullopt when it names no place: nothing but punctuation,
+// or a joining word ("or", "of", "the"), which every "Swamp or Marsh" and "Plane of Fire" would match.
+std::optional<std::string> environment_asked(std::string_view given);
+// Whether an environment a record lists (folded, "swamp or marsh") is the one asked (environment_asked's): the whole
+// name or one of its words ("swamp", "marsh"). Store::Query::environments applies the same rule in SQL.
 bool environment_matches(std::string_view listed, std::string_view asked);
 
 // Fills the derived facets of a creature, a spell or a weapon from its `data` (other kinds are left as they are):
@@ -54,7 +58,7 @@ bool environment_matches(std::string_view listed, std::string_view asked);
 //   movement       (creature) the speeds besides walking it has, above 0 (data.speed: burrow, climb, fly, swim)
 //   skills         (creature) the skills its stat block lists a bonus for (data.skill_bonuses), lower-case
 //   environments   (creature) the environments its record lists (data.environments), folded ("swamp or marsh");
-//                  kAnywhere alone for a list of kAnywhereFrom or more
+//                  and kAnywhere when it lists kAnywhereFrom different ones or more
 //   traits         (creature) "legendary" (legendary actions), "spellcaster" (it casts spells);
 //                  (spell) "heals" (creatures regain hit points), "summons" (creatures summoned or conjured),
 //                  "teleports"

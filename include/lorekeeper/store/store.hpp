@@ -55,8 +55,10 @@ struct Query {
   std::string movement;  // has a speed of this mode ("fly", "swim", "climb", "burrow")
   std::string skill;     // (creatures) lists a bonus in this skill ("stealth")
   // (creatures) lists one of these environments (folded), by model::environment_matches: "swamp" is listed by a
-  // record naming "Swamp or Marsh"; model::kAnywhere selects the records that list (nearly) every environment.
+  // record naming "Swamp or Marsh". lives_anywhere: true, only records that list (nearly) every environment
+  // (model::kAnywhere); false, only the others.
   std::vector<std::string> environments;
+  std::optional<bool> lives_anywhere;
   std::vector<std::string> traits, without_traits;
   std::optional<bool> concentration, ritual;
   std::optional<double> cr, cr_min, cr_max;
