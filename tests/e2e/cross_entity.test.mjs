@@ -148,6 +148,28 @@ test('creatures that charm through the spells they cast are found; one that resi
   assert.ok(names(paralyze).has('Ghoul'));
 });
 
+test('a name no entry has is said to be missing before any near match: Mind Flayer, Beholder', async () => {
+  for (const name of ['Mind Flayer', 'Beholder']) {
+    const text = firstText(await call('search_creature', { search: name }));
+    assert.ok(text.startsWith(`No creature is named "${name}"`), text.slice(0, 200));
+    assert.match(text, /product identity/);
+    assert.ok(!/^Found /.test(text), text.slice(0, 200));
+  }
+});
+
+test('a swamp search lists the creatures whose records name the swamp before those that live anywhere', async () => {
+  const res = await call('search_creature', { environment: 'swamp', documents: ['srd-2014'], limit: 100, detail: 'summary' });
+  const list = okList(res, 'swamp');
+  const order = list.map((r) => r.name);
+  for (const [there, anywhere] of [['Black Dragon Wyrmling', 'Quasit'], ['Crocodile', 'Lizardfolk']]) {
+    assert.ok(order.includes(there) && order.includes(anywhere), order.join(', '));
+    assert.ok(order.indexOf(there) < order.indexOf(anywhere), `${there} after ${anywhere}`);
+  }
+  assert.match(res.structuredContent.message ?? '', /list \(nearly\) every environment/);
+  const rules = await call('search_creature', { environment: 'swamp', game_system: '5e-2024' });
+  assert.match(firstText(rules), /No creature record of the documents and rules searched lists environments/);
+});
+
 test('SRD 5.1\'s Paladin lists SRD 5.1\'s oath only, and counts the others', async () => {
   const list = okList(await call('search_character_option', { search: 'Paladin', type: 'class', documents: ['srd-2014'] }), 'paladin');
   const paladin = list.find((r) => r.key === 'srd_paladin');
