@@ -5,7 +5,8 @@
 
 STORE is a store built by the program (e.g. `lorekeeper --db /tmp/d.db documents` builds one from the bundled
 snapshot). The labels are tests/eval/derived-facets/{creatures,spells}.jsonl: 113 creatures and 116 spells sampled
-in proportion to each document (seed 20261125), each read and labelled by hand from its record's text. Even lines
+in proportion to each document (seed 20261125), each read and labelled by hand from its record's text, then 5
+creatures named by the issue on honest answers. Even lines
 are the part rules may be tuned on ("tune"), odd lines the held-out part nobody tunes on ("held"). --errors lists
 the false positives and negatives of the tune part only.
 """
