@@ -36,11 +36,9 @@ struct Patterns {
   // "can innately cast sleep,", "casts the comprehend languages spell", "casts fireball (level 5 version) twice".
   RE2 casts_inline{
       "\\bcan (?:innately )?cast (?:the )?([a-z][a-z' /-]{2,40}?)(?: spell)?(?: \\(|,|\\.|;| twice| at will| "
-      "requiring| using| without| in response| on | at | with | for |$)|\\bcasts (?:the )?([a-z][a-z' /-]{2,40}?)(?: "
+      "requiring| using| without| in response| on | at | with |$)|\\bcasts (?:the )?([a-z][a-z' /-]{2,40}?)(?: "
       "spell)?(?: \\(|,|\\.|;| twice| at will| requiring| using| without| in response| on | at | with |$)",
       options()};
-  // A spell's header opening an action's text: "(cantrip; v, s)", "(3rd-level; v, s, m, concentration)".
-  RE2 spell_header{"^\\s*\\((?:cantrip|\\d+(?:st|nd|rd|th)-level); ", options()};
   RE2 not_a_spell{
       "^(?:a|an|any|one|two|the following|following|spells?|its?|them|that|this|these|those|cantrips|no|only|up|"
       "each|all|either|another|other|innate|one of|some|such|his|her|their)\\b",
@@ -73,9 +71,12 @@ struct Patterns {
   RE2 damage{
       "(?:\\d+d\\d+(?: ?[+-] "
       "?\\d+)?\\)?|\\d+\\)?|extra|additional|\\btakes?|\\btaking|\\bdeals?|\\bdealing)\\s+(?:ongoing\\s+)?(?:"
-      "(" LK_DAMAGE ")" LK_DAMAGE_JOIN ")?(?:(" LK_DAMAGE ")" LK_DAMAGE_JOIN ")?(" LK_DAMAGE
-      ") damage|\\(\\d+d\\d+(?: ?[+-] ?\\d+)?\\)\\s+(?:(" LK_DAMAGE ")" LK_DAMAGE_JOIN ")?(" LK_DAMAGE ")\\b",
+      "(" LK_DAMAGE ")" LK_DAMAGE_JOIN ")?(?:(" LK_DAMAGE ")" LK_DAMAGE_JOIN ")?(" LK_DAMAGE ") damage",
       options()};
+  // Damage a terse stat block writes without the word: "17 (4d6+3) lightning." (read beside `damage`, whose longer
+  // lists it would cut short if it were one of its alternatives).
+  RE2 terse_damage{"\\(\\d+d\\d+(?: ?[+-] ?\\d+)?\\)\\s+(?:(" LK_DAMAGE ")" LK_DAMAGE_JOIN ")?(" LK_DAMAGE ")\\b",
+                   options()};
   // An attack it makes, not "ranged attacks against the dragon are made with disadvantage".
   RE2 melee{"\\bmelee (?:or ranged )?(?:weapon |spell )?attack(?: roll)?s?( against)?", options()};
   RE2 ranged{"\\b(?:melee or )?ranged (?:weapon |spell )?attack(?: roll)?s?( against)?", options()};
@@ -323,7 +324,7 @@ bool about_itself(std::string_view clause, const std::vector<std::string>& self_
   const std::string_view first = clause.substr(0, space);
   for (const std::string& w : self_words) {
     // A word of the name, or the end of one that compounds it ("worm must make" for the Iceworm).
-    if (first == w || (first.size() >= 4 && w.size() > first.size() &&
+    if (first == w || (first.size() >= 4 && w.size() >= first.size() + 3 &&
                        std::string_view(w).substr(w.size() - first.size()) == first)) {
       return true;
     }
@@ -370,6 +371,23 @@ void conditions_of(std::string_view t, const std::vector<std::string>& self_word
       conditional = conditional || opening.compare(0, 5, "when ") == 0;
     }
     int someone_else = -1;  // whether the sentence names another creature; computed on first need
+    // Where the sentence's last comma (or two spaces) is: a conditional clause with none after it has its main
+    // clause inside it.
+    size_t last_comma = 0;
+    for (size_t i = 0; i + 1 < s.size(); ++i) {
+      if (s[i] == ',' || (s[i] == ' ' && s[i + 1] == ' ')) last_comma = i + 1;
+    }
+    // Whether a list goes on after a mention: ", or dies", "  or leaves its area".
+    auto list_follows = [&](size_t from) {
+      const size_t stop = std::min(s.size(), from + 60);
+      for (size_t i = from; i + 1 < stop; ++i) {
+        if (s[i] != ',' && !(s[i] == ' ' && s[i + 1] == ' ')) continue;
+        std::string_view rest = s.substr(i + 1);
+        while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+        return rest.compare(0, 3, "or ") == 0 || rest.compare(0, 4, "and ") == 0;
+      }
+      return false;
+    };
     for_each_match(p.inflict, s, [&](const std::vector<StringPiece>& g) {
       std::string cond;
       for (int i = 1; i <= 3 && cond.empty(); ++i) cond = std::string(view(g[static_cast<size_t>(i)]));
@@ -396,7 +414,7 @@ void conditions_of(std::string_view t, const std::vector<std::string>& self_word
             conditional = true;
           }
         }
-        if (conditional && scanned > cut + 10) {
+        if (conditional && scanned > cut + 10 && scanned >= last_comma) {
           for (std::string_view w :
                {" it is ", " it becomes ", " it falls ", " it must ", " they are ", " they become ", " they must ",
                 " the target is ", " the target must ", " the creature is ", " the creature must ",
@@ -423,12 +441,15 @@ void conditions_of(std::string_view t, const std::vector<std::string>& self_word
       while (!clause.empty() && clause.front() == ' ') clause.remove_prefix(1);
       if (!continues) {
         bool opened = conditional;
-        // A clause without a subject ("falls unconscious", "becomes incapacitated") goes on from the one before:
-        // "when the waverider is reduced to 0 hit points, falls unconscious, or dies".
+        // A clause without a subject ("falls unconscious", "becomes incapacitated") in a list goes on from the
+        // one before: "when the waverider is reduced to 0 hit points, falls unconscious, or dies". Not after a
+        // colon ("Failed save: falls unconscious") nor as a terse main clause ("If the target is Medium, is
+        // grappled").
         bool subjectless = false;
         for (std::string_view v : {"becomes ", "becoming ", "falls ", "is ", "remains "}) {
           subjectless = subjectless || clause.compare(0, v.size(), v) == 0;
         }
+        subjectless = subjectless && cut > 0 && s[cut - 1] != ':' && list_follows(end);
         std::string_view subject = clause;
         if (subjectless && prev_cut < cut) {
           subject = s.substr(prev_cut, end - prev_cut);
@@ -471,29 +492,31 @@ void saves_of(std::string_view t, const std::vector<std::string>& self_words, st
 // Damage types dealt; not damage the creature itself takes ("the vampire takes 20 radiant damage in sunlight").
 void damage_of(std::string_view t, const std::vector<std::string>& self_words, std::vector<std::string>& out) {
   for (std::string_view s : sentences(t)) {
-    for_each_match(patterns().damage, s, [&](const std::vector<StringPiece>& g) {
-      const size_t begin = static_cast<size_t>(g[0].data() - s.data());
-      // The clause before the damage, looked for within a bounded distance so the pass stays linear.
-      const size_t from = begin > 200 ? begin - 200 : 0;
-      const std::string_view before = s.substr(from, begin - from);
-      const size_t cut = before.find_last_of(",;:");
-      const std::string_view clause =
-          cut == std::string_view::npos ? (from == 0 ? before : std::string_view()) : before.substr(cut + 1);
-      const std::string_view upto = s.substr(begin - clause.size(), clause.size() + g[0].size());
-      // "It takes 5 (1d10) force damage if it ends its turn inside an object": a sentence that opens with "it"
-      // speaks of the creature; after "On a failure," the "it" is the target.
-      std::string_view subject = clause;
-      while (!subject.empty() && subject.front() == ' ') subject.remove_prefix(1);
-      // A terse stat block leaves the subject out: "Takes 5 (1d10) force if it ends turn in object."
-      const bool opens_with_it = from == 0 && cut == std::string_view::npos &&
-                                 (subject.compare(0, 3, "it ") == 0 || subject.compare(0, 5, "it's ") == 0 ||
-                                  subject.compare(0, 6, "takes ") == 0);
-      if (upto.find("take") != std::string_view::npos && (opens_with_it || about_itself(clause, self_words, true)))
-        return;
-      for (size_t i = 1; i < g.size(); ++i) {
-        if (!g[i].empty()) add(out, std::string(view(g[i])));
-      }
-    });
+    for (const RE2* re : {&patterns().damage, &patterns().terse_damage}) {
+      for_each_match(*re, s, [&](const std::vector<StringPiece>& g) {
+        const size_t begin = static_cast<size_t>(g[0].data() - s.data());
+        // The clause before the damage, looked for within a bounded distance so the pass stays linear.
+        const size_t from = begin > 200 ? begin - 200 : 0;
+        const std::string_view before = s.substr(from, begin - from);
+        const size_t cut = before.find_last_of(",;:");
+        const std::string_view clause =
+            cut == std::string_view::npos ? (from == 0 ? before : std::string_view()) : before.substr(cut + 1);
+        const std::string_view upto = s.substr(begin - clause.size(), clause.size() + g[0].size());
+        // "It takes 5 (1d10) force damage if it ends its turn inside an object": a sentence that opens with "it"
+        // speaks of the creature; after "On a failure," the "it" is the target.
+        std::string_view subject = clause;
+        while (!subject.empty() && subject.front() == ' ') subject.remove_prefix(1);
+        // A terse stat block leaves the subject out: "Takes 5 (1d10) force if it ends turn in object."
+        const bool opens_with_it = from == 0 && cut == std::string_view::npos &&
+                                   (subject.compare(0, 3, "it ") == 0 || subject.compare(0, 5, "it's ") == 0 ||
+                                    subject.compare(0, 6, "takes ") == 0);
+        if (upto.find("take") != std::string_view::npos && (opens_with_it || about_itself(clause, self_words, true)))
+          return;
+        for (size_t i = 1; i < g.size(); ++i) {
+          if (!g[i].empty()) add(out, std::string(view(g[i])));
+        }
+      });
+    }
   }
 }
 
@@ -506,17 +529,13 @@ void derive_creature(Entity& e, const std::vector<Passage>& passages) {
   for (const Passage& ps : passages) {
     const bool about_spells = ps.name.find("spell") != std::string::npos;
     spellcasting_entry = spellcasting_entry || ps.name.find("spellcasting") != std::string::npos;
-    if (about_spells || ps.text.find("spell") != std::string::npos || ps.text.find("cast") != std::string::npos) {
+    if (about_spells || ps.text.find("spell") != std::string::npos) {
       spells_from_lists(ps.text, casts);
       spells_inline(ps.text, casts);
     }
+    conditions_of(ps.text, self, f.conditions);
     saves_of(ps.text, self, f.save_abilities);
-    // An action that is a spell written out ("(3rd-Level; V, S, M) A bolt of lightning ..."): its conditions and
-    // damage are the spell's, which inflicts_condition and deals_damage_type find through the spells it casts.
-    if (!found(p.spell_header, ps.text)) {
-      conditions_of(ps.text, self, f.conditions);
-      damage_of(ps.text, self, f.damage_types);
-    }
+    damage_of(ps.text, self, f.damage_types);
     for (const auto& [re, range] : {std::pair<const RE2*, const char*>{&p.melee, "melee"}, {&p.ranged, "ranged"}}) {
       for_each_match(*re, ps.text, [&, range = range](const std::vector<StringPiece>& g) {
         if (g[1].empty()) add(f.attack_ranges, range);
@@ -537,10 +556,17 @@ void derive_creature(Entity& e, const std::vector<Passage>& passages) {
           if (number("reach") > 0) add(f.attack_ranges, "melee");
           if (number("reach") >= 10) add(f.attack_ranges, "reach");
           if (number("range") > 0) add(f.attack_ranges, "ranged");
-          // The damage an attack record says it deals ("17 (4d6+3) lightning." in a terse text).
+          // The damage an attack record says it deals, when the entry's text rolls its dice ("17 (4d6+3)
+          // lightning." in a terse text): not a net's or a web's, whose damage_type Open5e fills from its
+          // immunities with no damage, nor a legendary "makes one Stinger attack" whose record disagrees with the
+          // Stinger's own text.
           auto dealt = [&](const json& d) {
             auto t = d.find("damage_type");
-            if (t == d.end() || !t->is_string()) return;
+            auto dice = d.find("damage");
+            if (t == d.end() || !t->is_string() || dice == d.end() || !dice->is_string()) return;
+            std::string rolled = text::lower(dice->get<std::string>());
+            rolled = rolled.substr(0, rolled.find_first_of("+- "));
+            if (rolled.find('d') == std::string::npos || ps.text.find(rolled) == std::string::npos) return;
             const std::string type = text::lower(t->get<std::string>());
             const auto& known = damage_type_names();
             if (std::find(known.begin(), known.end(), type) != known.end()) add(f.damage_types, type);
@@ -674,9 +700,24 @@ void derive_facets(Entity& e) {
 }
 
 std::optional<std::string> environment_asked(std::string_view given) {
-  std::string asked = text::fold(given);
+  // Words of letters and digits ("swamp!" is "swamp"), without joining words at either end ("plane of" is "plane").
   static const std::set<std::string, std::less<>> kJoining = {"a", "an", "and", "in", "of", "on", "or", "the", "to"};
-  if (asked.empty() || kJoining.count(asked)) return std::nullopt;
+  std::vector<std::string> words;
+  std::string word;
+  for (char c : text::fold(given) + " ") {
+    if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) {
+      word.push_back(c);
+    } else if (!word.empty()) {
+      words.push_back(std::move(word));
+      word.clear();
+    }
+  }
+  while (!words.empty() && kJoining.count(words.back())) words.pop_back();
+  size_t first = 0;
+  while (first < words.size() && kJoining.count(words[first])) ++first;
+  if (first == words.size()) return std::nullopt;
+  std::string asked;
+  for (size_t i = first; i < words.size(); ++i) asked += (asked.empty() ? "" : " ") + words[i];
   return asked;
 }
 

@@ -348,16 +348,19 @@ Result<Found> find_by_environment(store::Store& st, const Query& q, const std::s
   Found out = lead_anywhere ? std::move(*anywhere) : std::move(*there);
   Found& follow = lead_anywhere ? *there : *anywhere;
   const size_t led = out.results.size();
-  if (out.how != "exact name") {
+  if (out.how == "exact name") {
+    // The name is the answer, as without the filter: the other kind of record is neither shown nor counted.
+    (lead_anywhere ? split.there_total : split.anywhere_total) = 0;
+  } else {
     for (auto& r : follow.results) {
       if (out.results.size() >= static_cast<size_t>(limit)) break;
       out.results.push_back(std::move(r));
     }
+    out.total += follow.total;
   }
   const int followed = static_cast<int>(out.results.size() - led);
   split.there_shown = lead_anywhere ? followed : static_cast<int>(led);
   split.anywhere_shown = lead_anywhere ? static_cast<int>(led) : followed;
-  out.total += follow.total;
   return out;
 }
 
@@ -380,7 +383,9 @@ std::string environment_note(store::Store& st, const Query& q, const std::string
                          ? " " + plural("creature", split.there_total) + " whose records name it among a few match too."
                          : " No match's record names it among a few."));
   } else if (split.anywhere_total > 0) {
-    notes.push_back(plural("more creature", split.anywhere_total) + " whose records " + anywhere + ", match too.");
+    notes.push_back("Of these, " + std::to_string(split.anywhere_total) +
+                    " whose records list (nearly) every environment (" + std::to_string(model::kAnywhereFrom) +
+                    " or more) come after the ones shown: they live anywhere, not especially in " + place + ".");
   }
   const std::vector<std::string> in_scope = listed_environments(st, q);
   Query listing;

@@ -177,9 +177,9 @@ TEST(Derived, WeaponRangesAndCreatureMovement) {
 }
 
 // Clauses as stat blocks write them: a conditional clause ends where its main clause's subject begins (with or
-// without the comma some records lost), a clause without a subject goes on from the one before, "until the end of"
-// is a duration; terse damage ("17 (4d6+3) lightning.") and attack records count; a spell written out as an action
-// lends its saves only; a compound name's last part is the creature itself.
+// without the comma some records lost), a clause without a subject in a list goes on from the one before, "until
+// the end of" is a duration; terse damage ("17 (4d6+3) lightning.") and attack records count; a compound name's last
+// part is the creature itself.
 TEST(Derived, ClausesAsStatBlocksWriteThem) {
   using V = std::vector<std::string>;
   auto facets = [](const std::string& name, const std::string& text, json attacks = json()) {
@@ -230,21 +230,43 @@ TEST(Derived, ClausesAsStatBlocksWriteThem) {
                 .damage_types,
             (V{"poison"}));
   EXPECT_TRUE(facets("Specter", "Takes 5 (1d10) force if it ends turn in object.").damage_types.empty());
+  // An attack record's damage type counts where the text rolls its dice; a web's (no damage) and a legendary action
+  // that only names the attack do not.
+  EXPECT_EQ(facets("Kite", "Melee Weapon Attack: +7 to hit, one target, 11 (2d6+4) slashing and 7 (2d6) poison.",
+                   json::array({{{"damage", "2d6+4"},
+                                 {"damage_type", "Slashing"},
+                                 {"extra_damage", json::array({{{"damage", "2d6"}, {"damage_type", "Poison"}},
+                                                               {{"damage", "2d6"}, {"damage_type", "Ink"}}})}}}))
+                .damage_types,
+            (V{"poison", "slashing"}));
+  EXPECT_EQ(facets("Tarry", "Melee Weapon Attack: +5 to hit, one target, 6 (1d6+3) + 5 (2d4).",
+                   json::array({{{"damage", "1d6+3"},
+                                 {"damage_type", "Bludgeoning"},
+                                 {"extra_damage", json::array({{{"damage", "2d4"}, {"damage_type", "Radiant"}}})}}}))
+                .damage_types,
+            (V{"bludgeoning", "radiant"}));
+  EXPECT_TRUE(facets("Spider", "Ranged Weapon Attack: +5 to hit, range 30/60 ft. The target is restrained by webbing.",
+                     json::array({{{"damage_type", "Psychic"}, {"range", 30}}}))
+                  .damage_types.empty());
+  EXPECT_TRUE(facets("Queen", "The hive queen makes one Stinger attack.",
+                     json::array({{{"damage", "6d4+7"}, {"damage_type", "Poison"}, {"reach", 5}}}))
+                  .damage_types.empty());
+  // A list of three types keeps all three beside the terse form.
+  EXPECT_EQ(facets("Ghost", "Hit: 17 (6d4+2) bludgeoning, piercing, or slashing damage.").damage_types,
+            (V{"bludgeoning", "piercing", "slashing"}));
+  // A terse main clause without a subject after an "if" clause, or after a colon, is imposed; a condition inside the
+  // "if" clause is not, even when a new subject follows within it.
+  EXPECT_EQ(facets("Grabber", "If the target is Medium or smaller, is grappled (escape DC 13).").conditions,
+            (V{"grappled"}));
+  EXPECT_EQ(facets("Sleeper", "Sleep Solution. Failed save: falls unconscious 1 min.").conditions, (V{"unconscious"}));
+  EXPECT_TRUE(facets("Hitter", "If the attack hits and the target is prone, the target takes an extra 7 (2d6) damage.")
+                  .conditions.empty());
+  // A name's tail stands for the creature only when it is a clear compound ("worm" of "iceworm"), not "other" of
+  // "mother".
   EXPECT_EQ(
-      facets("Kite", "Melee Weapon Attack: +7 to hit, one target.",
-             json::array({{{"damage_type", "Slashing"},
-                           {"extra_damage", json::array({{{"damage_type", "Poison"}}, {{"damage_type", "Ink"}}})}}}))
-          .damage_types,
-      (V{"poison", "slashing"}));
-  const model::Facets bolt = facets("Archmage",
-                                    "(3rd-Level; V, S, M) Each creature in the area makes a DC 17 Dexterity saving "
-                                    "throw  taking 28 (8d6) lightning damage on a failure or be paralyzed.");
-  EXPECT_TRUE(bolt.damage_types.empty());
-  EXPECT_TRUE(bolt.conditions.empty());
-  EXPECT_EQ(bolt.save_abilities, (V{"dexterity"}));
-  EXPECT_EQ(facets("Firetamer", "The firetamer can cast dominate monster (save DC 16) on a fire elemental.").casts,
-            (V{"dominate monster"}));
-  EXPECT_EQ(facets("Glabrezu", "Once per 30 days the glabrezu can cast wish for a mortal.").casts, (V{"wish"}));
+      facets("Mother Hag", "Other creatures within 10 feet of the mother must succeed on a DC 13 Wisdom saving throw.")
+          .save_abilities,
+      (V{"wisdom"}));
   EXPECT_TRUE(facets("Iceworm",
                      "Each hour it spends in the heat, worm must make DC 15 Con save or suffer one level of "
                      "exhaustion.")

@@ -35,8 +35,9 @@ inline constexpr std::string_view kMovementModes[] = {"burrow", "climb", "fly", 
 // kAnywhere besides the names.
 inline constexpr size_t kAnywhereFrom = 20;
 inline constexpr std::string_view kAnywhere = "anywhere";
-// An environment as asked ("  Swamp "), folded ("swamp"); nullopt when it names no place: nothing but punctuation,
-// or a joining word ("or", "of", "the"), which every "Swamp or Marsh" and "Plane of Fire" would match.
+// An environment as asked ("  Swamp! "), as the words of its letters and digits, folded ("swamp"), without joining
+// words at either end ("plane of": "plane"); nullopt when it names no place: nothing but punctuation or joining words
+// ("or", "of", "the"), which every "Swamp or Marsh" and "Plane of Fire" would match.
 std::optional<std::string> environment_asked(std::string_view given);
 // Whether an environment a record lists (folded, "swamp or marsh") is the one asked (environment_asked's): the whole
 // name or one of its words ("swamp", "marsh"). Store::Query::environments applies the same rule in SQL.
