@@ -14,6 +14,7 @@
 #include "queries.hpp"
 #include "search_tools.hpp"
 #include "specs.hpp"
+#include "tool_table.hpp"
 
 namespace lorekeeper::tools::attack_odds_tool {
 
@@ -726,6 +727,20 @@ ToolResult attack_odds(store::Store* st, const json& args, const std::optional<s
   r.structured = {{"result", result}, {"total", static_cast<int>(rows.size())}, {"filters", args}};
   if (!notes.empty()) r.structured["message"] = text::join(notes, " ");
   return r;
+}
+
+ToolDef row() {
+  ToolDef d{spec()};
+  d.empty_store = EmptyStoreAnswer::kError;
+  // Odds for a bonus or a DC given need no store; a creature's are read from it.
+  d.needs_store = [](const json& args) { return args.contains("creature"); };
+  d.run = [](const ToolCall& c) {
+    if (c.st == nullptr) return attack_odds(nullptr, c.args, std::nullopt, c.ctx.preferred_edition);
+    auto docs = required_documents(*c.st, c.args);
+    if (!docs) return error_result(docs.status().message());
+    return attack_odds(c.st, c.args, docs->keys, c.ctx.preferred_edition);
+  };
+  return d;
 }
 
 }  // namespace lorekeeper::tools::attack_odds_tool

@@ -10,6 +10,7 @@
 #include "queries.hpp"
 #include "search_tools.hpp"
 #include "specs.hpp"
+#include "tool_table.hpp"
 
 namespace lorekeeper::tools::attunement_tool {
 
@@ -486,6 +487,17 @@ ToolResult check_attunement(store::Store& st, const json& args,
                         " items by name or key.");
   }
   return AttunementCheck(st, args, document_keys, preferred_edition).run();
+}
+
+ToolDef row() {
+  ToolDef d{spec()};
+  d.empty_store = EmptyStoreAnswer::kError;
+  d.run = [](const ToolCall& c) {
+    auto docs = required_documents(*c.st, c.args);
+    if (!docs) return error_result(docs.status().message());
+    return check_attunement(*c.st, c.args, docs->keys, c.ctx.preferred_edition);
+  };
+  return d;
 }
 
 }  // namespace lorekeeper::tools::attunement_tool

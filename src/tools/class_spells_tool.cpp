@@ -10,6 +10,7 @@
 #include "queries.hpp"
 #include "search_tools.hpp"
 #include "specs.hpp"
+#include "tool_table.hpp"
 
 namespace lorekeeper::tools::class_spells_tool {
 
@@ -552,6 +553,19 @@ ToolResult class_spells(store::Store& st, const json& args,
   r.structured = {{"result", result}, {"total", total}, {"filters", args}};
   if (!notes.empty()) r.structured["message"] = text::join(notes, " ");
   return r;
+}
+
+ToolDef row() {
+  ToolDef d{spec()};
+  d.empty_store = EmptyStoreAnswer::kError;
+  d.run = [](const ToolCall& c) {
+    auto docs = required_documents(*c.st, c.args);
+    if (!docs) return error_result(docs.status().message());
+    ToolResult r = class_spells(*c.st, c.args, docs->keys, c.ctx.preferred_edition);
+    if (!docs->message.empty() && !r.is_error) r.text = docs->message + "\n\n" + r.text;
+    return r;
+  };
+  return d;
 }
 
 }  // namespace lorekeeper::tools::class_spells_tool

@@ -10,6 +10,9 @@
 #include "lorekeeper/model/rules_text.hpp"
 #include "lorekeeper/search/editions.hpp"
 #include "lorekeeper/search/ranker.hpp"
+#include "queries.hpp"
+#include "search_tools.hpp"
+#include "tool_table.hpp"
 
 namespace lorekeeper::tools::compare_tool {
 namespace {
@@ -749,6 +752,28 @@ ToolResult compare_editions(store::Store& st, const json& args,
   r.text = std::move(out);
   r.structured = {{"result", std::move(result)}, {"total", static_cast<int>(total)}, {"filters", args}};
   return r;
+}
+
+ToolDef row() {
+  ToolDef d{spec()};
+  d.empty_store = EmptyStoreAnswer::kError;
+  d.run = [](const ToolCall& c) {
+    auto docs = required_documents(*c.st, c.args);
+    if (!docs) return error_result(docs.status().message());
+    const Suggest suggest = [&c](const std::vector<model::Kind>& kinds, const std::string& given) {
+      // compare_editions finds a name in any document (`documents` only narrows the versions shown).
+      store::Query filters;
+      filters.kinds = kinds;
+      return closest_names(*c.st, filters, given, 5);
+    };
+    ToolResult r = compare_editions(*c.st, c.args, docs->keys, c.ctx.preferred_edition, suggest);
+    if (!docs->message.empty() && !r.is_error) {
+      r.structured["message"] = docs->message;
+      r.text = docs->message + "\n\n" + r.text;
+    }
+    return r;
+  };
+  return d;
 }
 
 }  // namespace lorekeeper::tools::compare_tool

@@ -1,6 +1,6 @@
 // compare_editions: one entity's versions across editions and documents side by side (search/editions.hpp finds
 // them), with the fields that differ, the entries (actions, traits) added, removed or reworded, and the text that
-// changed, in a few lines. Private to lk_tools: the engine registers the spec and resolves the documents.
+// changed, in a few lines. Private to lk_tools: its row resolves the documents.
 #pragma once
 
 #include <functional>

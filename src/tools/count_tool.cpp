@@ -3,6 +3,9 @@
 #include <algorithm>
 
 #include "lorekeeper/core/text.hpp"
+#include "queries.hpp"
+#include "specs.hpp"
+#include "tool_table.hpp"
 
 namespace lorekeeper::tools::count_tool {
 namespace {
@@ -130,6 +133,68 @@ ToolResult count_entities(store::Store& st, const json& args, const QueryFor& qu
   r.text = text;
   r.structured = {{"result", std::move(result)}, {"total", total->total}, {"filters", args}};
   return r;
+}
+
+ToolDef row() {
+  using model::Kind;
+  using store::Query;
+  ToolDef d{spec()};
+  d.empty_store = EmptyStoreAnswer::kError;
+  d.run = [](const ToolCall& c) {
+    // The filters are those of the kind's own search tool, validated and mapped as that tool does.
+    const QueryFor query_for = [&c](Kind kind, const json& filters) -> Result<Query> {
+      for (const char* not_filter : {"search", "limit", "detail"}) {
+        if (filters.contains(not_filter)) {
+          return Status::invalid_argument(std::string("'") + not_filter +
+                                          "' is not a filter: count_entities counts what the filters select.");
+        }
+      }
+      const char* tool = nullptr;
+      QueryBuilder build;
+      switch (kind) {
+        case Kind::kSpell: tool = "search_spell", build = spell_query; break;
+        case Kind::kCreature: tool = "search_creature", build = creature_query; break;
+        case Kind::kWeapon:
+        case Kind::kArmor:
+        case Kind::kItem:
+        case Kind::kMagicItem: tool = "search_equipment", build = equipment_query; break;
+        case Kind::kClass:
+        case Kind::kSpecies:
+        case Kind::kBackground:
+        case Kind::kFeat: tool = "search_character_option", build = character_option_query; break;
+        default: break;
+      }
+      static const std::vector<ParamSpec> kDocumentsOnly = {documents_param(), game_system_param()};
+      auto valid = validate_arguments(tool ? find_tool(tool, false)->params : kDocumentsOnly, filters);
+      if (!valid) return Status::invalid_argument("Parameter 'filters': " + valid.status().message());
+      Query q;
+      if (build) {
+        auto built = build(*valid);
+        if (!built) return built.status();
+        q = *built;
+      } else {
+        q.game_system = str_arg(*valid, "game_system");
+      }
+      // (The caller's filters: validation adds the parameters' defaults, search_equipment's `type` among them.)
+      if (build && tool != std::string("search_creature") && filters.contains("type")) {
+        return Status::invalid_argument("Parameter 'filters': 'type' chooses a kind in " + std::string(tool) +
+                                        "; count_entities takes the kind from 'kind'.");
+      }
+      q.kinds = {kind};
+      // As the search tools list them: classes and species without their subclasses and subspecies.
+      if (kind == Kind::kClass || kind == Kind::kSpecies) {
+        q.top_level = true;
+      } else {
+        q.top_level.reset();
+      }
+      auto docs = required_documents(*c.st, *valid);
+      if (!docs) return docs.status();
+      q.document_keys = docs->keys;
+      return q;
+    };
+    return count_entities(*c.st, c.args, query_for);
+  };
+  return d;
 }
 
 }  // namespace lorekeeper::tools::count_tool

@@ -1,6 +1,6 @@
 // count_entities: how many entities of a kind match some filters, counted by document, level, CR, type, rarity
-// or any derived facet, so a model can plan before pulling text. Private to lk_tools: the engine registers the
-// spec and supplies the query, built from the filters of the kind's own search tool.
+// or any derived facet, so a model can plan before pulling text. Private to lk_tools: its row (tool_table.hpp)
+// supplies the query, built from the filters of the kind's own search tool.
 #pragma once
 
 #include <functional>

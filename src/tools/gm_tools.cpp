@@ -12,6 +12,9 @@
 #include "lorekeeper/gm/encounter_math.hpp"
 #include "lorekeeper/model/derived.hpp"
 #include "lorekeeper/model/entity.hpp"
+#include "queries.hpp"
+#include "search_tools.hpp"
+#include "tool_table.hpp"
 
 namespace lorekeeper::tools::gm_tools {
 
@@ -807,6 +810,42 @@ ToolResult build_encounter(const json& args, const CreatureSearch& search, std::
   out.text = text;
   out.structured = {{"result", result}, {"filters", args}};
   if (!message.empty()) out.structured["message"] = message;
+  return out;
+}
+
+std::vector<ToolDef> rows(const std::vector<ParamSpec>& creature_filters) {
+  std::vector<ToolSpec> tools = specs(creature_filters);  // roll_dice, evaluate_encounter, build_encounter
+  // The encounter tools read creatures as search_creature finds them, filters and ranking included.
+  auto creatures_of = [](const ToolCall& c) -> CreatureSearch {
+    return [&c](const json& sargs) -> Result<std::vector<json>> {
+      auto built = creature_query(sargs);
+      if (!built) return built.status();
+      store::Query q = *built;
+      // A document that is not known is an error here: a fight's creatures cannot come from it.
+      auto docs = required_documents(*c.st, sargs);
+      if (!docs) return docs.status();
+      q.document_keys = docs->keys;
+      auto found = find(*c.st, q, str_arg(sargs, "search"), int_arg(sargs, "limit").value_or(20), c.match, c.ctx);
+      if (!found) return found.status();
+      return std::move(found->results);
+    };
+  };
+  std::vector<ToolDef> out;
+  ToolDef dice{std::move(tools[0])};
+  dice.needs_store = [](const json&) { return false; };
+  dice.run = [](const ToolCall& c) { return roll_dice(c.args); };
+  out.push_back(std::move(dice));
+  ToolDef evaluate{std::move(tools[1])};
+  evaluate.run = [creatures_of](const ToolCall& c) {
+    return evaluate_encounter(c.args, creatures_of(c), c.ctx.preferred_edition);
+  };
+  out.push_back(std::move(evaluate));
+  ToolDef build{std::move(tools[2])};
+  build.ranks = build.notice_heads_text = true;
+  build.run = [creatures_of](const ToolCall& c) {
+    return build_encounter(c.args, creatures_of(c), c.ctx.preferred_edition);
+  };
+  out.push_back(std::move(build));
   return out;
 }
 

@@ -1,6 +1,6 @@
 // The game master's arithmetic as MCP tools: roll_dice (seeded rolls and exact odds), evaluate_encounter (the
 // difficulty of a planned fight) and build_encounter (groups of creatures that land on a difficulty), over
-// lorekeeper::gm. Private to lk_tools: the engine registers the specs and dispatches the calls.
+// lorekeeper::gm. Private to lk_tools: their rows (tool_table.hpp) run them.
 #pragma once
 
 #include <functional>

@@ -1,6 +1,7 @@
 #include "lorekeeper/tools/legacy.hpp"
 
 #include "lorekeeper/core/text.hpp"
+#include "tool_table.hpp"
 
 namespace lorekeeper::tools {
 
@@ -192,6 +193,25 @@ Result<std::pair<std::string, json>> translate_legacy_call(const std::string& na
   }
   if (name == "search_dnd_content") return std::make_pair(std::string("search_all"), args);
   return Status::not_found("Unknown tool '" + name + "'.");
+}
+
+std::vector<ToolDef> legacy_rows() {
+  std::vector<ToolDef> rows;
+  for (const ToolSpec& spec : legacy_tool_specs()) {
+    ToolDef d{spec};
+    // search_dnd_content searches as search_all does: its text opens with the engine's notice too.
+    d.notice_heads_text = spec.name == "search_dnd_content";
+    d.forward = [name = spec.name](const json& args) -> Result<Forwarded> {
+      auto current = translate_legacy_call(name, args);
+      if (!current) return current.status();
+      // The older tools' `name` is matched against names only, as they documented.
+      const search::Match match =
+          current->first == "search_all" ? search::Match::kNamesAndText : search::Match::kNamesOnly;
+      return Forwarded{current->first, std::move(current->second), match};
+    };
+    rows.push_back(std::move(d));
+  }
+  return rows;
 }
 
 }  // namespace lorekeeper::tools

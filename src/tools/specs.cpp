@@ -1,13 +1,10 @@
 #include "specs.hpp"
 
-#include "attack_odds_tool.hpp"
-#include "attunement_tool.hpp"
-#include "class_spells_tool.hpp"
-#include "compare_tool.hpp"
-#include "count_tool.hpp"
-#include "gm_tools.hpp"
+#include "lookup_tools.hpp"
 #include "lorekeeper/model/derived.hpp"
-#include "lorekeeper/tools/legacy.hpp"
+#include "queries.hpp"
+#include "search_tools.hpp"
+#include "tool_table.hpp"
 
 namespace lorekeeper::tools {
 
@@ -221,6 +218,17 @@ ojson documents_output_schema() {
   return {{"type", "object"}, {"properties", props}, {"required", {"result"}}};
 }
 
+// A search tool's row: it ranks, and its answer is a list whose text opens with the engine's notice.
+ToolDef search_row(ToolSpec spec, QueryBuilder build, bool top_level_default) {
+  ToolDef d{std::move(spec)};
+  d.ranks = true;
+  d.notice_heads_text = true;
+  d.run = [build = std::move(build), top_level_default](const ToolCall& c) {
+    return run_search_tool(*c.st, c.args, build, top_level_default, c.match, c.ctx);
+  };
+  return d;
+}
+
 std::vector<ToolSpec> build_specs() {
   std::vector<ToolSpec> specs;
   specs.push_back(
@@ -367,36 +375,38 @@ std::vector<ToolSpec> build_specs() {
                    "keys in `documents`.",
                    {str_param("source", "Only documents from this source.", {"open5e_v2", "open5e_v1", "orcbrew"})},
                    documents_output_schema()});
-  for (auto& s : gm_tools::specs(specs[1].params)) specs.push_back(std::move(s));
-  specs.push_back(count_tool::spec());
-  specs.push_back(compare_tool::spec());
-  specs.push_back(class_spells_tool::spec());
-  specs.push_back(attack_odds_tool::spec());
-  specs.push_back(attunement_tool::spec());
   return specs;
 }
 
 }  // namespace
 
-const std::vector<ToolSpec>& tool_specs() {
-  static const std::vector<ToolSpec> kSpecs = build_specs();
-  return kSpecs;
-}
-
-std::vector<const ToolSpec*> tool_specs(bool include_legacy) {
-  std::vector<const ToolSpec*> out;
-  for (const auto& s : tool_specs()) out.push_back(&s);
-  if (include_legacy) {
-    for (const auto& s : legacy_tool_specs()) out.push_back(&s);
-  }
-  return out;
-}
-
-const ToolSpec* find_tool(const std::string& name, bool include_legacy) {
-  for (const ToolSpec* s : tool_specs(include_legacy)) {
-    if (s->name == name) return s;
-  }
-  return nullptr;
+// The search tools' and lookups' rows, in tools/list order (the order of build_specs).
+std::vector<ToolDef> search_tool_rows() {
+  std::vector<ToolSpec> specs = build_specs();
+  std::vector<ToolDef> rows;
+  rows.push_back(search_row(std::move(specs[0]), spell_query, false));
+  rows.push_back(search_row(std::move(specs[1]), creature_query, false));
+  rows.push_back(search_row(std::move(specs[2]), character_option_query, true));
+  rows.push_back(search_row(std::move(specs[3]), equipment_query, false));
+  rows.push_back(search_row(std::move(specs[4]), rule_query, false));
+  ToolDef all{std::move(specs[5])};
+  all.empty_store = EmptyStoreAnswer::kEmptyByKind;
+  all.ranks = all.notice_heads_text = true;
+  all.run = [](const ToolCall& c) { return search_all(*c.st, c.args, c.ctx); };
+  rows.push_back(std::move(all));
+  ToolDef entity{std::move(specs[6])};
+  entity.empty_store = EmptyStoreAnswer::kError;
+  entity.run = [](const ToolCall& c) { return get_entity(*c.st, c.args, c.ctx.preferred_edition); };
+  rows.push_back(std::move(entity));
+  ToolDef similar{std::move(specs[7])};
+  similar.empty_store = EmptyStoreAnswer::kError;
+  similar.ranks = similar.notice_heads_text = true;
+  similar.run = [](const ToolCall& c) { return find_similar(*c.st, c.args, c.ctx); };
+  rows.push_back(std::move(similar));
+  ToolDef documents{std::move(specs[8])};
+  documents.run = [](const ToolCall& c) { return list_documents(*c.st, c.args); };
+  rows.push_back(std::move(documents));
+  return rows;
 }
 
 }  // namespace lorekeeper::tools

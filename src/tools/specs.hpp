@@ -1,4 +1,5 @@
-// The tools' parameter and output specifications (tool_specs() in engine.hpp lists them). Private to lk_tools.
+// The search tools' and lookups' specs and rows (search_tool_rows() in tool_table.hpp), and the parameters every
+// search tool shares. Private to lk_tools.
 #pragma once
 
 #include <string>
