@@ -2,7 +2,6 @@
 
 #include <sys/stat.h>
 
-#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <mutex>
@@ -176,7 +175,9 @@ ToolResult run_row(Engine& engine, const ToolDef& def, const json& arguments, Ma
       return r;
     }
   }
-  const search::Semantic* semantic = engine.semantic() && engine.semantic()->has_model() ? engine.semantic() : nullptr;
+  // Only a call that reads the store looks at the meaning-based service (whose model may still be loading).
+  const search::Semantic* semantic =
+      st != nullptr && engine.semantic() && engine.semantic()->has_model() ? engine.semantic() : nullptr;
   // A search made while a starting serve reads its stored vectors (about a second) waits for them rather than
   // answer by words alone; bounded, so a slow disk costs one lexical answer, not a hung call.
   if (semantic && def.ranks && engine.ranking() != Ranking::kLexical) {

@@ -836,11 +836,13 @@ std::vector<ToolDef> rows(const std::vector<ParamSpec>& creature_filters) {
   dice.run = [](const ToolCall& c) { return roll_dice(c.args); };
   out.push_back(std::move(dice));
   ToolDef evaluate{std::move(tools[1])};
+  evaluate.empty_store = EmptyStoreAnswer::kError;  // its answer is one object
   evaluate.run = [creatures_of](const ToolCall& c) {
     return evaluate_encounter(c.args, creatures_of(c), c.ctx.preferred_edition);
   };
   out.push_back(std::move(evaluate));
   ToolDef build{std::move(tools[2])};
+  build.empty_store = EmptyStoreAnswer::kError;
   build.ranks = build.notice_heads_text = true;
   build.run = [creatures_of](const ToolCall& c) {
     return build_encounter(c.args, creatures_of(c), c.ctx.preferred_edition);

@@ -1,5 +1,7 @@
 #include "specs.hpp"
 
+#include <algorithm>
+
 #include "lookup_tools.hpp"
 #include "lorekeeper/model/derived.hpp"
 #include "queries.hpp"
@@ -383,27 +385,31 @@ std::vector<ToolSpec> build_specs() {
 // The search tools' and lookups' rows, in tools/list order (the order of build_specs).
 std::vector<ToolDef> search_tool_rows() {
   std::vector<ToolSpec> specs = build_specs();
+  auto take = [&specs](std::string_view name) {
+    auto it = std::find_if(specs.begin(), specs.end(), [&](const ToolSpec& s) { return s.name == name; });
+    return it != specs.end() ? std::move(*it) : ToolSpec{std::string(name), "", "", {}, ojson::object()};
+  };
   std::vector<ToolDef> rows;
-  rows.push_back(search_row(std::move(specs[0]), spell_query, false));
-  rows.push_back(search_row(std::move(specs[1]), creature_query, false));
-  rows.push_back(search_row(std::move(specs[2]), character_option_query, true));
-  rows.push_back(search_row(std::move(specs[3]), equipment_query, false));
-  rows.push_back(search_row(std::move(specs[4]), rule_query, false));
-  ToolDef all{std::move(specs[5])};
+  rows.push_back(search_row(take("search_spell"), spell_query, false));
+  rows.push_back(search_row(take("search_creature"), creature_query, false));
+  rows.push_back(search_row(take("search_character_option"), character_option_query, true));
+  rows.push_back(search_row(take("search_equipment"), equipment_query, false));
+  rows.push_back(search_row(take("search_rule"), rule_query, false));
+  ToolDef all{take("search_all")};
   all.empty_store = EmptyStoreAnswer::kEmptyByKind;
   all.ranks = all.notice_heads_text = true;
   all.run = [](const ToolCall& c) { return search_all(*c.st, c.args, c.ctx); };
   rows.push_back(std::move(all));
-  ToolDef entity{std::move(specs[6])};
+  ToolDef entity{take("get_entity")};
   entity.empty_store = EmptyStoreAnswer::kError;
   entity.run = [](const ToolCall& c) { return get_entity(*c.st, c.args, c.ctx.preferred_edition); };
   rows.push_back(std::move(entity));
-  ToolDef similar{std::move(specs[7])};
+  ToolDef similar{take("find_similar")};
   similar.empty_store = EmptyStoreAnswer::kError;
   similar.ranks = similar.notice_heads_text = true;
   similar.run = [](const ToolCall& c) { return find_similar(*c.st, c.args, c.ctx); };
   rows.push_back(std::move(similar));
-  ToolDef documents{std::move(specs[8])};
+  ToolDef documents{take("list_documents")};
   documents.run = [](const ToolCall& c) { return list_documents(*c.st, c.args); };
   rows.push_back(std::move(documents));
   return rows;

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "lorekeeper/tools/legacy.hpp"
-
 namespace lorekeeper::tools {
 
 namespace {

@@ -1,7 +1,7 @@
 // The tools as one table. A row is one tool: its spec (what tools/list shows), the traits the engine runs it by, and
 // its handler. Each tool's file owns its rows; tool_table.cpp lists them in tools/list order, and the older names
-// (legacy.hpp) follow as rows that forward to a current tool. Adding a tool is its file (spec, handler, row) and one
-// line in tool_table.cpp. Private to lk_tools.
+// (legacy.hpp) follow as rows that forward to a current tool. Adding a tool is its file (spec, handler, row), the
+// row's declaration below and one line in tool_table.cpp (and the file in CMakeLists.txt). Private to lk_tools.
 #pragma once
 
 #include <functional>
@@ -47,7 +47,7 @@ struct ToolDef {
   bool ranks = false;
   // Its text opens with the engine's notice (a refresh under way); every answer carries it in `message`.
   bool notice_heads_text = false;
-  // Whether a call reads the store; unset: every call does.
+  // Whether a call needs the store (checked, and given to the handler); unset: every call does.
   std::function<bool(const json& args)> needs_store;
   std::function<ToolResult(const ToolCall&)> run;
   // Set on an older name's row instead of `run`: the current tool its validated call stands for.

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "../../src/tools/answer.hpp"
+#include "../../src/tools/tool_table.hpp"
 #include "lorekeeper/core/text.hpp"
 #include "lorekeeper/model/hints.hpp"
 #include "lorekeeper/model/rules_text.hpp"
@@ -989,6 +990,65 @@ TEST(Engine, EmptyStoreSaysHowToFillIt) {
   EXPECT_NE(r.structured["message"].get<std::string>().find("lorekeeper sync"), std::string::npos);
   // An invalid argument is still reported as such.
   EXPECT_TRUE(engine.call("search_spell", {{"level", 42}}).is_error);
+}
+
+// Every tool answers an empty store in the shape its row states: a list tool an empty list, search_all an empty
+// object of lists, a tool whose answer is one object an error; the arithmetic needs no store at all.
+TEST(Engine, EveryToolAnswersAnEmptyStoreInItsShape) {
+  Engine engine(testing::temp_dir() + "/missing-shapes.db");
+  engine.set_legacy_tools(true);
+  auto all = engine.call("search_all", {{"query", "fireball"}});
+  ASSERT_FALSE(all.is_error) << all.text;
+  EXPECT_TRUE(all.structured["result"].is_object() && all.structured["result"].empty()) << all.structured.dump();
+  auto legacy = engine.call("lookup_spell", {{"name", "fireball"}});
+  ASSERT_FALSE(legacy.is_error) << legacy.text;
+  EXPECT_TRUE(legacy.structured["result"].is_array() && legacy.structured["result"].empty());
+  for (const auto& [tool, args] : std::vector<std::pair<std::string, json>>{
+           {"get_entity", {{"key", "srd_fireball"}}},
+           {"evaluate_encounter", {{"creatures", {{{"name", "Goblin"}}}}, {"party_levels", {3}}}},
+           {"build_encounter", {{"party_levels", {3}}}},
+           {"attack_odds", {{"creature", "ogre"}, {"target_ac", 15}}}}) {
+    auto r = engine.call(tool, args);
+    EXPECT_TRUE(r.is_error) << tool << ": " << r.structured.dump();
+    EXPECT_NE(r.text.find("lorekeeper sync"), std::string::npos) << tool << ": " << r.text;
+  }
+  EXPECT_FALSE(engine.call("roll_dice", {{"notation", "2d6"}, {"seed", 1}}).is_error);
+  EXPECT_FALSE(engine.call("attack_odds", {{"attack_bonus", 5}, {"target_ac", 15}}).is_error);
+}
+
+// The traits the engine runs each tool by, as the table states them.
+TEST(ToolTable, RowsKeepTheirTraits) {
+  using Names = std::set<std::string>;
+  Names ranks, notice, error_when_empty, by_kind, all;
+  for (const auto& d : tool_table()) {
+    all.insert(d.spec.name);
+    if (d.ranks) ranks.insert(d.spec.name);
+    if (d.notice_heads_text) notice.insert(d.spec.name);
+    if (d.empty_store == EmptyStoreAnswer::kError) error_when_empty.insert(d.spec.name);
+    if (d.empty_store == EmptyStoreAnswer::kEmptyByKind) by_kind.insert(d.spec.name);
+    EXPECT_TRUE(d.run) << d.spec.name;
+    EXPECT_FALSE(d.forward) << d.spec.name;
+  }
+  EXPECT_EQ(all.size(), tool_table().size()) << "a name given twice";
+  const Names searching = {"search_spell",     "search_creature", "search_character_option",
+                           "search_equipment", "search_rule",     "search_all",
+                           "find_similar",     "build_encounter"};
+  EXPECT_EQ(ranks, searching);
+  EXPECT_EQ(notice, searching);
+  EXPECT_EQ(error_when_empty, (Names{"get_entity", "find_similar", "compare_editions", "count_entities", "class_spells",
+                                     "attack_odds", "check_attunement", "evaluate_encounter", "build_encounter"}));
+  EXPECT_EQ(by_kind, (Names{"search_all"}));
+  EXPECT_FALSE(find_tool_def("roll_dice")->needs_store(json::object()));
+  EXPECT_FALSE(find_tool_def("attack_odds")->needs_store({{"attack_bonus", 5}}));
+  EXPECT_TRUE(find_tool_def("attack_odds")->needs_store({{"creature", "ogre"}}));
+  Names legacy_notice;
+  for (const auto& d : legacy_tool_table()) {
+    EXPECT_TRUE(d.forward) << d.spec.name;
+    EXPECT_EQ(find_tool_def(d.spec.name), nullptr) << d.spec.name << " is served only with the older names";
+    EXPECT_EQ(find_tool_def(d.spec.name, true), &d);
+    if (d.notice_heads_text) legacy_notice.insert(d.spec.name);
+  }
+  EXPECT_EQ(legacy_notice, (Names{"search_dnd_content"}));
 }
 
 // A store at `path` holding one entry per name, of `kind`, keyed "kit_<n>" in a test document, each with `text`.
