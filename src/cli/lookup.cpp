@@ -53,6 +53,26 @@ std::string pad(const std::string& s, size_t width) {
   return w >= width ? s : s + std::string(width - w, ' ');
 }
 
+// `s` broken into lines of at most `width` columns at spaces (a word longer than a line stands alone); unbroken when
+// width is 0 (not a terminal).
+std::string wrapped(const std::string& s, size_t width) {
+  if (width == 0 || columns(s) <= width) return s;
+  std::string out, line;
+  size_t start = 0;
+  while (start <= s.size()) {
+    size_t end = s.find(' ', start);
+    if (end == std::string::npos) end = s.size();
+    const std::string word = s.substr(start, end - start);
+    if (!line.empty() && columns(line) + 1 + columns(word) > width) {
+      out += line + "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+    start = end + 1;
+  }
+  return out + line;
+}
+
 // Every result of a list answer, in order: search_all's groups flattened.
 std::vector<json> results_of(const json& structured) {
   std::vector<json> out;
@@ -253,7 +273,12 @@ int run_search(tools::Engine& engine, const SearchRequest& request, Output outpu
     return 2;
   }
   const Terminal terminal = stdout_terminal();
-  const tools::ToolResult r = engine.call(call->tool, call->args);
+  // A table shows one line per result: it asks for them so (the answer's note on results shown as one line then
+  // says nothing a table needs); the Markdown is asked for again in full when the answer is not shown as a table.
+  const bool may_table = output == Output::kTable || (output == Output::kAuto && terminal.tty);
+  json args = call->args;
+  if (may_table && !args.contains("detail")) args["detail"] = "summary";
+  tools::ToolResult r = engine.call(call->tool, args);
   if (r.is_error) return tool_error("search", r);
   if (output == Output::kJson) {
     print(r.structured.dump(2) + "\n");
@@ -268,12 +293,17 @@ int run_search(tools::Engine& engine, const SearchRequest& request, Output outpu
   const bool table =
       output == Output::kTable || (output == Output::kAuto && terminal.tty && !all_named(results, request.query));
   if (!table || results.empty()) {
+    if (args != call->args) r = engine.call(call->tool, call->args);
+    if (r.is_error) return tool_error("search", r);
     print(r.text);
     return 0;
   }
-  // The answer's first line ("Found 30 creatures (showing the first 20 by name; ...)") heads the table.
+  // The answer's first line ("Found 30 creatures (showing the first 20 by name; ...)") heads the table, and its
+  // message (what the data lacks, which rows live anywhere, ...) follows it: a table never drops what the answer says.
   const std::string header = r.text.substr(0, r.text.find('\n'));
-  std::string s = header + "\n\n" + render_table(results, terminal);
+  const std::string message = r.structured.value("message", "");
+  std::string s = header + (message.empty() ? "" : "\n" + wrapped(message, static_cast<size_t>(terminal.width))) +
+                  "\n\n" + render_table(results, terminal);
   const std::string hint = "lorekeeper get KEY prints one in full (--full: all of them).";
   s += "\n" + (terminal.colour ? "\033[2m" + hint + "\033[0m" : hint) + "\n";
   print(s);

@@ -159,6 +159,20 @@ class Search(unittest.TestCase):
         r = run("search", "x", "--table", "--json")
         self.assertEqual(r.returncode, 2)
 
+    def test_a_table_keeps_what_the_answer_says(self):
+        # The message under the first line (here: which documents' records list no environment) heads the table too.
+        r = run("search", "--kind", "creature", "-f", "environment=forest", "--table")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout, r"^Found \d+ creatures?\.\n.*list no environment.*\n\nNAME ")
+        self.assertRegex(r.stdout, r"Owlbear +CR 3 Large monstrosity +srd-2014 +srd_owlbear")
+        # On a terminal the message is wrapped to its width.
+        code, out = run_on_terminal("search", "--kind", "creature", "-f", "environment=forest", columns=60)
+        self.assertEqual(code, 0, out)
+        plain = ESC.sub("", out)
+        self.assertIn("list no", plain)
+        for line in plain.splitlines():
+            self.assertLessEqual(len(line), 60, line)
+
     def test_search_all_tables_name_the_kind(self):
         r = run("search", "shield", "--table")
         self.assertEqual(r.returncode, 0, r.stderr)
@@ -199,7 +213,9 @@ class FiltersAsTyped(unittest.TestCase):
     def test_an_exact_name_comes_first_and_edition_chooses_the_rules(self):
         r = run("search", "fireball", "--table")
         self.assertEqual(r.returncode, 0, r.stderr)
-        rows = [l for l in r.stdout.splitlines()[3:] if l.strip() and not l.startswith("lorekeeper get")]
+        lines = r.stdout.splitlines()
+        start = next(i for i, l in enumerate(lines) if l.startswith("NAME ")) + 1
+        rows = [l for l in lines[start:] if l.strip() and not l.startswith("lorekeeper get")]
         self.assertTrue(rows[0].startswith("Fireball"), r.stdout)
         r = run("search", "fireball", "--kind", "spell", "--edition", "2024", "--json")
         self.assertEqual(r.returncode, 0, r.stderr)
