@@ -7,6 +7,7 @@
 
 #include "lorekeeper/core/json_util.hpp"
 #include "lorekeeper/core/text.hpp"
+#include "lorekeeper/model/derived.hpp"
 
 namespace lorekeeper::tools {
 
@@ -191,8 +192,8 @@ void render_creature(std::string& out, const json& r) {
   if (r.contains("ability_scores") && r["ability_scores"].is_object()) {
     const auto& a = r["ability_scores"];
     out += "\n| STR | DEX | CON | INT | WIS | CHA |\n|---|---|---|---|---|---|\n|";
-    for (const char* k : {"strength", "dexterity", "constitution", "intelligence", "wisdom", "charisma"}) {
-      const double v = num(a, k).value_or(10);
+    for (const std::string& k : model::ability_names()) {
+      const double v = num(a, k.c_str()).value_or(10);
       out += " " + text::format_number(v) + " (" + modifier(v) + ") |";
     }
     out += "\n\n";

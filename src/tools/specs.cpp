@@ -25,10 +25,9 @@ const std::vector<std::string> kCreatureTypes = {"aberration",  "beast", "celest
                                                  "monstrosity", "ooze",  "plant",     "undead"};
 // Titanic is Level Up's size above Gargantuan (the Titanic Dragon Turtle and Kraken).
 const std::vector<std::string> kSizes = {"Tiny", "Small", "Medium", "Large", "Huge", "Gargantuan", "Titanic"};
-const std::vector<std::string> kDamageTypes = {"acid",      "bludgeoning", "cold",     "fire",   "force",
-                                               "lightning", "necrotic",    "piercing", "poison", "psychic",
-                                               "radiant",   "slashing",    "thunder"};
-const std::vector<std::string> kAttackRanges = {"melee", "ranged", "reach"};
+// The damage types, attack ranges and movement modes are the derived facets' own (model/derived.hpp).
+const std::vector<std::string>& kDamageTypes = model::damage_type_names();
+const std::vector<std::string> kAttackRanges(std::begin(model::kAttackRanges), std::end(model::kAttackRanges));
 const std::vector<std::string> kMovementModes(std::begin(model::kMovementModes), std::end(model::kMovementModes));
 const std::vector<std::string> kSpellEffects = {"heals", "summons", "teleports"};
 const std::vector<std::string> kRarities = {"common", "uncommon", "rare", "very rare", "legendary", "artifact"};
