@@ -355,6 +355,20 @@ std::vector<std::string> name_words(std::string_view name) {
 // often a relative clause's ("a creature in the area when the cloud is created ... is poisoned").
 constexpr std::string_view kOpeners[] = {" if ", " while ", " unless ", " whenever ", " until "};
 
+// Whether a clause (leading spaces aside) opens with one of kOpeners or with "when".
+bool opens_conditionally(std::string_view clause) {
+  while (!clause.empty() && clause.front() == ' ') clause.remove_prefix(1);
+  for (std::string_view w : kOpeners) {
+    if (clause.compare(0, w.size() - 1, w.substr(1)) == 0) return true;
+  }
+  return clause.compare(0, 5, "when ") == 0;
+}
+
+// Whether s[i] stands for a comma: a comma, or the first of two spaces (a comma some records lost).
+bool comma_at(std::string_view s, size_t i) {
+  return s[i] == ',' || (s[i] == ' ' && i + 1 < s.size() && s[i + 1] == ' ');
+}
+
 // Conditions a passage imposes, with the clause before each mention checked for negation and conditionals.
 void conditions_of(std::string_view t, const std::vector<std::string>& self_words, std::vector<std::string>& out) {
   const Patterns& p = patterns();
@@ -362,26 +376,25 @@ void conditions_of(std::string_view t, const std::vector<std::string>& self_word
     // The sentence is read once, left to right, whatever its length: the state of the clause each mention is in
     // (where it starts, whether a subordinating word opened it, whether a defence came before) advances with it.
     size_t scanned = 0, cut = 0, prev_cut = 0;
-    bool conditional = false, prev_conditional = false, defended = false;
-    {
-      std::string_view opening = s;
-      while (!opening.empty() && opening.front() == ' ') opening.remove_prefix(1);
-      for (std::string_view w : kOpeners)
-        conditional = conditional || opening.compare(0, w.size() - 1, w.substr(1)) == 0;
-      conditional = conditional || opening.compare(0, 5, "when ") == 0;
-    }
+    bool conditional = opens_conditionally(s), prev_conditional = false, defended = false;
+    // A new clause from `at`, the one before remembered (a clause without a subject goes on from it).
+    auto start_clause = [&](size_t at, bool opened) {
+      prev_cut = cut;
+      prev_conditional = conditional;
+      cut = at;
+      conditional = opened;
+    };
     int someone_else = -1;  // whether the sentence names another creature; computed on first need
-    // Where the sentence's last comma (or two spaces) is: a conditional clause with none after it has its main
-    // clause inside it.
+    // Where the sentence's last comma is: a conditional clause with none after it has its main clause inside it.
     size_t last_comma = 0;
     for (size_t i = 0; i + 1 < s.size(); ++i) {
-      if (s[i] == ',' || (s[i] == ' ' && s[i + 1] == ' ')) last_comma = i + 1;
+      if (comma_at(s, i)) last_comma = i + 1;
     }
     // Whether a list goes on after a mention: ", or dies", "  or leaves its area".
     auto list_follows = [&](size_t from) {
       const size_t stop = std::min(s.size(), from + 60);
       for (size_t i = from; i + 1 < stop; ++i) {
-        if (s[i] != ',' && !(s[i] == ' ' && s[i + 1] == ' ')) continue;
+        if (!comma_at(s, i)) continue;
         std::string_view rest = s.substr(i + 1);
         while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
         return rest.compare(0, 3, "or ") == 0 || rest.compare(0, 4, "and ") == 0;
@@ -399,32 +412,16 @@ void conditions_of(std::string_view t, const std::vector<std::string>& self_word
       // clause ends where a new subject begins ("if target is Huge or smaller it is grappled").
       for (; scanned < begin; ++scanned) {
         const char c = s[scanned];
-        if (c == ',' || c == ';' || c == ':' || c == '(' ||
-            (c == ' ' && scanned + 1 < s.size() && s[scanned + 1] == ' ')) {
-          prev_cut = cut;
-          prev_conditional = conditional;
-          cut = scanned + 1;
-          conditional = false;
-        }
+        if (c == ';' || c == ':' || c == '(' || comma_at(s, scanned)) start_clause(scanned + 1, false);
         for (std::string_view w : kOpeners) {
-          if (s.compare(scanned, w.size(), w) == 0) {
-            prev_cut = cut;
-            prev_conditional = conditional;
-            cut = scanned + 1;
-            conditional = true;
-          }
+          if (s.compare(scanned, w.size(), w) == 0) start_clause(scanned + 1, true);
         }
         if (conditional && scanned > cut + 10 && scanned >= last_comma) {
           for (std::string_view w :
                {" it is ", " it becomes ", " it falls ", " it must ", " they are ", " they become ", " they must ",
                 " the target is ", " the target must ", " the creature is ", " the creature must ",
                 " that creature is ", " that creature must "}) {
-            if (s.compare(scanned, w.size(), w) == 0) {
-              prev_cut = cut;
-              prev_conditional = conditional;
-              cut = scanned + 1;
-              conditional = false;
-            }
+            if (s.compare(scanned, w.size(), w) == 0) start_clause(scanned + 1, false);
           }
         }
       }
@@ -456,11 +453,7 @@ void conditions_of(std::string_view t, const std::vector<std::string>& self_word
           while (!subject.empty() && subject.front() == ' ') subject.remove_prefix(1);
           opened = prev_conditional;
         }
-        for (std::string_view w : kOpeners) {
-          if (subject.compare(0, w.size() - 1, w.substr(1)) == 0) opened = true;
-        }
-        if (subject.compare(0, 5, "when ") == 0) opened = true;
-        if (opened || about_itself(subject, self_words, subjectless)) return;
+        if (opened || opens_conditionally(subject) || about_itself(subject, self_words, subjectless)) return;
       }
       // "until the end of its next turn" is how long, not an ending.
       std::string tail(clause.size() > 80 ? clause.substr(clause.size() - 80) : clause);
@@ -587,15 +580,8 @@ void derive_creature(Entity& e, const std::vector<Passage>& passages) {
       if (it != speed->end() && it->is_number() && it->get<double>() > 0) add(f.movement, std::string(mode));
     }
   }
-  if (auto places = e.data.find("environments"); places != e.data.end() && places->is_array()) {
-    std::vector<std::string> named;
-    for (const json& place : *places) {
-      if (place.is_string() && !text::fold(place.get<std::string>()).empty())
-        named.push_back(text::fold(place.get<std::string>()));
-    }
-    sort_unique(named);
-    if (named.size() >= kAnywhereFrom) named.push_back(std::string(kAnywhere));
-    for (auto& n : named) add(f.environments, std::move(n));
+  if (auto places = e.data.find("environments"); places != e.data.end()) {
+    for (auto& n : environment_values(*places)) add(f.environments, std::move(n));
   }
   if (auto skills = e.data.find("skill_bonuses"); skills != e.data.end() && skills->is_object()) {
     for (auto it = skills->begin(); it != skills->end(); ++it) {
@@ -719,6 +705,19 @@ std::optional<std::string> environment_asked(std::string_view given) {
   std::string asked;
   for (size_t i = first; i < words.size(); ++i) asked += (asked.empty() ? "" : " ") + words[i];
   return asked;
+}
+
+std::vector<std::string> environment_values(const json& environments) {
+  std::vector<std::string> named;
+  if (!environments.is_array()) return named;
+  for (const json& place : environments) {
+    if (!place.is_string()) continue;
+    std::string folded = text::fold(place.get<std::string>());
+    if (!folded.empty()) named.push_back(std::move(folded));
+  }
+  sort_unique(named);
+  if (named.size() >= kAnywhereFrom) named.push_back(std::string(kAnywhere));
+  return named;
 }
 
 bool environment_matches(std::string_view listed, std::string_view asked) {

@@ -1460,11 +1460,14 @@ Status Store::read_tags(std::vector<Entity>& entities) {
       "SELECT t.tag, t.value FROM entity_tags t JOIN entities e ON e.id = t.entity_id WHERE e.kind = ? AND e.key = ?");
   if (!prepared) return prepared.status();
   Stmt& st = **prepared;
+  static const std::map<std::string_view, std::vector<std::string> model::Facets::*> kByTag = [] {
+    std::map<std::string_view, std::vector<std::string> model::Facets::*> by_tag;
+    for (const TagFacet& t : kTagFacets) by_tag[t.tag] = t.values;
+    return by_tag;
+  }();
   for (Entity& e : entities) {
     model::Facets& f = e.facets;
-    std::map<std::string_view, std::vector<std::string>*> lists;
-    for (const TagFacet& t : kTagFacets) lists[t.tag] = &(f.*t.values);
-    for (auto& [tag, list] : lists) list->clear();
+    for (const TagFacet& t : kTagFacets) (f.*t.values).clear();
     st.reset();
     st.bind(1, model::kind_name(e.kind));
     st.bind(2, std::string_view(e.key));
@@ -1472,8 +1475,8 @@ Status Store::read_tags(std::vector<Entity>& entities) {
       auto row = st.step();
       if (!row) return row.status();
       if (!*row) break;
-      auto it = lists.find(st.text_view(0));
-      if (it != lists.end()) it->second->push_back(std::string(st.text_view(1)));
+      auto it = kByTag.find(st.text_view(0));
+      if (it != kByTag.end()) (f.*(it->second)).push_back(std::string(st.text_view(1)));
     }
   }
   return Status::ok();

@@ -730,16 +730,11 @@ ToolResult attack_odds(store::Store* st, const json& args, const std::optional<s
 }
 
 ToolDef row() {
-  ToolDef d{spec()};
-  d.empty_store = EmptyStoreAnswer::kError;
-  // Odds for a bonus or a DC given need no store; a creature's are read from it.
+  ToolDef d = documents_row(spec(), [](const ToolCall& c, const DocFilter& docs) {
+    return attack_odds(c.st, c.args, docs.keys, c.ctx.preferred_edition);
+  });
+  // Odds for a bonus or a DC given need no store (and no documents); a creature's are read from it.
   d.needs_store = [](const json& args) { return args.contains("creature"); };
-  d.run = [](const ToolCall& c) {
-    if (c.st == nullptr) return attack_odds(nullptr, c.args, std::nullopt, c.ctx.preferred_edition);
-    auto docs = required_documents(*c.st, c.args);
-    if (!docs) return error_result(docs.status().message());
-    return attack_odds(c.st, c.args, docs->keys, c.ctx.preferred_edition);
-  };
   return d;
 }
 

@@ -490,14 +490,9 @@ ToolResult check_attunement(store::Store& st, const json& args,
 }
 
 ToolDef row() {
-  ToolDef d{spec()};
-  d.empty_store = EmptyStoreAnswer::kError;
-  d.run = [](const ToolCall& c) {
-    auto docs = required_documents(*c.st, c.args);
-    if (!docs) return error_result(docs.status().message());
-    return check_attunement(*c.st, c.args, docs->keys, c.ctx.preferred_edition);
-  };
-  return d;
+  return documents_row(spec(), [](const ToolCall& c, const DocFilter& docs) {
+    return check_attunement(*c.st, c.args, docs.keys, c.ctx.preferred_edition);
+  });
 }
 
 }  // namespace lorekeeper::tools::attunement_tool

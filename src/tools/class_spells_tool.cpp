@@ -556,16 +556,11 @@ ToolResult class_spells(store::Store& st, const json& args,
 }
 
 ToolDef row() {
-  ToolDef d{spec()};
-  d.empty_store = EmptyStoreAnswer::kError;
-  d.run = [](const ToolCall& c) {
-    auto docs = required_documents(*c.st, c.args);
-    if (!docs) return error_result(docs.status().message());
-    ToolResult r = class_spells(*c.st, c.args, docs->keys, c.ctx.preferred_edition);
-    if (!docs->message.empty() && !r.is_error) r.text = docs->message + "\n\n" + r.text;
+  return documents_row(spec(), [](const ToolCall& c, const DocFilter& docs) {
+    ToolResult r = class_spells(*c.st, c.args, docs.keys, c.ctx.preferred_edition);
+    if (!docs.message.empty() && !r.is_error) r.text = docs.message + "\n\n" + r.text;
     return r;
-  };
-  return d;
+  });
 }
 
 }  // namespace lorekeeper::tools::class_spells_tool

@@ -755,25 +755,20 @@ ToolResult compare_editions(store::Store& st, const json& args,
 }
 
 ToolDef row() {
-  ToolDef d{spec()};
-  d.empty_store = EmptyStoreAnswer::kError;
-  d.run = [](const ToolCall& c) {
-    auto docs = required_documents(*c.st, c.args);
-    if (!docs) return error_result(docs.status().message());
+  return documents_row(spec(), [](const ToolCall& c, const DocFilter& docs) {
     const Suggest suggest = [&c](const std::vector<model::Kind>& kinds, const std::string& given) {
       // compare_editions finds a name in any document (`documents` only narrows the versions shown).
       store::Query filters;
       filters.kinds = kinds;
       return closest_names(*c.st, filters, given, 5);
     };
-    ToolResult r = compare_editions(*c.st, c.args, docs->keys, c.ctx.preferred_edition, suggest);
-    if (!docs->message.empty() && !r.is_error) {
-      r.structured["message"] = docs->message;
-      r.text = docs->message + "\n\n" + r.text;
+    ToolResult r = compare_editions(*c.st, c.args, docs.keys, c.ctx.preferred_edition, suggest);
+    if (!docs.message.empty() && !r.is_error) {
+      r.structured["message"] = docs.message;
+      r.text = docs.message + "\n\n" + r.text;
     }
     return r;
-  };
-  return d;
+  });
 }
 
 }  // namespace lorekeeper::tools::compare_tool

@@ -612,13 +612,15 @@ ToolResult build_encounter(const json& args, const CreatureSearch& search, std::
   using model::kAnywhereFrom;
   auto home = [&](const json& r) {
     if (environment.empty()) return Home::kThere;
-    if (!r.contains("environments") || !r["environments"].is_array()) return Home::kNo;
-    for (const auto& e : r["environments"]) {
-      if (e.is_string() && model::environment_matches(text::fold(e.get<std::string>()), environment)) {
-        return r["environments"].size() >= kAnywhereFrom ? Home::kAnywhere : Home::kThere;
-      }
+    if (!r.contains("environments")) return Home::kNo;
+    // The record's environments as its facet holds them (model::environment_values): the names, then kAnywhere.
+    const std::vector<std::string> places = model::environment_values(r["environments"]);
+    if (std::none_of(places.begin(), places.end(), [&](const std::string& p) {
+          return p != model::kAnywhere && model::environment_matches(p, environment);
+        })) {
+      return Home::kNo;
     }
-    return Home::kNo;
+    return places.back() == model::kAnywhere ? Home::kAnywhere : Home::kThere;
   };
   // Creatures that live anywhere come in only when too few live there (fewer than kFewHomes names).
   constexpr size_t kFewHomes = 5;

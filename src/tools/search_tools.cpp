@@ -300,18 +300,19 @@ std::string not_named(const std::string& label, const std::string& search, bool 
   return out;
 }
 
-}  // namespace
-
-namespace {
-
-// The environments creature records list (folded, model::kAnywhere aside) among the entries `scope` selects.
-std::vector<std::string> listed_environments(store::Store& st, const Query& scope) {
-  std::vector<std::string> out;
+// The creatures of the documents and game system `scope` is held to.
+Query creatures_in(const Query& scope) {
   Query creatures;
   creatures.kinds = {Kind::kCreature};
   creatures.document_keys = scope.document_keys;
   creatures.game_system = scope.game_system;
-  if (auto counted = st.count_by(creatures, "environment")) {
+  return creatures;
+}
+
+// The environments creature records list (folded, model::kAnywhere aside) among the entries `scope` selects.
+std::vector<std::string> listed_environments(store::Store& st, const Query& scope) {
+  std::vector<std::string> out;
+  if (auto counted = st.count_by(creatures_in(scope), "environment")) {
     for (const auto& [value, n] : *counted) {
       if (value != model::kAnywhere) out.push_back(value);
     }
@@ -371,8 +372,9 @@ std::string environment_note(store::Store& st, const Query& q, const std::string
                              bool empty_answer) {
   if (q.environments.empty()) return "";
   const std::string place = "'" + text::trim(asked) + "'";
-  const std::string anywhere = "list (nearly) every environment (" + std::to_string(model::kAnywhereFrom) +
-                               " or more), " + place + " among them: they live anywhere, not especially there";
+  const std::string every_place =
+      "list (nearly) every environment (" + std::to_string(model::kAnywhereFrom) + " or more)";
+  const std::string anywhere = every_place + ", " + place + " among them: they live anywhere, not especially there";
   std::vector<std::string> notes;
   if (split.anywhere_shown > 0 && split.there_shown > 0) {
     notes.push_back("The last " + std::to_string(split.anywhere_shown) + " of these creatures' records " + anywhere +
@@ -383,15 +385,11 @@ std::string environment_note(store::Store& st, const Query& q, const std::string
                          ? " " + plural("creature", split.there_total) + " whose records name it among a few match too."
                          : " No match's record names it among a few."));
   } else if (split.anywhere_total > 0) {
-    notes.push_back("Of these, " + std::to_string(split.anywhere_total) +
-                    " whose records list (nearly) every environment (" + std::to_string(model::kAnywhereFrom) +
-                    " or more) come after the ones shown: they live anywhere, not especially in " + place + ".");
+    notes.push_back("Of these, " + std::to_string(split.anywhere_total) + " whose records " + every_place +
+                    " come after the ones shown: they live anywhere, not especially in " + place + ".");
   }
   const std::vector<std::string> in_scope = listed_environments(st, q);
-  Query listing;
-  listing.kinds = {Kind::kCreature};
-  listing.document_keys = q.document_keys;
-  listing.game_system = q.game_system;
+  Query listing = creatures_in(q);
   std::vector<std::string> silent;
   if (auto all = st.count_by(listing, "document")) {
     listing.environments = in_scope;

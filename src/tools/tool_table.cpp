@@ -24,6 +24,18 @@ std::vector<ToolDef> build_table() {
 
 }  // namespace
 
+ToolDef documents_row(ToolSpec spec, std::function<ToolResult(const ToolCall&, const DocFilter& docs)> run) {
+  ToolDef d{std::move(spec)};
+  d.empty_store = EmptyStoreAnswer::kError;
+  d.run = [run = std::move(run)](const ToolCall& c) {
+    if (c.st == nullptr) return run(c, DocFilter{});
+    auto docs = required_documents(*c.st, c.args);
+    if (!docs) return error_result(docs.status().message());
+    return run(c, *docs);
+  };
+  return d;
+}
+
 const std::vector<ToolDef>& tool_table() {
   static const std::vector<ToolDef> kTable = build_table();
   return kTable;

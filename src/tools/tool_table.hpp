@@ -54,6 +54,11 @@ struct ToolDef {
   std::function<Result<Forwarded>(const json& args)> forward;
 };
 
+// The row of a tool whose answer is one object (an empty store is an error) and whose call must select some document
+// (required_documents: an unknown or empty `documents` is an error): `run` is given the documents resolved, or none
+// chosen (keys nullopt) for a call its row runs without the store.
+ToolDef documents_row(ToolSpec spec, std::function<ToolResult(const ToolCall&, const DocFilter& docs)> run);
+
 // The current tools, in tools/list order; the older names' rows (served when enabled).
 const std::vector<ToolDef>& tool_table();
 const std::vector<ToolDef>& legacy_tool_table();

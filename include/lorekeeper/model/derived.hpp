@@ -39,6 +39,9 @@ inline constexpr std::string_view kAnywhere = "anywhere";
 // words at either end ("plane of": "plane"); nullopt when it names no place: nothing but punctuation or joining words
 // ("or", "of", "the"), which every "Swamp or Marsh" and "Plane of Fire" would match.
 std::optional<std::string> environment_asked(std::string_view given);
+// The environments facet of a record's `environments` list: each name folded, once, and kAnywhere after them for
+// kAnywhereFrom different names or more.
+std::vector<std::string> environment_values(const nlohmann::json& environments);
 // Whether an environment a record lists (folded, "swamp or marsh") is the one asked (environment_asked's): the whole
 // name or one of its words ("swamp", "marsh"). Store::Query::environments applies the same rule in SQL.
 bool environment_matches(std::string_view listed, std::string_view asked);
