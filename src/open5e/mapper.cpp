@@ -975,6 +975,7 @@ Result<Entity> map_v1_record(const Endpoint& endpoint, const json& rec, const Ma
     default: return Status::invalid_argument("no v1 mapping for " + std::string(model::kind_name(endpoint.kind)));
   }
   clean_entity(e);
+  model::derive_facets(e);
   return e;
 }
 

@@ -557,9 +557,7 @@ ToolResult class_spells(store::Store& st, const json& args,
 
 ToolDef row() {
   return documents_row(spec(), [](const ToolCall& c, const DocFilter& docs) {
-    ToolResult r = class_spells(*c.st, c.args, docs.keys, c.ctx.preferred_edition);
-    if (!docs.message.empty() && !r.is_error) r.text = docs.message + "\n\n" + r.text;
-    return r;
+    return class_spells(*c.st, c.args, docs.keys, c.ctx.preferred_edition);
   });
 }
 

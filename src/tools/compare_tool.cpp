@@ -762,12 +762,7 @@ ToolDef row() {
       filters.kinds = kinds;
       return closest_names(*c.st, filters, given, 5);
     };
-    ToolResult r = compare_editions(*c.st, c.args, docs.keys, c.ctx.preferred_edition, suggest);
-    if (!docs.message.empty() && !r.is_error) {
-      r.structured["message"] = docs.message;
-      r.text = docs.message + "\n\n" + r.text;
-    }
-    return r;
+    return compare_editions(*c.st, c.args, docs.keys, c.ctx.preferred_edition, suggest);
   });
 }
 

@@ -31,7 +31,14 @@ ToolDef documents_row(ToolSpec spec, std::function<ToolResult(const ToolCall&, c
     if (c.st == nullptr) return run(c, DocFilter{});
     auto docs = required_documents(*c.st, c.args);
     if (!docs) return error_result(docs.status().message());
-    return run(c, *docs);
+    ToolResult r = run(c, *docs);
+    // Documents given that no store holds ("Unknown document(s): ...") are said ahead of the answer.
+    if (!docs->message.empty() && !r.is_error) {
+      r.text = docs->message + "\n\n" + r.text;
+      const std::string said = r.structured.value("message", "");
+      r.structured["message"] = said.empty() ? docs->message : docs->message + " " + said;
+    }
+    return r;
   };
   return d;
 }

@@ -56,7 +56,8 @@ struct ToolDef {
 
 // The row of a tool whose answer is one object (an empty store is an error) and whose call must select some document
 // (required_documents: an unknown or empty `documents` is an error): `run` is given the documents resolved, or none
-// chosen (keys nullopt) for a call its row runs without the store.
+// chosen (keys nullopt) for a call its row runs without the store. Documents given that no store holds, beside
+// known ones, are said ahead of the answer's text and in its message.
 ToolDef documents_row(ToolSpec spec, std::function<ToolResult(const ToolCall&, const DocFilter& docs)> run);
 
 // The current tools, in tools/list order; the older names' rows (served when enabled).

@@ -2,6 +2,7 @@
 // are checked against the records themselves. Runs as one process (see tests/CMakeLists.txt) so the sync is
 // done once.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <algorithm>
 #include <cctype>
@@ -2201,6 +2202,72 @@ TEST_F(Fidelity, RenamedMatchingOnTheLabelledSrdEntries) {
   EXPECT_GE(rows, 58);
   EXPECT_GE(recall, 0.9) << report;
   EXPECT_EQ(wrong, 0) << report;
+}
+
+// A one-object tool given a document no store holds beside a known one answers from the known one and says which it
+// did not know, ahead of its text and in its message, as the search tools do.
+TEST_F(Fidelity, EveryOneObjectToolSaysWhichDocumentsItDoesNotKnow) {
+  const json documents = {"srd-2014", "srd-2041"};
+  const std::vector<std::pair<std::string, json>> calls = {
+      {"compare_editions", {{"name", "Fireball"}, {"kind", "spell"}}},
+      {"class_spells", {{"class", "wizard"}, {"level", 5}}},
+      {"check_attunement", {{"items", {"srd_cloak-of-protection"}}}},
+      {"attack_odds", {{"creature", "srd_ogre"}, {"target_ac", 15}}},
+  };
+  for (auto [tool, args] : calls) {
+    args["documents"] = documents;
+    auto r = call(tool, args);
+    ASSERT_FALSE(r.is_error) << tool << ": " << r.text;
+    EXPECT_EQ(r.text.rfind("Unknown document(s): srd-2041", 0), 0u) << tool << ": " << r.text.substr(0, 300);
+    EXPECT_EQ(r.structured.value("message", "").rfind("Unknown document(s): srd-2041", 0), 0u)
+        << tool << ": " << r.structured.dump().substr(0, 300);
+    EXPECT_FALSE(r.structured["result"].empty()) << tool;
+  }
+}
+
+// Every tag a store holds is what the store's own re-derivation writes (it runs when the rules change, on open):
+// each path by which sync makes an entity derives its facets, and nothing changes an entity's data after.
+TEST_F(Fidelity, SyncWritesTheTagsARederivationWrites) {
+  const auto tags = [](const std::string& path) {
+    std::set<std::string> out;
+    sqlite3* db = nullptr;
+    EXPECT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+    sqlite3_stmt* st = nullptr;
+    EXPECT_EQ(sqlite3_prepare_v2(db,
+                                 "SELECT e.kind || ' ' || e.key || ': ' || t.tag || ' = ' || t.value FROM entity_tags t"
+                                 " JOIN entities e ON e.id = t.entity_id",
+                                 -1, &st, nullptr),
+              SQLITE_OK);
+    while (sqlite3_step(st) == SQLITE_ROW) out.insert(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return out;
+  };
+  const auto exec = [](const std::string& path, const std::string& sql) {
+    sqlite3* db = nullptr;
+    EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    char* error = nullptr;
+    EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK) << (error ? error : "");
+    sqlite3_free(error);
+    sqlite3_close(db);
+  };
+  const std::string copy = testing::temp_dir() + "/rederived.db";
+  std::remove(copy.c_str());
+  exec(*path_, "VACUUM INTO '" + copy + "'");
+  exec(copy, "UPDATE meta SET value = 'stale' WHERE key = 'derived_facets'");
+  ASSERT_TRUE(store::Store::open(copy, store::Store::Mode::kExistingOnly).is_ok());
+  const std::set<std::string> synced = tags(*path_), rederived = tags(copy);
+  ASSERT_GT(synced.size(), 20000u);
+  std::string missing, extra;
+  size_t n_missing = 0, n_extra = 0;
+  for (const auto& t : rederived) {
+    if (!synced.count(t) && ++n_missing <= 20) missing += "\n  " + t;
+  }
+  for (const auto& t : synced) {
+    if (!rederived.count(t) && ++n_extra <= 20) extra += "\n  " + t;
+  }
+  EXPECT_EQ(n_missing, 0u) << "tags a re-derivation writes that sync did not:" << missing;
+  EXPECT_EQ(n_extra, 0u) << "tags sync wrote that a re-derivation does not:" << extra;
 }
 
 // The vectors shipped in the binary are the bundled snapshot's, passage for passage: a store built from it needs
