@@ -1,6 +1,5 @@
 #include "lorekeeper/cli/app.hpp"
 
-#include <malloc.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -11,15 +10,12 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
-#include <condition_variable>
 #include <csignal>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <mutex>
-#include <thread>
 
 #include "eval.hpp"
 #include "import.hpp"
@@ -30,20 +26,18 @@
 #include "lorekeeper/core/sha256.hpp"
 #include "lorekeeper/core/text.hpp"
 #include "lorekeeper/embed/encoder.hpp"
-#include "lorekeeper/http/client.hpp"
-#include "lorekeeper/mcp/http_transport.hpp"
-#include "lorekeeper/mcp/server.hpp"
-#include "lorekeeper/mcp/stdio_transport.hpp"
-#include "lorekeeper/open5e/http_source.hpp"
 #include "lorekeeper/open5e/page_source.hpp"
 #include "lorekeeper/open5e/sync.hpp"
 #include "lorekeeper/search/indexer.hpp"
 #include "lorekeeper/search/precomputed.hpp"
 #include "lorekeeper/search/semantic.hpp"
+#include "lorekeeper/serve/engines.hpp"
+#include "lorekeeper/serve/refresh.hpp"
+#include "lorekeeper/serve/serve.hpp"
+#include "lorekeeper/store/files.hpp"
 #include "lorekeeper/store/store.hpp"
 #include "lorekeeper/tools/engine.hpp"
 #include "model_fetch.hpp"
-#include "store_files.hpp"
 #include "table_calls.hpp"
 
 namespace lorekeeper::cli {
@@ -54,21 +48,19 @@ using json = nlohmann::json;
 
 constexpr const char* kVersion = LOREKEEPER_VERSION;
 
+using serve::age_of;
+using serve::make_engine;
+using serve::make_long_lived_engine;
+using serve::make_semantic;
+using serve::one_shot_semantic;
+using serve::open_source;
+using serve::recently_failed_endpoints;
+using serve::record_endpoint_failures;
+using serve::seed_bundled_vectors;
+
 void out(const std::string& s) {
   std::fwrite(s.data(), 1, s.size(), stdout);
   std::fflush(stdout);
-}
-
-// Age of an ISO-8601 UTC timestamp in a short human form ("3 days").
-std::string age_of(const std::string& iso) {
-  std::tm tm{};
-  if (strptime(iso.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm) == nullptr) return "unknown";
-  const std::time_t then = timegm(&tm);
-  const long long secs = static_cast<long long>(std::time(nullptr) - then);
-  if (secs < 120) return std::to_string(secs) + " seconds";
-  if (secs < 7200) return std::to_string(secs / 60) + " minutes";
-  if (secs < 172800) return std::to_string(secs / 3600) + " hours";
-  return std::to_string(secs / 86400) + " days";
 }
 
 int cmd_status(const Config& cfg, bool as_json) {
@@ -181,186 +173,6 @@ int cmd_status(const Config& cfg, bool as_json) {
   return 0;
 }
 
-// Opens the page source named by --source: "bundled", an http(s) URL, a .tar.zst archive or a directory.
-Result<std::unique_ptr<open5e::PageSource>> open_source(const Config& cfg, const std::string& source) {
-  if (source == "bundled") return open5e::make_bundled_source();
-  if (source.rfind("http://", 0) == 0 || source.rfind("https://", 0) == 0) {
-    http::Options options;
-    options.timeout_ms = cfg.http_timeout_seconds * 1000L;
-    options.connect_timeout_ms = std::min(options.connect_timeout_ms, options.timeout_ms);
-    options.low_speed_seconds = std::min<long>(options.low_speed_seconds, std::max(1, cfg.http_timeout_seconds));
-    http::RetryPolicy policy;
-    policy.max_attempts = cfg.http_retries + 1;
-    return open5e::make_http_source(source, options, policy);
-  }
-  std::error_code ec;
-  if (std::filesystem::is_regular_file(source, ec)) {
-    std::ifstream in(source, std::ios::binary);
-    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    return open5e::make_archive_source(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(),
-                                       std::filesystem::absolute(source).string());
-  }
-  if (std::filesystem::is_directory(source, ec)) return open5e::make_directory_source(source);
-  return Status::invalid_argument("--source '" + source +
-                                  "' is neither a URL, a .tar.zst archive, a directory nor \"bundled\"");
-}
-
-long long unix_now() { return static_cast<long long>(std::time(nullptr)); }
-
-// Endpoints that failed less than the error TTL ago: not retried (their previous data stays).
-std::vector<std::string> recently_failed_endpoints(const Config& cfg, store::Store& st) {
-  std::vector<std::string> out;
-  for (const auto& ep : open5e::sync_endpoints()) {
-    auto failed = st.meta("failed_unix:" + ep);
-    if (failed && *failed && !(*failed)->empty() &&
-        unix_now() - std::atoll((*failed)->c_str()) < cfg.error_cache_ttl_seconds) {
-      out.push_back(ep);
-    }
-  }
-  return out;
-}
-
-// Remembers when each endpoint last failed (and forgets endpoints that worked this time).
-void record_endpoint_failures(store::Store& st, const open5e::SyncReport& report, const open5e::SyncOptions& options) {
-  for (const auto& ep : open5e::sync_endpoints()) {
-    const bool failed = std::any_of(report.failed.begin(), report.failed.end(),
-                                    [&](const open5e::EndpointFailure& f) { return f.endpoint == ep; });
-    if (failed) {
-      (void)st.set_meta("failed_unix:" + ep, std::to_string(unix_now()));
-    } else if (std::find(options.skip_endpoints.begin(), options.skip_endpoints.end(), ep) ==
-               options.skip_endpoints.end()) {
-      (void)st.set_meta("failed_unix:" + ep, "");
-    }
-  }
-}
-
-// Refreshes stale data from the live API in a background thread while `serve` answers from what it has.
-// Mode "auto" refreshes only when the API answers a quick probe (so an offline machine stays quiet), "on"
-// always tries, "off" never.
-class BackgroundSync {
- public:
-  // `synced` is called after a sync that committed new data.
-  BackgroundSync(const Config& cfg, std::string mode, std::function<void()> synced)
-      : cfg_(cfg), mode_(std::move(mode)), synced_(std::move(synced)) {
-    if (mode_ != "off") {
-      thread_ = std::thread([this] {
-        run();
-        std::lock_guard<std::mutex> lock(mutex_);
-        finished_ = true;
-      });
-    }
-  }
-  ~BackgroundSync() { stop(); }
-
-  // Stops a running sync (its writes are rolled back) and waits at most `timeout`; returns false if it did not
-  // stop.
-  bool stop(std::chrono::milliseconds timeout = std::chrono::seconds(2)) {
-    cancel_ = true;
-    if (!thread_.joinable()) return true;
-    auto running = [this] {  // a sync, or the probe of the API before it
-      std::lock_guard<std::mutex> lock(mutex_);
-      return !finished_;
-    };
-    const auto until = std::chrono::steady_clock::now() + timeout;
-    while (running() && std::chrono::steady_clock::now() < until) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    if (running()) return false;
-    thread_.join();
-    return true;
-  }
-
-  // While a refresh runs, that it does; after a refresh of stale data failed (or could not start: the API was
-  // unreachable), how old the data is, so every answer says so and not only the log.
-  std::string notice() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (running_) {
-      return "Note: the data is being refreshed from " + cfg_.open5e_base_url +
-             " in the background; this answer uses the data synced " + age_ + " ago.";
-    }
-    return stale_;
-  }
-
- private:
-  void run() {
-    auto opened = store::Store::open(cfg_.db_path, store::Store::Mode::kExistingOnly);
-    if (!opened) return;  // no store yet: the first tool call builds it from the bundled snapshot
-    store::Store& st = **opened;
-    auto last_unix = st.meta("synced_unix:open5e");
-    auto last_iso = st.meta("synced_at:open5e");
-    const long long synced = last_unix && *last_unix ? std::atoll((*last_unix)->c_str()) : 0;
-    if (unix_now() - synced < static_cast<long long>(cfg_.cache_ttl_days) * 86400) return;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      age_ = last_iso && *last_iso ? age_of(**last_iso) : "an unknown time";
-    }
-    if (mode_ == "auto") {
-      auto probe = http::make_curl_client(http::Options{3000, 5000, 5, http::Options{}.user_agent});
-      auto r = probe->get(cfg_.open5e_base_url + "/v2/");
-      if (!r || r->status >= 500) {
-        log::info("data is older than " + std::to_string(cfg_.cache_ttl_days) + " days but " + cfg_.open5e_base_url +
-                  " is not reachable; serving the stored data");
-        set_stale(cfg_.open5e_base_url + " was not reachable");
-        return;
-      }
-    }
-    auto src = open_source(cfg_, cfg_.open5e_base_url);
-    if (!src) {
-      set_stale(src.status().message());
-      return;
-    }
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      running_ = true;
-    }
-    log::info("data is older than " + std::to_string(cfg_.cache_ttl_days) + " days; refreshing from " +
-              cfg_.open5e_base_url + " in the background");
-    open5e::SyncOptions options;
-    options.skip_endpoints = recently_failed_endpoints(cfg_, st);
-    options.cancelled = [this] { return cancel_.load(); };
-    auto report = open5e::sync(**src, st, options);
-    if (report) {
-      record_endpoint_failures(st, *report, options);
-      log::info("background sync done: " + std::to_string(report->total_entities()) + " entities, " +
-                std::to_string(report->failed.size()) + " endpoint(s) failed");
-      if (!report->failed.empty()) {
-        std::vector<std::string> lists;
-        for (const auto& f : report->failed) lists.push_back(f.endpoint);
-        set_partly_stale(lists);
-      }
-      if (synced_) synced_();
-    } else {
-      log::warning("background sync failed: " + report.status().to_string() + "; the stored data is unchanged");
-      if (report.status().code() != StatusCode::kCancelled) set_stale(report.status().message());
-    }
-    std::lock_guard<std::mutex> lock(mutex_);
-    running_ = false;
-  }
-
-  void set_stale(const std::string& why) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stale_ = "Note: this data was synced " + age_ + " ago, longer than the refresh interval of " +
-             std::to_string(cfg_.cache_ttl_days) + " day(s), and refreshing it failed (" + why +
-             "); it may be out of date.";
-  }
-  void set_partly_stale(const std::vector<std::string>& lists) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stale_ = "Note: refreshing " + text::join(lists, ", ") + " failed; those lists keep the data synced " + age_ +
-             " ago and may be out of date.";
-  }
-
-  Config cfg_;
-  std::string mode_;
-  std::function<void()> synced_;
-  std::atomic<bool> cancel_{false};
-  bool running_ = false;   // guarded by mutex_
-  bool finished_ = false;  // guarded by mutex_: run() has returned
-  mutable std::mutex mutex_;
-  std::string age_;
-  std::string stale_;
-  std::thread thread_;
-};
-
 // Progress of a sync: on a terminal one live line (endpoint n of N, pages, records of the announced count, overall
 // rate, ETA for the endpoint); otherwise one plain line per page.
 class Progress {
@@ -410,260 +222,6 @@ class Progress {
   std::chrono::steady_clock::time_point start_;
 };
 
-// Gives the store's entities the bundled vectors that match their texts (search/precomputed.hpp), so meaning-based
-// search works without embedding them; unless meaning-based search is off. A failure costs only that.
-void seed_bundled_vectors(const Config& cfg, store::Store& st) {
-  if (cfg.embed == "off") return;
-  auto seeded = search::seed_vectors(st, cfg.embed_passages);
-  if (!seeded) {
-    log::warning("taking the bundled vectors failed (the entities are embedded instead): " +
-                 seeded.status().to_string());
-  } else if (*seeded > 0) {
-    log::info("took the bundled vectors of " + std::to_string(*seeded) + " entities");
-  }
-}
-
-// Builds a store at `db_path` from the snapshot inside the binary, with its vectors: written to a private file
-// first and linked into place only when complete, so a concurrent process (an MCP host's probe) never sees a
-// half-built store, and of two processes bootstrapping at once exactly one store wins. Within a process one
-// bootstrap runs at a time: serve's workers each open the store on their first request, and the ones that waited
-// find it built (they had shared one private file and broke each other's builds).
-Status bootstrap_from_bundled(const Config& cfg, const std::string& db_path) {
-  static std::mutex one_at_a_time;
-  std::lock_guard<std::mutex> lock(one_at_a_time);
-  if (auto dangling = store::dangling_link(db_path)) return Status::invalid_argument(*dangling);
-  std::error_code exists_ec;
-  if (std::filesystem::exists(db_path, exists_ec)) return Status::ok();
-  log::info("no store at " + db_path + "; building it from the bundled Open5e snapshot");
-  const std::string tmp = begin_private_build(db_path, "bootstrap");
-  auto st = store::Store::open(tmp, store::Store::Mode::kReadWrite);
-  Status built = [&]() -> Status {
-    if (!st) return st.status();
-    auto src = open5e::make_bundled_source();
-    if (!src) return src.status();
-    auto report = open5e::sync(**src, **st, open5e::SyncOptions{});
-    if (!report) return report.status();
-    log::info("loaded " + std::to_string(report->total_entities()) + " entities from the bundled snapshot");
-    seed_bundled_vectors(cfg, **st);
-    return Status::ok();
-  }();
-  if (!built.is_ok()) {
-    if (st) st->reset();  // closed before its files are removed
-    remove_store_files(tmp);
-    return built;
-  }
-  return place_built_store(std::move(*st), tmp, db_path).status();
-}
-
-// The meaning-based search service, unless turned off (a missing model gives a service that says so).
-// `deferred`: the model is read by the first call that needs it (serve's background thread), not here.
-std::shared_ptr<search::Semantic> make_semantic(const Config& cfg, bool deferred = false) {
-  if (cfg.embed == "off") return nullptr;
-  return std::make_shared<search::Semantic>(embed::default_model_dir(), cfg.embed_passages, deferred);
-}
-
-// `built` (optional) is called after the engine built a missing store from the bundled snapshot.
-tools::Engine make_engine(const Config& cfg, std::shared_ptr<search::Semantic> semantic = nullptr,
-                          std::function<void()> built = nullptr) {
-  tools::Engine engine(cfg.db_path, [cfg, built](const std::string& path) {
-    Status s = bootstrap_from_bundled(cfg, path);
-    if (s.is_ok() && built) built();
-    return s;
-  });
-  engine.set_legacy_tools(cfg.legacy_tools);
-  engine.set_preferred_edition(cfg.preferred_edition);
-  engine.set_semantic(std::move(semantic));
-  return engine;
-}
-
-// For engines that answer many calls (serve, eval): full-text ranking from the in-memory text index, the store
-// read page by page (Engine::set_memory_mapped).
-tools::Engine make_long_lived_engine(const Config& cfg, std::shared_ptr<search::Semantic> semantic = nullptr,
-                                     std::function<void()> built = nullptr) {
-  tools::Engine engine = make_engine(cfg, std::move(semantic), std::move(built));
-  engine.set_text_index_in_memory(true);
-  engine.set_memory_mapped(false);
-  engine.set_check_on_open(true);
-  return engine;
-}
-
-// For one-shot commands: the semantic service with whatever vectors the store has (`lorekeeper index` makes
-// them complete); none when there are none.
-std::shared_ptr<search::Semantic> one_shot_semantic(const Config& cfg, tools::Engine& engine) {
-  auto semantic = make_semantic(cfg);
-  if (!semantic || !semantic->has_model()) return semantic;
-  store::Store* st = engine.store(nullptr);
-  if (st == nullptr) return semantic;
-  Status loaded = semantic->reload(*st, true);
-  if (!loaded.is_ok()) log::warning("meaning-based search unavailable: " + loaded.to_string());
-  return semantic;
-}
-
-// Embeds the store's entities in the background while serve answers: at start, after each background sync, and
-// when another process changed the store (an import or sync, seen by SQLite's data version within ~5 s). It loads
-// the model (deferred, off the answering path) and publishes the stored vectors first, so searches are answered by
-// meaning about a tenth of a second after start; then each pass embeds only what changed and republishes the
-// index. Answers are lexical-only while no index is published (Semantic::notice says so).
-class BackgroundEmbedder {
- public:
-  BackgroundEmbedder(const Config& cfg, std::shared_ptr<search::Semantic> semantic)
-      : cfg_(cfg), semantic_(std::move(semantic)) {
-    if (semantic_ && semantic_->model_present()) {
-      // Searches wait (briefly, Engine) for the stored vectors rather than answer by words alone meanwhile.
-      semantic_->set_loading(true);
-      thread_ = std::thread([this] { run(); });
-    }
-  }
-  ~BackgroundEmbedder() { stop(); }
-
-  // Asks for another pass (after the data changed).
-  void request() {
-    std::lock_guard<std::mutex> lock(mu_);
-    pending_ = true;
-    cv_.notify_all();
-  }
-  void stop() {
-    request_stop();
-    if (thread_.joinable()) thread_.join();
-  }
-  // Asks the thread to stop and waits at most `timeout`; whether it has stopped (then it is joined). A pass in the
-  // middle of a batch or of reading the store may take longer; its writes are whole transactions, so a process
-  // that leaves without it loses at most the chunk in progress.
-  bool stop_within(std::chrono::milliseconds timeout) {
-    request_stop();
-    if (!thread_.joinable()) return true;
-    std::unique_lock<std::mutex> lock(mu_);
-    if (!cv_.wait_for(lock, timeout, [this] { return finished_; })) return false;
-    lock.unlock();
-    thread_.join();
-    return true;
-  }
-
- private:
-  void request_stop() {
-    std::lock_guard<std::mutex> lock(mu_);
-    stop_ = true;
-    cv_.notify_all();
-  }
-
-  void run() {
-    work();
-    std::lock_guard<std::mutex> lock(mu_);
-    finished_ = true;
-    cv_.notify_all();
-  }
-
-  void work() {
-    if (!semantic_->has_model()) {  // loads the model; a broken one is reported by notice()
-      semantic_->set_loading(false);
-      return;
-    }
-    std::unique_ptr<store::Store> st;
-    bool published = false;
-    int64_t seen_version = -1;
-    while (true) {
-      {
-        std::unique_lock<std::mutex> lock(mu_);
-        // The store may not exist yet: the first tool call builds it. Look again every second; once open, look
-        // every few seconds whether another process (an import, a sync) changed it.
-        cv_.wait_for(lock, std::chrono::seconds(st ? 5 : 1), [this] { return stop_.load() || pending_; });
-        if (stop_) return;
-        if (st && !pending_) {
-          auto version = st->data_version();
-          if (!version || *version == seen_version) continue;
-        }
-        pending_ = false;
-      }
-      if (!st) {
-        auto opened = store::Store::open(cfg_.db_path, store::Store::Mode::kExistingOnly);
-        // No store yet: the first tool call builds it from the bundled snapshot with its vectors and asks for a
-        // pass (request()), which its search waits for.
-        if (!opened) continue;
-        st = std::move(*opened);
-        // It reads the vectors and texts in bulk: mapped, every page read would stay resident for the serve's life.
-        if (Status unmapped = st->set_memory_mapped(false); !unmapped.is_ok()) log::debug(unmapped.to_string());
-      }
-      if (auto version = st->data_version()) seen_version = *version;
-      // With LOREKEEPER_EMBED=stored another process writes the vectors (replicas sharing a store,
-      // docs/DEPLOY.md): every change of the store publishes what it holds, and nothing is embedded here.
-      const bool stored_only = cfg_.embed == "stored";
-      if (!published || stored_only) {
-        // The stored vectors answer at once (those of the bundled snapshot are there from its first sync); what
-        // changed since is embedded below and published after.
-        published = true;
-        Status loaded = publish(*st);
-        if (!loaded.is_ok()) {
-          semantic_->set_failed(loaded.message());
-          continue;
-        }
-      }
-      // After another process's sync or import the in-memory text index is reloaded here rather than by the next
-      // search.
-      st->set_text_index_in_memory(true);
-      if (Status warmed = st->warm_text_index(); !warmed.is_ok()) {
-        log::warning("loading the text index failed (searches use FTS5): " + warmed.to_string());
-      }
-      if (stored_only) {
-        if (!semantic_->index()) {
-          semantic_->set_failed(
-              "the store holds no vectors, and with LOREKEEPER_EMBED=stored serve embeds none: "
-              "run `lorekeeper index`");
-        }
-      } else if (!embed_changed(*st)) {
-        return;  // stopped
-      }
-      // The pass's page cache, passages and batches are freed; give their pages back rather than keep them for
-      // answers that never need that much.
-      (void)st->release_memory();
-      malloc_trim(0);
-    }
-  }
-
-  // Publishes the vectors `st` holds. They are read through a mapping of the store made for this read alone: a
-  // third of the time of reading them page by page, and the mapping (15 MB resident) is dropped after it.
-  Status publish(store::Store& st) {
-    if (Status mapped = st.set_memory_mapped(true); !mapped.is_ok()) log::debug(mapped.to_string());
-    Status loaded = semantic_->reload(st, true);
-    if (Status unmapped = st.set_memory_mapped(false); !unmapped.is_ok()) log::debug(unmapped.to_string());
-    return loaded;
-  }
-
-  // Embeds what changed in `st` and republishes the index when anything did; false when stopped meanwhile.
-  bool embed_changed(store::Store& st) {
-    search::IndexOptions options;
-    options.threads = cfg_.embed_threads;
-    options.max_passages = cfg_.embed_passages;
-    auto report = search::update_vectors(
-        st, *semantic_->encoder(), options, [this](const search::IndexProgress& p) { semantic_->set_progress(p); },
-        &stop_);
-    if (!report) {
-      semantic_->set_failed(report.status().message());
-      log::warning("embedding the entities failed: " + report.status().to_string());
-      return true;
-    }
-    if (report->interrupted) return false;
-    const auto& p = report->progress;
-    if (p.entities_todo > 0) {
-      log::info("embedded " + std::to_string(p.entities_todo) + " entities in " +
-                text::format_number(std::round(p.seconds)) + " s");
-    }
-    if (p.entities_todo + p.entities_precomputed > 0 || report->pruned > 0 || !semantic_->index()) {
-      Status loaded = publish(st);
-      if (!loaded.is_ok()) semantic_->set_failed(loaded.message());
-    }
-    return true;
-  }
-
-  Config cfg_;
-  std::shared_ptr<search::Semantic> semantic_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool pending_ = true;
-  bool finished_ = false;  // guarded by mu_
-  std::atomic<bool> stop_{false};
-  std::thread thread_;
-};
-
 int cmd_sync(const Config& cfg, std::string source, bool force, bool quiet, int page_size, bool accept_incomplete,
              bool move_damaged_aside, bool as_json) {
   if (source.empty()) source = cfg.open5e_base_url;
@@ -684,7 +242,7 @@ int cmd_sync(const Config& cfg, std::string source, bool force, bool quiet, int 
       existed ? store::Store::open_checked(cfg.db_path, store::Store::Mode::kReadWrite)
               : Result<std::unique_ptr<store::Store>>(Status::not_found(cfg.db_path));
   if (!opened && existed && move_damaged_aside && opened.status().code() != StatusCode::kIoError) {
-    auto moved = move_aside(cfg.db_path);
+    auto moved = store::move_aside(cfg.db_path);
     if (!moved) {
       std::fprintf(stderr, "lorekeeper sync: %s\n", moved.status().message().c_str());
       return 1;
@@ -700,31 +258,28 @@ int cmd_sync(const Config& cfg, std::string source, bool force, bool quiet, int 
     }
     return 1;
   }
-  // A new store is built in a private file and linked into place when complete (store_files.hpp): a sync that is
+  // A new store is built in a private file and linked into place when complete (store/files.hpp): a sync that is
   // interrupted leaves no store behind, never an empty one.
-  if (existed) remove_stale_builds(cfg.db_path);
-  const std::string built_path = existed ? cfg.db_path : begin_private_build(cfg.db_path, "sync");
+  if (existed) store::remove_stale_builds(cfg.db_path);
+  const std::string built_path = existed ? cfg.db_path : store::begin_private_build(cfg.db_path, "sync");
   if (!existed) {
     opened = store::Store::open(built_path, store::Store::Mode::kReadWrite);
     if (!opened) {
       std::fprintf(stderr, "lorekeeper sync: %s\n", opened.status().message().c_str());
-      remove_store_files(built_path);
+      store::remove_store_files(built_path);
       return 1;
     }
   }
   store::Store& st = **opened;
   // Freshness: the same source synced less than the TTL ago is not fetched again unless forced.
-  auto last = st.meta("synced_at:open5e");
-  auto last_source = st.meta("source:open5e");
-  auto last_unix = st.meta("synced_unix:open5e");
-  if (!force && last_unix && *last_unix && last_source && *last_source) {
-    const long long age = unix_now() - std::atoll((*last_unix)->c_str());
-    const bool same = (*src)->describe() == **last_source;
-    if (same && age < static_cast<long long>(cfg.cache_ttl_days) * 86400) {
+  const open5e::LastSync last = open5e::last_sync(st);
+  if (!force && last.unix_time > 0 && !last.source.empty()) {
+    const bool same = (*src)->describe() == last.source;
+    if (same && !serve::is_stale(cfg, last.unix_time)) {
       std::fprintf(stderr,
                    "The store is fresh: synced from %s %s ago (LOREKEEPER_CACHE_TTL_DAYS=%d). Use --force to sync "
                    "anyway.\n",
-                   (**last_source).c_str(), age_of(**last).c_str(), cfg.cache_ttl_days);
+                   last.source.c_str(), age_of(last.at).c_str(), cfg.cache_ttl_days);
       return 0;
     }
   }
@@ -741,7 +296,7 @@ int cmd_sync(const Config& cfg, std::string source, bool force, bool quiet, int 
   if (!report) {
     if (!existed) {
       opened->reset();  // closed before its file is deleted
-      remove_store_files(built_path);
+      store::remove_store_files(built_path);
       std::fprintf(stderr, "lorekeeper sync failed: %s\nNo store was created.\n", report.status().message().c_str());
     } else {
       std::fprintf(stderr, "lorekeeper sync failed: %s\nThe store was left as it was.\n",
@@ -754,7 +309,7 @@ int cmd_sync(const Config& cfg, std::string source, bool force, bool quiet, int 
   const std::string log_failure = st.checkpoint_failure();
   if (!existed) {
     // The new store is placed only whole: its log folded into the file, then closed and linked.
-    auto placed = place_built_store(std::move(*opened), built_path, cfg.db_path);
+    auto placed = store::place_built_store(std::move(*opened), built_path, cfg.db_path);
     if (!placed) {
       std::fprintf(stderr, "lorekeeper sync failed: %s\nNo store was created.\n", placed.status().message().c_str());
       return 1;
@@ -1033,112 +588,6 @@ int cmd_eval(const Config& cfg, const std::string& file, const std::string& rank
     runs.push_back({label, &engines.back()});
   }
   return run_eval(file, runs, as_json);
-}
-
-// Streamable HTTP until SIGINT/SIGTERM; every worker has its own engine sharing `semantic` and the notice.
-int serve_http(const Config& cfg, std::shared_ptr<search::Semantic> semantic, std::function<std::string()> notice,
-               std::function<void()> built) {
-  mcp::HttpOptions http;
-  http.host = cfg.http_host;
-  http.port = cfg.http_port;
-  http.token = cfg.http_token;
-  http.allowed_hosts = text::split_commas(cfg.http_allowed_hosts);
-  http.cors_origins = text::split_commas(cfg.http_cors_origins);
-  http.threads = cfg.http_threads;
-  http.max_connections = cfg.http_max_connections;
-  http.max_connections_per_client = cfg.http_max_connections_per_client;
-  mcp::ServerOptions options;
-  options.version = kVersion;
-  auto transport = mcp::HttpTransport::create(http, options, [&cfg, semantic, notice, built] {
-    auto engine = std::make_unique<tools::Engine>(make_long_lived_engine(cfg, semantic, built));
-    engine->set_notice(notice);
-    return engine;
-  });
-  if (!transport) {
-    std::fprintf(stderr, "lorekeeper serve --http: %s\n", transport.status().message().c_str());
-    return 2;
-  }
-  // Printed whatever the log level, once SIGTERM is handled: scripts and tests read the URL (and the port chosen
-  // for --port 0) here.
-  Status served = (*transport)->serve_until_signalled([&] {
-    std::fprintf(stderr, "lorekeeper: listening on %s (store %s)\n", (*transport)->url().c_str(), cfg.db_path.c_str());
-    std::fflush(stderr);
-  });
-  if (!served.is_ok()) {
-    std::fprintf(stderr, "lorekeeper serve --http: %s\n", served.message().c_str());
-    return 1;
-  }
-  log::info("stopped serving HTTP");
-  return 0;
-}
-
-// Loads the store's in-memory text index, so that serve's engines find it loaded (it stays loaded for them: see
-// Store::set_text_index_in_memory) rather than the first search after a start or a sync loading it.
-void warm_text_index(const Config& cfg) {
-  auto st = store::Store::open(cfg.db_path, store::Store::Mode::kExistingOnly);
-  if (!st) return;  // no store yet: the first call builds it, and the first search loads the index
-  // Read page by page, not mapped: the whole text (about 35 MB of the bundled store) would otherwise stay resident
-  // in this process until the load ends, and searches answered meanwhile would count it too.
-  if (Status unmapped = (*st)->set_memory_mapped(false); !unmapped.is_ok()) log::debug(unmapped.to_string());
-  (*st)->set_text_index_in_memory(true);
-  Status warmed = (*st)->warm_text_index();
-  if (!warmed.is_ok()) log::warning("loading the text index failed (searches use FTS5): " + warmed.to_string());
-}
-
-int cmd_serve(const Config& cfg, const std::string& auto_sync, bool http) {
-  std::atomic<bool> warmed{false};
-  auto semantic = make_semantic(cfg, true);
-  BackgroundEmbedder embedder(cfg, semantic);
-  // The text index is loaded once the stored vectors are published (searches meanwhile use FTS5, which ranks the
-  // same): the two loads together on two cores took the vectors two to six times longer, and meaning-based search
-  // is what a first search waits for.
-  std::jthread warm_text([&cfg, &warmed, semantic] {
-    if (semantic) semantic->wait_loaded(std::chrono::seconds(2));
-    warm_text_index(cfg);
-    warmed = true;
-  });
-  BackgroundSync refresh(cfg, auto_sync, [&embedder, &cfg] {
-    embedder.request();
-    warm_text_index(cfg);
-  });
-  std::function<std::string()> notice = [&refresh, semantic] {
-    std::string note = refresh.notice();
-    const std::string meaning = semantic ? semantic->notice() : std::string();
-    if (!meaning.empty()) note += (note.empty() ? "" : " ") + meaning;
-    return note;
-  };
-  // A store built by a tool call (the first start) is loaded at once, not at the embedder's next look.
-  std::function<void()> built = [&embedder] { embedder.request(); };
-  int rc = 0;
-  if (http) {
-    rc = serve_http(cfg, semantic, notice, built);
-  } else {
-    tools::Engine engine = make_long_lived_engine(cfg, semantic, built);
-    engine.set_notice(notice);
-    mcp::ServerOptions options;
-    options.version = kVersion;
-    mcp::Server server(engine, options);
-    log::info("serving MCP on stdio; store " + cfg.db_path);
-    rc = mcp::serve_stdio(server, STDIN_FILENO, STDOUT_FILENO);
-  }
-  // The background work (loading the text index, embedding, a refresh) writes only whole transactions: what is
-  // not finished after a short wait is left behind (a sync's transaction is never committed, an embedding pass
-  // loses at most its chunk in progress), so the end of a host's input ends the process at once.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(30);
-  auto left = [&] {
-    return std::max(std::chrono::milliseconds(0),
-                    std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()));
-  };
-  bool stopped = embedder.stop_within(left());
-  while (!warmed && left().count() > 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  stopped = refresh.stop(left()) && stopped && warmed;
-  if (!stopped) {
-    log::debug("leaving unfinished background work; the stored data is unchanged by it");
-    std::fflush(stdout);
-    std::fflush(stderr);
-    std::_Exit(rc);
-  }
-  return rc;
 }
 
 }  // namespace
@@ -1480,7 +929,7 @@ int run(int argc, char** argv) {
     if (!http_allowed_host_flags.empty()) cfg->http_allowed_hosts = text::join(http_allowed_host_flags, ",");
     if (!http_cors_origin_flags.empty()) cfg->http_cors_origins = text::join(http_cors_origin_flags, ",");
     if (http_threads_flag > 0) cfg->http_threads = http_threads_flag;
-    return cmd_serve(*cfg, auto_sync, serve_http_flag);
+    return serve::serve(*cfg, auto_sync, serve_http_flag, kVersion);
   }
   if (*status) return cmd_status(*cfg, status_json);
   if (*sync)
@@ -1541,7 +990,7 @@ int run(int argc, char** argv) {
     options.model_dir = embed::default_model_dir();
     options.threads = cfg->embed_threads;
     options.max_passages = cfg->embed_passages;
-    options.bootstrap = [c = *cfg](const std::string& path) { return bootstrap_from_bundled(c, path); };
+    options.bootstrap = [c = *cfg](const std::string& path) { return serve::bootstrap_from_bundled(c, path); };
     return run_import(cfg->db_path, import_files, options);
   }
   if (*remove_cmd) return run_remove(cfg->db_path, remove_packs, remove_json);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <ctime>
 #include <functional>
 #include <optional>
@@ -706,6 +707,18 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
   LOREKEEPER_RETURN_IF_ERROR(store.set_meta("source:open5e", report.source));
   LOREKEEPER_RETURN_IF_ERROR(store.set_meta("sync_report:open5e", report_json(report)));
   return report;
+}
+
+LastSync last_sync(store::Store& store) {
+  LastSync last;
+  auto read = [&store](const char* key) {
+    auto value = store.meta(key);
+    return value && *value ? **value : std::string();
+  };
+  last.source = read("source:open5e");
+  last.at = read("synced_at:open5e");
+  last.unix_time = std::atoll(read("synced_unix:open5e").c_str());
+  return last;
 }
 
 std::string report_json(const SyncReport& r) {

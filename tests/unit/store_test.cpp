@@ -16,8 +16,8 @@
 
 #include "lorekeeper/core/json_util.hpp"
 #include "lorekeeper/model/derived.hpp"
+#include "lorekeeper/store/files.hpp"
 #include "lorekeeper/store/store.hpp"
-#include "store_files.hpp"
 #include "test_support.hpp"
 
 namespace lorekeeper::store {
@@ -1017,7 +1017,7 @@ TEST(Store, TwoConnectionsReadWhileOneWrites) {
 }  // namespace
 }  // namespace lorekeeper::store
 
-namespace lorekeeper::cli {
+namespace lorekeeper::store {
 namespace {
 
 // A new store is placed only whole: a write-ahead log left beside the built file (its fold failed) would be lost
@@ -1064,4 +1064,4 @@ TEST(StoreFiles, ANewStoreIsPlacedOnlyWholeAndLeftoversOfTheDeadGo) {
 }
 
 }  // namespace
-}  // namespace lorekeeper::cli
+}  // namespace lorekeeper::store

@@ -97,4 +97,14 @@ Result<SyncReport> sync(PageSource& source, store::Store& store, const SyncOptio
 // ("sync_report:open5e") and shown by `lorekeeper status --json`.
 std::string report_json(const SyncReport& report);
 
+// What a store records of its last sync that committed: the source it came from (SyncReport::source), when (ISO-8601
+// UTC) and the same in seconds since the epoch. Fields are empty (0) when not recorded: never synced, or a store
+// read failed.
+struct LastSync {
+  std::string source;
+  std::string at;
+  long long unix_time = 0;
+};
+LastSync last_sync(store::Store& store);
+
 }  // namespace lorekeeper::open5e

@@ -12,7 +12,7 @@
 #include "lorekeeper/core/status.hpp"
 #include "lorekeeper/store/store.hpp"
 
-namespace lorekeeper::cli {
+namespace lorekeeper::store {
 
 // The private file a build by this process labelled `label` ("bootstrap", "sync") writes: <db>.<label>-<pid>.
 std::string private_build_path(const std::string& db_path, const std::string& label);
@@ -24,7 +24,7 @@ std::string begin_private_build(const std::string& db_path, const std::string& l
 
 // Ends a build begun by begin_private_build: folds `st`'s write-ahead log into its file, closes it and links it
 // into place (link_into_place). On an error the built files are removed and nothing is placed.
-Result<bool> place_built_store(std::unique_ptr<store::Store> st, const std::string& built, const std::string& db_path);
+Result<bool> place_built_store(std::unique_ptr<Store> st, const std::string& built, const std::string& db_path);
 
 // Links the complete store at `built` (closed, its write-ahead log folded in: store::Store::fold_log) to `db_path`
 // and removes `built` (with its -wal and -shm files). Returns false, removing `built` all the same, when a store
@@ -42,4 +42,4 @@ Result<std::string> move_aside(const std::string& path);
 // Deletes a store file with its -wal, -shm and -journal files.
 void remove_store_files(const std::string& path);
 
-}  // namespace lorekeeper::cli
+}  // namespace lorekeeper::store

@@ -1,4 +1,4 @@
-#include "store_files.hpp"
+#include "lorekeeper/store/files.hpp"
 
 #include <signal.h>
 #include <unistd.h>
@@ -8,7 +8,7 @@
 #include <ctime>
 #include <filesystem>
 
-namespace lorekeeper::cli {
+namespace lorekeeper::store {
 
 namespace {
 
@@ -30,7 +30,7 @@ std::string begin_private_build(const std::string& db_path, const std::string& l
   return built;
 }
 
-Result<bool> place_built_store(std::unique_ptr<store::Store> st, const std::string& built, const std::string& db_path) {
+Result<bool> place_built_store(std::unique_ptr<Store> st, const std::string& built, const std::string& db_path) {
   Status folded = st->fold_log();
   st.reset();  // closed before it is linked, or removed
   if (!folded.is_ok()) {
@@ -109,4 +109,4 @@ void remove_store_files(const std::string& path) {
   for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::filesystem::remove(path + suffix, ec);
 }
 
-}  // namespace lorekeeper::cli
+}  // namespace lorekeeper::store
