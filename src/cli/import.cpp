@@ -173,7 +173,7 @@ int run_import(const std::string& db_path, const std::vector<std::string>& files
     if (!text) {
       f.error = text.status().message();
     } else {
-      auto mapped = orcbrew::read_orcbrew(*text, f.label);
+      auto mapped = orcbrew::read_orcbrew(std::move(*text), f.label);
       if (!mapped) {
         f.error = mapped.status().message();
       } else {

@@ -1379,7 +1379,9 @@ constexpr std::string_view kUnnamedPack = "Unnamed Content";
 // Maps a whole file: packs in order, then the links between entities across packs.
 class Importer {
  public:
-  explicit Importer(std::string file_label) : label_(std::move(file_label)) {}
+  // `release`: the tree is the importer's own (read_orcbrew's), and each entry is freed once it is mapped, so the
+  // tree's memory goes as the entities' comes.
+  Importer(std::string file_label, bool release) : label_(std::move(file_label)), release_(release) {}
 
   FileImport& out() { return out_; }
 
@@ -1415,6 +1417,9 @@ class Importer {
       r.problems.push_back(
           {name, "", "", "the pack is " + describe(pack) + ", not a map of kinds; nothing in it was imported"});
     } else {
+      size_t entries = 0;
+      for (const auto& [k, v] : pack.entries()) entries += static_cast<size_t>(entry_count(v));
+      out_.entities.reserve(out_.entities.size() + entries);
       for (const auto& [k, v] : pack.entries()) kind_entry(r, pack_index, k, v);
     }
     if (r.imported() > 0) out_.documents.push_back(r.document);
@@ -1631,9 +1636,12 @@ class Importer {
     if (k == "classes" || k == "races") targets_[{std::string(k), key_slug(key_text)}].push_back({pack_index, index});
     out_.entities.push_back(std::move(e));
     ++r.imported_per_kind[kind_name];
+    // Nothing reads an entry after it is mapped; a released tree was created mutable by read_orcbrew.
+    if (release_) const_cast<Value&>(ent) = Value();
   }
 
   std::string label_;
+  bool release_;
   FileImport out_;
   std::set<std::string> doc_keys_;
   std::set<std::pair<int, std::string>> used_keys_;  // (model kind, entity key) in the current pack
@@ -1739,11 +1747,13 @@ json to_json(const Value& v) {
   return nullptr;
 }
 
-Result<FileImport> map_orcbrew(const Value& root, const std::string& file_label) {
+namespace {
+
+Result<FileImport> map_tree(const Value& root, const std::string& file_label, bool release) {
   if (!root.is(edn::Kind::kMap)) {
     return Status::invalid_argument(file_label + ": expected a map of packs at the top level, found " + describe(root));
   }
-  Importer imp(file_label);
+  Importer imp(file_label, release);
   std::vector<std::string> notes;
   const Value* packs = &root;
   const Value* version = root.get("orcbrew/format-version");
@@ -1786,11 +1796,19 @@ Result<FileImport> map_orcbrew(const Value& root, const std::string& file_label)
   return out;
 }
 
-Result<FileImport> read_orcbrew(std::string_view text, const std::string& file_label) {
+}  // namespace
+
+Result<FileImport> map_orcbrew(const Value& root, const std::string& file_label) {
+  return map_tree(root, file_label, false);
+}
+
+Result<FileImport> read_orcbrew(std::string text, const std::string& file_label) {
   edn::ParseReport report;
   auto parsed = edn::parse(text, edn::ParseOptions{}, &report);
+  // The tree holds its own copy of every string and number: the text is not needed while mapping.
+  std::string().swap(text);
   if (!parsed) return Status::invalid_argument(file_label + ": " + parsed.status().message());
-  auto mapped = map_orcbrew(*parsed, file_label);
+  auto mapped = map_tree(*parsed, file_label, true);
   if (!mapped) return mapped;
   FileImport& out = *mapped;
   out.duplicate_map_keys = report.duplicate_map_keys;

@@ -24,7 +24,7 @@ std::string read_fixture(const std::string& name) {
 }
 
 FileImport import(std::string_view text, const std::string& label = "test.orcbrew") {
-  auto r = read_orcbrew(text, label);
+  auto r = read_orcbrew(std::string(text), label);
   EXPECT_TRUE(r.is_ok()) << r.status().to_string();
   return r ? std::move(*r) : FileImport{};
 }

@@ -171,8 +171,10 @@ std::string entity_key_for(const std::string& document_key, std::string_view orc
 Result<FileImport> map_orcbrew(const edn::Value& root, const std::string& file_label);
 
 // Parses `text` (a byte order mark, ##NaN and ##Inf are accepted) and maps it. EDN errors are InvalidArgument
-// "<file_label>: line L, column C: ..."; duplicate map keys become file-level warnings.
-Result<FileImport> read_orcbrew(std::string_view text, const std::string& file_label);
+// "<file_label>: line L, column C: ..."; duplicate map keys become file-level warnings. Memory: the text is freed
+// once parsed (move it in), and each entry of the parsed tree once it is mapped, so a large pack's text, tree and
+// entities are not all held at once.
+Result<FileImport> read_orcbrew(std::string text, const std::string& file_label);
 
 // EDN -> JSON, deterministic: nil -> null; keywords and symbols -> their qualified text without ':'
 // ("orcpub.dnd.e5/spells"); big integers -> their digits as a string; NaN and infinities -> null; characters ->
