@@ -488,12 +488,17 @@ ToolResult run_search_tool(store::Store& st, const json& args, const QueryBuilde
                   ? " (showing " + std::to_string(found->results.size()) + ")."
                   : ".");
   } else {
-    header = "Found " + plural(label, found->total) +
-             (found->total > static_cast<int>(found->results.size())
-                  ? " (showing the first " + std::to_string(found->results.size()) +
-                        " by name; raise limit or "
-                        "add filters for others)."
-                  : ".");
+    // An environment filter lists two blocks, each by name: the creatures whose records name the place, then those
+    // that live anywhere.
+    const bool two_blocks = split.there_total > 0 && split.anywhere_total > 0;
+    header =
+        "Found " + plural(label, found->total) +
+        (found->total > static_cast<int>(found->results.size())
+             ? " (showing the first " + std::to_string(found->results.size()) +
+                   (two_blocks ? ": those whose records name the place, then those that live anywhere, each by name"
+                               : " by name") +
+                   "; raise limit or add filters for others)."
+             : ".");
   }
   std::string message = docs.message;
   if (!found->note.empty()) message = message.empty() ? found->note : message + " " + found->note;

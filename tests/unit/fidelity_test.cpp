@@ -1681,6 +1681,11 @@ TEST_F(Fidelity, SearchCreatureTakesAnEnvironment) {
   EXPECT_GT(there, 10u);
   EXPECT_GT(anywhere, 0u);
   EXPECT_NE(r.structured.value("message", "").find("list (nearly) every environment"), std::string::npos) << r.text;
+  // The first of two blocks shown, each by name: the header says so.
+  auto first = call("search_creature", {{"environment", "arctic"}, {"documents", {"srd-2014"}}, {"limit", there + 1}});
+  EXPECT_NE(first.text.find("those whose records name the place, then those that live anywhere, each by name"),
+            std::string::npos)
+      << first.text.substr(0, 300);
   // A name asked that only a creature living anywhere has leads the answer, which says so; a name is the answer
   // whichever kind of record has it, as without the filter.
   auto quasit = call("search_creature", {{"environment", "marsh"}, {"search", "Quasit"}});
