@@ -54,7 +54,7 @@ Result<std::unique_ptr<open5e::PageSource>> open_source(const Config& cfg, const
 }
 
 bool is_stale(const Config& cfg, long long synced_unix) {
-  return unix_now() - synced_unix >= static_cast<long long>(cfg.cache_ttl_days) * 86400;
+  return synced_unix <= 0 || unix_now() - synced_unix >= static_cast<long long>(cfg.cache_ttl_days) * 86400;
 }
 
 std::vector<std::string> recently_failed_endpoints(const Config& cfg, store::Store& st) {
@@ -118,6 +118,12 @@ std::string BackgroundRefresh::notice() const {
            " in the background; this answer uses the data synced " + age_ + " ago.";
   }
   return stale_;
+}
+
+bool BackgroundRefresh::finished() const {
+  if (!thread_.joinable()) return true;
+  std::lock_guard<std::mutex> lock(mutex_);
+  return finished_;
 }
 
 void BackgroundRefresh::run() {

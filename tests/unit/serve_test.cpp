@@ -1,6 +1,6 @@
 // The serve runtime's parts on their own: the freshness policy, the background refresh against an API that does not
-// answer, the bootstrap's refusals and the embedder without a model. serve itself is driven over stdio and HTTP by
-// the transcript, http and e2e tests.
+// answer (nothing may listen on 127.0.0.1 port 1), the bootstrap's refusals and the embedder without a model. serve
+// itself is driven over stdio and HTTP by the transcript, http and e2e tests.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -135,7 +135,7 @@ TEST(BackgroundRefresh, AFailedRefreshIsSaidInEveryAnswer) {
 }
 
 // Fresh data is not refreshed, "off" never refreshes, and a store that does not exist yet is left to the first tool
-// call: nothing to say in any of them.
+// call: each refresh ends by itself with nothing to say (the same refresh of data 30 days old says it failed, above).
 TEST(BackgroundRefresh, FreshOffOrNoStoreSaysNothing) {
   const std::string fresh = store_synced_days_ago("fresh.db", 1, "https://api.example");
   const std::string stale = store_synced_days_ago("stale-off.db", 30, "https://api.example");
@@ -143,8 +143,10 @@ TEST(BackgroundRefresh, FreshOffOrNoStoreSaysNothing) {
   for (const auto& [path, mode] :
        std::vector<std::pair<std::string, std::string>>{{fresh, "on"}, {stale, "off"}, {none, "on"}}) {
     BackgroundRefresh refresh(offline_config(path), mode, nullptr);
-    EXPECT_TRUE(refresh.stop(std::chrono::seconds(30))) << path << " " << mode;
+    for (int i = 0; i < 6000 && !refresh.finished(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    ASSERT_TRUE(refresh.finished()) << path << " " << mode << ": still refreshing after a minute";
     EXPECT_EQ(refresh.notice(), "") << path << " " << mode;
+    EXPECT_TRUE(refresh.stop(std::chrono::seconds(0)));
   }
   EXPECT_FALSE(std::filesystem::exists(none)) << "the refresh built a store";
 }
@@ -163,11 +165,17 @@ TEST(Bootstrap, AStoreThatExistsIsKeptAndADanglingLinkIsRefused) {
   EXPECT_FALSE(std::filesystem::exists(dir + "/gone"));
 }
 
-TEST(BackgroundEmbedder, WithoutMeaningBasedSearchThereIsNothingToStop) {
-  BackgroundEmbedder embedder(offline_config(testing::temp_dir() + "/none.db"), nullptr);
+// Without a model there is nothing to embed: no thread is started, searches are not held for vectors that will
+// never load, and answers say meaning-based search is off.
+TEST(BackgroundEmbedder, WithoutAModelNothingWaitsForIt) {
+  const std::string dir = testing::temp_dir();
+  auto semantic = std::make_shared<search::Semantic>(dir + "/no-model", 1, true);
+  BackgroundEmbedder embedder(offline_config(dir + "/none.db"), semantic);
   embedder.request();
   EXPECT_TRUE(embedder.stop_within(std::chrono::milliseconds(0)));
-  EXPECT_EQ(make_semantic(offline_config("x")), nullptr);
+  EXPECT_FALSE(semantic->wait_loaded(std::chrono::seconds(0)));
+  EXPECT_NE(semantic->notice().find("Meaning-based search is off"), std::string::npos) << semantic->notice();
+  EXPECT_EQ(make_semantic(offline_config(dir)), nullptr) << "embedding off";
 }
 
 }  // namespace

@@ -47,6 +47,8 @@ class BackgroundRefresh {
  public:
   // `synced` is called (on the background thread) after a sync that committed new data.
   BackgroundRefresh(const Config& cfg, std::string mode, std::function<void()> synced);
+  // Stops the refresh (stop()); one that does not stop in time ends the process (std::terminate), so a caller that
+  // cannot wait leaves before (serve ends with _Exit).
   ~BackgroundRefresh();
   BackgroundRefresh(const BackgroundRefresh&) = delete;
   BackgroundRefresh& operator=(const BackgroundRefresh&) = delete;
@@ -57,6 +59,9 @@ class BackgroundRefresh {
   // While a refresh runs, that it does; after a refresh of stale data failed (or could not start: the API was
   // unreachable), how old the data is, so every answer says so and not only the log. Empty otherwise.
   std::string notice() const;
+
+  // Whether the refresh has ended (or never started: mode "off"); its notice no longer changes.
+  bool finished() const;
 
  private:
   void run();
