@@ -12,6 +12,7 @@
 #include "lorekeeper/core/text.hpp"
 #include "lorekeeper/store/store.hpp"
 #include "lorekeeper/tools/render.hpp"
+#include "lorekeeper/tools/routes.hpp"
 
 namespace lorekeeper::cli {
 
@@ -123,10 +124,11 @@ Terminal stdout_terminal() {
 }
 
 std::vector<std::string> search_kinds() {
-  std::vector<std::string> kinds = {"all",        "spell", "creature", "monster", "class",      "race", "species",
-                                    "background", "feat",  "weapon",   "armor",   "magic-item", "item", "equipment"};
-  for (const auto& p : tools::find_tool("search_rule")->params) {
-    if (p.name == "rule_type") kinds.insert(kinds.end(), p.enum_values.begin(), p.enum_values.end());
+  std::vector<std::string> kinds = {"all"};
+  for (const tools::KindRoute& r : tools::kind_routes()) {
+    kinds.emplace_back(r.value);
+    if (r.value == "creature") kinds.push_back("monster");
+    if (r.value == "item") kinds.push_back("equipment");
   }
   return kinds;
 }
@@ -181,27 +183,20 @@ json filter_value(const tools::ParamSpec* p, const std::string& v) {
 Result<ToolCall> search_call(const SearchRequest& request) {
   ToolCall call{"", json::object()};
   json& args = call.args;
-  const std::string k = text::lower(request.kind);
+  // Beside the routes' values the command line takes "monster" for creature and "equipment" for every kind of the
+  // tool that holds items.
+  std::string k = text::lower(request.kind);
+  if (k == "monster") k = "creature";
+  const bool equipment = k == "equipment";
   if (k.empty() || k == "all") {
     call.tool = "search_all";
     args["query"] = request.query;
-  } else if (k == "spell") {
-    call.tool = "search_spell";
-  } else if (k == "creature" || k == "monster") {
-    call.tool = "search_creature";
-  } else if (k == "class" || k == "race" || k == "species" || k == "background" || k == "feat") {
-    call.tool = "search_character_option";
-    args["type"] = k == "species" ? "race" : k;
-  } else if (k == "weapon" || k == "armor" || k == "magic-item" || k == "item" || k == "equipment") {
-    call.tool = "search_equipment";
-    args["type"] = k == "equipment" ? "all" : k;
+  } else if (const tools::KindRoute* route = tools::route_named(equipment ? "item" : k)) {
+    call.tool = std::string(route->tool);
+    if (!route->param.empty()) args[std::string(route->param)] = equipment ? "all" : std::string(route->value);
   } else {
-    const auto kinds = search_kinds();
-    if (std::find(kinds.begin(), kinds.end(), k) == kinds.end()) {
-      return Status::invalid_argument("unknown kind '" + request.kind + "'. Kinds: " + text::join(kinds, ", ") + ".");
-    }
-    call.tool = "search_rule";
-    args["rule_type"] = k;
+    return Status::invalid_argument("unknown kind '" + request.kind + "'. Kinds: " + text::join(search_kinds(), ", ") +
+                                    ".");
   }
   if (call.tool != "search_all" && !request.query.empty()) args["search"] = request.query;
   const tools::ToolSpec* spec = tools::find_tool(call.tool);

@@ -7,6 +7,7 @@
 #include "lorekeeper/core/text.hpp"
 #include "lorekeeper/model/coverage.hpp"
 #include "lorekeeper/tools/engine.hpp"
+#include "lorekeeper/tools/routes.hpp"
 
 namespace lorekeeper::mcp {
 
@@ -32,24 +33,12 @@ std::string counted(int n, std::string_view kind) {
 
 // How a model searches a kind: the tool and the argument that picks the kind.
 std::string search_hint(std::string_view kind) {
-  const std::string k(kind);
-  if (k == "spell") return "`search_spell`";
-  if (k == "creature") return "`search_creature`";
-  if (k == "class" || k == "background" || k == "feat") return "`search_character_option` with `type: \"" + k + "\"`";
-  if (k == "species") return "`search_character_option` with `type: \"race\"`";
-  if (k == "weapon" || k == "armor" || k == "item" || k == "magic-item") {
-    return "`search_equipment` with `type: \"" + k + "\"`";
-  }
-  if (const auto* spec = tools::find_tool("search_rule")) {
-    for (const auto& p : spec->params) {
-      if (p.name != "rule_type") continue;
-      const std::string rule_type = k == "spell-school" ? "magic-school" : k;
-      if (std::find(p.enum_values.begin(), p.enum_values.end(), rule_type) != p.enum_values.end()) {
-        return "`search_rule` with `rule_type: \"" + rule_type + "\"`";
-      }
-    }
-  }
-  return "`search_all`";
+  const auto parsed = model::parse_kind(kind);
+  const tools::KindRoute* route = parsed ? tools::route_of(*parsed) : nullptr;
+  if (route == nullptr) return "`search_all`";
+  std::string hint = "`" + std::string(route->tool) + "`";
+  if (!route->param.empty()) hint += " with `" + std::string(route->param) + ": \"" + std::string(route->value) + "\"`";
+  return hint;
 }
 
 // A document's kinds, the most numerous first.

@@ -1,8 +1,11 @@
 #include "count_tool.hpp"
 
 #include <algorithm>
+#include <map>
+#include <string_view>
 
 #include "lorekeeper/core/text.hpp"
+#include "lorekeeper/tools/routes.hpp"
 #include "queries.hpp"
 #include "specs.hpp"
 #include "tool_table.hpp"
@@ -149,23 +152,18 @@ ToolDef row() {
                                           "' is not a filter: count_entities counts what the filters select.");
         }
       }
-      const char* tool = nullptr;
-      QueryBuilder build;
-      switch (kind) {
-        case Kind::kSpell: tool = "search_spell", build = spell_query; break;
-        case Kind::kCreature: tool = "search_creature", build = creature_query; break;
-        case Kind::kWeapon:
-        case Kind::kArmor:
-        case Kind::kItem:
-        case Kind::kMagicItem: tool = "search_equipment", build = equipment_query; break;
-        case Kind::kClass:
-        case Kind::kSpecies:
-        case Kind::kBackground:
-        case Kind::kFeat: tool = "search_character_option", build = character_option_query; break;
-        default: break;
-      }
+      // The kind's search tool and its query; the rules' reference kinds are counted under documents alone.
+      static const std::map<std::string_view, QueryBuilder> kFiltered = {
+          {"search_spell", spell_query},
+          {"search_creature", creature_query},
+          {"search_equipment", equipment_query},
+          {"search_character_option", character_option_query}};
+      const KindRoute* route = route_of(kind);
+      const auto filtered = route ? kFiltered.find(route->tool) : kFiltered.end();
+      const std::string tool = filtered != kFiltered.end() ? std::string(filtered->first) : "";
+      const QueryBuilder build = filtered != kFiltered.end() ? filtered->second : QueryBuilder();
       static const std::vector<ParamSpec> kDocumentsOnly = {documents_param(), game_system_param()};
-      auto valid = validate_arguments(tool ? find_tool(tool, false)->params : kDocumentsOnly, filters);
+      auto valid = validate_arguments(build ? find_tool(tool, false)->params : kDocumentsOnly, filters);
       if (!valid) return Status::invalid_argument("Parameter 'filters': " + valid.status().message());
       Query q;
       if (build) {
@@ -176,8 +174,8 @@ ToolDef row() {
         q.game_system = str_arg(*valid, "game_system");
       }
       // (The caller's filters: validation adds the parameters' defaults, search_equipment's `type` among them.)
-      if (build && tool != std::string("search_creature") && filters.contains("type")) {
-        return Status::invalid_argument("Parameter 'filters': 'type' chooses a kind in " + std::string(tool) +
+      if (build && route->param == "type" && filters.contains("type")) {
+        return Status::invalid_argument("Parameter 'filters': 'type' chooses a kind in " + tool +
                                         "; count_entities takes the kind from 'kind'.");
       }
       q.kinds = {kind};

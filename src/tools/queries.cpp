@@ -7,6 +7,7 @@
 #include "answer.hpp"
 #include "lorekeeper/core/text.hpp"
 #include "lorekeeper/model/derived.hpp"
+#include "lorekeeper/tools/routes.hpp"
 #include "specs.hpp"
 
 namespace lorekeeper::tools {
@@ -220,17 +221,7 @@ Result<Query> creature_query(const json& args) {
 
 Result<Query> character_option_query(const json& args) {
   Query q;
-  const std::string type = str_arg(args, "type");
-  if (type == "class")
-    q.kinds = {Kind::kClass};
-  else if (type == "race" || type == "species")  // the 2014 books' word, the 2024 books' (and the results')
-    q.kinds = {Kind::kSpecies};
-  else if (type == "background")
-    q.kinds = {Kind::kBackground};
-  else if (type == "feat")
-    q.kinds = {Kind::kFeat};
-  else
-    q.kinds = {Kind::kClass, Kind::kSpecies, Kind::kBackground, Kind::kFeat};
+  q.kinds = kinds_of("search_character_option", str_arg(args, "type"));
   q.game_system = str_arg(args, "game_system");
   return q;
 }
@@ -238,16 +229,7 @@ Result<Query> character_option_query(const json& args) {
 Result<Query> equipment_query(const json& args) {
   Query q;
   const std::string type = str_arg(args, "type");
-  if (type == "weapon")
-    q.kinds = {Kind::kWeapon};
-  else if (type == "armor")
-    q.kinds = {Kind::kArmor};
-  else if (type == "magic-item")
-    q.kinds = {Kind::kMagicItem};
-  else if (type == "item")
-    q.kinds = {Kind::kItem};
-  else
-    q.kinds = {Kind::kWeapon, Kind::kArmor, Kind::kItem, Kind::kMagicItem};
+  q.kinds = kinds_of("search_equipment", type);  // "all": every kind of equipment
   // Filters that only one kind has narrow the kinds searched: they are hard constraints.
   auto restrict_to = [&](Kind k, const char* param) -> Status {
     if (std::find(q.kinds.begin(), q.kinds.end(), k) == q.kinds.end()) {
@@ -302,33 +284,7 @@ Result<Query> equipment_query(const json& args) {
 Result<Query> rule_query(const json& args) {
   Query q;
   const std::string t = str_arg(args, "rule_type");
-  static const std::map<std::string, std::vector<Kind>> kKinds = {
-      {"rule", {Kind::kRule, Kind::kRuleSection}},
-      {"rule-section", {Kind::kRuleSection}},
-      {"condition", {Kind::kCondition}},
-      {"damage-type", {Kind::kDamageType}},
-      {"weapon-property", {Kind::kWeaponProperty}},
-      {"skill", {Kind::kSkill}},
-      {"ability-score", {Kind::kAbilityScore}},
-      {"magic-school", {Kind::kSpellSchool}},
-      {"language", {Kind::kLanguage}},
-      {"proficiency", {Kind::kSkill, Kind::kWeaponProperty}},
-      {"alignment", {Kind::kAlignment}},
-      {"size", {Kind::kSize}},
-      {"creature-type", {Kind::kCreatureType}},
-      {"item-rarity", {Kind::kItemRarity}},
-      {"item-category", {Kind::kItemCategory}},
-      {"environment", {Kind::kEnvironment}},
-  };
-  if (t.empty()) {
-    for (const auto& [name, kinds] : kKinds) {
-      for (Kind k : kinds) {
-        if (std::find(q.kinds.begin(), q.kinds.end(), k) == q.kinds.end()) q.kinds.push_back(k);
-      }
-    }
-  } else {
-    q.kinds = kKinds.at(t);
-  }
+  q.kinds = kinds_of("search_rule", t);
   q.game_system = str_arg(args, "game_system");
   const std::string section = text::trim(str_arg(args, "section"));
   if (!section.empty()) {

@@ -2,6 +2,7 @@
 
 #include "lorekeeper/core/text.hpp"
 #include "lorekeeper/model/derived.hpp"
+#include "lorekeeper/tools/routes.hpp"
 
 namespace lorekeeper::tools {
 namespace {
@@ -77,19 +78,21 @@ json related(store::Store& st, const model::Entity& e) {
     store::Query q;
     q.kinds = {model::Kind::kCreature};
     q.casts_spell = {text::fold(e.name)};
-    json cast_by = listed(st, q, e.document, "search_creature casts_spell \"" + e.name + "\"");
+    json cast_by = listed(st, q, e.document,
+                          std::string(route_of(model::Kind::kCreature)->tool) + " casts_spell \"" + e.name + "\"");
     if (!cast_by.is_null()) out["cast_by"] = std::move(cast_by);
   } else if (e.kind == model::Kind::kCondition) {
     const std::string condition = text::lower(text::fold(e.name));
     const auto& names = model::condition_names();
     if (std::find(names.begin(), names.end(), condition) == names.end()) return out;
     json inflicted = json::object();
-    for (const auto& [kind, tool, noun] : {std::tuple{model::Kind::kCreature, "search_creature", "creatures"},
-                                           std::tuple{model::Kind::kSpell, "search_spell", "spells"}}) {
+    for (const auto& [kind, noun] :
+         {std::pair{model::Kind::kCreature, "creatures"}, std::pair{model::Kind::kSpell, "spells"}}) {
       store::Query q;
       q.kinds = {kind};
       q.condition = condition;
-      json block = listed(st, q, e.document, std::string(tool) + " inflicts_condition \"" + condition + "\"");
+      json block =
+          listed(st, q, e.document, std::string(route_of(kind)->tool) + " inflicts_condition \"" + condition + "\"");
       if (!block.is_null()) inflicted[noun] = std::move(block);
     }
     if (!inflicted.empty()) out["inflicted_by"] = std::move(inflicted);

@@ -4,6 +4,7 @@
 
 #include "lookup_tools.hpp"
 #include "lorekeeper/model/derived.hpp"
+#include "lorekeeper/tools/routes.hpp"
 #include "queries.hpp"
 #include "search_tools.hpp"
 #include "tool_table.hpp"
@@ -32,10 +33,6 @@ const std::vector<std::string> kMovementModes(std::begin(model::kMovementModes),
 const std::vector<std::string> kSpellEffects = {"heals", "summons", "teleports"};
 const std::vector<std::string> kRarities = {"common", "uncommon", "rare", "very rare", "legendary", "artifact"};
 const std::vector<std::string> kGameSystems = {"5e-2014", "5e-2024", "a5e"};
-const std::vector<std::string> kRuleTypes = {"rule",          "condition",     "damage-type",   "weapon-property",
-                                             "skill",         "ability-score", "magic-school",  "language",
-                                             "proficiency",   "alignment",     "rule-section",  "size",
-                                             "creature-type", "item-rarity",   "item-category", "environment"};
 
 ParamSpec search_param() {
   return {"search",
@@ -291,17 +288,18 @@ std::vector<ToolSpec> build_specs() {
                    "Find classes (with subclasses and their table by level), species (with subspecies), backgrounds "
                    "and feats by name, words or meaning (type \"feat\", search \"better at grappling\").",
                    {str_param("type", "Kind of option (\"race\" and \"species\" are one); omitted: all four.",
-                              {"class", "race", "species", "background", "feat"}),
+                              type_values("search_character_option")),
                     search_param(), documents_param(), game_system_param(), detail_param(), limit_param()},
                    list_output_schema()});
   {
+    std::vector<std::string> equipment_types = type_values("search_equipment");
+    equipment_types.push_back("all");
     ToolSpec s{"search_equipment",
                "Search equipment",
                "Find weapons, armor, gear and magic items by name, words or meaning (search \"cloak that makes "
                "you invisible\"); weapon filters (damage_dice, is_*) select weapons, rarity and requires_attunement "
                "magic items.",
-               {str_param("type", "Equipment kind; item is mundane gear.",
-                          {"weapon", "armor", "magic-item", "item", "all"}, false, json("all")),
+               {str_param("type", "Equipment kind; item is mundane gear.", equipment_types, false, json("all")),
                 search_param(), str_param("rarity", "Magic item rarity.", kRarities),
                 str_param("damage_dice", "Weapon damage dice, e.g. \"1d8\", \"2d6\"."),
                 bool_param("is_simple", "true: simple weapons; false: martial weapons."),
@@ -326,7 +324,8 @@ std::vector<ToolSpec> build_specs() {
        "Search rules and reference",
        "Find rules, conditions and reference entries (damage types, weapon properties, skills, abilities, "
        "languages, sizes, ...) by name, words or meaning (search \"falling damage\").",
-       {str_param("rule_type", "Kind of entry; omitted: every kind (give search).", kRuleTypes), search_param(),
+       {str_param("rule_type", "Kind of entry; omitted: every kind (give search).", type_values("search_rule")),
+        search_param(),
         str_param("section",
                   "For rule_type=rule: rules section, e.g. \"combat\", \"spellcasting\", "
                   "\"adventuring\"."),

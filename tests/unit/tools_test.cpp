@@ -14,6 +14,7 @@
 #include "lorekeeper/tools/legacy.hpp"
 #include "lorekeeper/tools/params.hpp"
 #include "lorekeeper/tools/render.hpp"
+#include "lorekeeper/tools/routes.hpp"
 #include "test_support.hpp"
 
 namespace lorekeeper::tools {
@@ -44,6 +45,36 @@ class ToolsTest : public ::testing::Test {
   }
   Engine engine_;
 };
+
+// Every kind is searched by one route, and each route is a value its tool's type parameter takes (or a tool of that
+// kind alone): the type enums are the routes' values, in the routes' order.
+TEST(KindRoutes, EveryKindHasARouteTheSchemasAgreeWith) {
+  for (model::Kind kind : model::all_kinds()) {
+    const KindRoute* route = route_of(kind);
+    ASSERT_NE(route, nullptr) << model::kind_name(kind);
+    EXPECT_NE(std::find(route->kinds.begin(), route->kinds.end(), kind), route->kinds.end());
+    const ToolSpec* spec = find_tool(std::string(route->tool));
+    ASSERT_NE(spec, nullptr) << route->tool;
+    if (route->param.empty()) {
+      EXPECT_EQ(route->kinds.size(), 1u) << route->tool;
+      EXPECT_EQ(route->value, model::kind_name(kind));
+    }
+  }
+  for (const std::string tool : {"search_character_option", "search_equipment", "search_rule"}) {
+    const ToolSpec* spec = find_tool(tool);
+    std::vector<std::string> values;
+    for (const auto& p : spec->params) {
+      if (p.name == "type" || p.name == "rule_type") values = p.enum_values;
+    }
+    if (!values.empty() && values.back() == "all") values.pop_back();
+    EXPECT_EQ(values, type_values(tool)) << tool;
+  }
+  EXPECT_EQ(route_of(model::Kind::kSpecies)->value, "race");
+  EXPECT_EQ(route_of(model::Kind::kRule)->value, "rule") << "the row that also selects rule sections";
+  EXPECT_EQ(kinds_of("search_rule", "proficiency"),
+            (std::vector<model::Kind>{model::Kind::kSkill, model::Kind::kWeaponProperty}));
+  EXPECT_EQ(kinds_of("search_equipment", "all").size(), 4u);
+}
 
 TEST(Params, SchemaComesFromTheSameSpecAsValidation) {
   for (const auto& spec : tool_specs()) {
