@@ -285,6 +285,7 @@ class Parser {
   std::string_view s_;
   size_t pos_ = 0;
   const ParseOptions& options_;
+  size_t values_ = 0;  // read so far (ParseOptions::max_values)
   bool failed_ = false;
   size_t error_offset_ = 0;
   std::string error_;
@@ -379,6 +380,9 @@ size_t Parser::token_end(size_t from) const {
 bool Parser::read_form(Value& out, int depth, const char* expected) {
   if (!skip_ignorable(depth)) return false;
   if (pos_ >= s_.size()) return fail(pos_, std::string("expected ") + expected + ", found end of input");
+  if (options_.max_values > 0 && ++values_ > options_.max_values) {
+    return fail(pos_, "more than " + std::to_string(options_.max_values) + " values");
+  }
   const char c = s_[pos_];
   switch (c) {
     case '(':

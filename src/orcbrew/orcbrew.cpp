@@ -1417,9 +1417,6 @@ class Importer {
       r.problems.push_back(
           {name, "", "", "the pack is " + describe(pack) + ", not a map of kinds; nothing in it was imported"});
     } else {
-      size_t entries = 0;
-      for (const auto& [k, v] : pack.entries()) entries += static_cast<size_t>(entry_count(v));
-      out_.entities.reserve(out_.entities.size() + entries);
       for (const auto& [k, v] : pack.entries()) kind_entry(r, pack_index, k, v);
     }
     if (r.imported() > 0) out_.documents.push_back(r.document);
@@ -1804,7 +1801,9 @@ Result<FileImport> map_orcbrew(const Value& root, const std::string& file_label)
 
 Result<FileImport> read_orcbrew(std::string text, const std::string& file_label) {
   edn::ParseReport report;
-  auto parsed = edn::parse(text, edn::ParseOptions{}, &report);
+  edn::ParseOptions options;
+  options.max_values = kMaxValues;
+  auto parsed = edn::parse(text, options, &report);
   // The tree holds its own copy of every string and number: the text is not needed while mapping.
   std::string().swap(text);
   if (!parsed) return Status::invalid_argument(file_label + ": " + parsed.status().message());

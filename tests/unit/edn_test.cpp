@@ -656,6 +656,20 @@ TEST(EdnDepth, NestingLimit) {
   EXPECT_EQ(err("{:a {:b {}}}", shallow), "line 1, column 9: nesting deeper than 2 levels");
 }
 
+// Every value counts, however short, collections and discarded forms too: the tree's size is bounded, not only the
+// text's.
+TEST(EdnLimits, ValuesAreCounted) {
+  ParseOptions few;
+  few.max_values = 4;
+  EXPECT_TRUE(parse("[0 0 0]", few));  // the vector and its three elements
+  EXPECT_EQ(err("[0 0 0 0]", few), "line 1, column 8: more than 4 values");
+  EXPECT_EQ(err("[0 #_0 0 0]", few), "line 1, column 10: more than 4 values");
+  EXPECT_EQ(err("{:a {:b 0}}", few), "line 1, column 9: more than 4 values");
+  auto all = parse_all("0 0 0 0 0", few);
+  ASSERT_FALSE(all);
+  EXPECT_NE(all.status().message().find("more than 4 values"), std::string::npos) << all.status().message();
+}
+
 // --- API ---
 
 TEST(EdnApi, ParseAll) {

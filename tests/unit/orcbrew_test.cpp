@@ -1028,6 +1028,18 @@ TEST(OrcBrewFixtures, SinglePackAndSample) {
 
 // --- scale ---
 
+// A file of more values than a pack may hold is refused whole, with the bound, before any of it is mapped.
+TEST(OrcBrewScale, AFileOfTooManyValuesIsRefused) {
+  std::string text = "{\"Tiny\" {:orcpub.dnd.e5/feats {:a {:name \"A\"}} :orcpub.dnd.e5/selections [";
+  text.reserve(text.size() + 2 * kMaxValues + 8);
+  for (size_t i = 0; i < kMaxValues; ++i) text += "0 ";
+  text += "]}}";
+  auto r = read_orcbrew(text, "amplified.orcbrew");
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_NE(r.status().message().find("amplified.orcbrew: line 1, column "), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("more than 4000000 values"), std::string::npos) << r.status().message();
+}
+
 TEST(OrcBrewScale, FortyThousandLinePackImportsCleanly) {
   std::string text = "{\"Big Pack\"\n {:orcpub.dnd.e5/spells\n  {\n";
   size_t lines = 3;

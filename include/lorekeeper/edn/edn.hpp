@@ -210,6 +210,10 @@ struct ParseOptions {
   int max_depth = kDefaultMaxDepth;
   // Strict EDN: a duplicate map key or set element is an error instead of a counted warning.
   bool reject_duplicates = false;
+  // Most values read in all, collections and discarded forms included (0: no limit); more is an InvalidArgument
+  // error. Each value read is a node of the tree (about 72 bytes however short its text), so this bounds the memory
+  // a parse takes where a bound on the text's length does not ("0 0 0 ..." is 36 times its text).
+  size_t max_values = 0;
 };
 
 // What a successful parse tolerated. Filled (added to) only by a parse that succeeds.

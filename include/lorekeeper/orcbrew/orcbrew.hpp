@@ -110,6 +110,10 @@ namespace lorekeeper::orcbrew {
 inline constexpr std::string_view kSourceApi = "orcbrew";
 inline constexpr std::string_view kPublisher = "Homebrew (OrcBrew)";
 inline constexpr std::string_view kGameSystem = "5e-2014";
+// Most EDN values a file may hold (edn::ParseOptions::max_values): a realistic pack holds about 0.06 a byte (a 40 MB
+// pack of 42,000 spells and monsters 2.45 million), so a pack of the largest file imported (64 MiB) fits, and a file
+// of many tiny values ("[0 0 0 ...]") cannot make the reader take gigabytes.
+inline constexpr size_t kMaxValues = 4'000'000;
 
 // An OrcBrew kind the model has, and the model kind its entities become.
 struct KindMapping {
@@ -171,7 +175,8 @@ std::string entity_key_for(const std::string& document_key, std::string_view orc
 Result<FileImport> map_orcbrew(const edn::Value& root, const std::string& file_label);
 
 // Parses `text` (a byte order mark, ##NaN and ##Inf are accepted) and maps it. EDN errors are InvalidArgument
-// "<file_label>: line L, column C: ..."; duplicate map keys become file-level warnings. Memory: the text is freed
+// "<file_label>: line L, column C: ..." (also for a file of more than kMaxValues values); duplicate map keys become
+// file-level warnings. Memory: the text is freed
 // once parsed (move it in), and each entry of the parsed tree once it is mapped, so a large pack's text, tree and
 // entities are not all held at once.
 Result<FileImport> read_orcbrew(std::string text, const std::string& file_label);
