@@ -227,13 +227,6 @@ std::string ordinal(int n) {
   return std::to_string(n) + suffix;
 }
 
-std::string format_cr(double cr) {
-  if (std::fabs(cr - 0.125) < 1e-9) return "1/8";
-  if (std::fabs(cr - 0.25) < 1e-9) return "1/4";
-  if (std::fabs(cr - 0.5) < 1e-9) return "1/2";
-  return format_number(cr);
-}
-
 std::string format_number(double v) {
   if (std::fabs(v - std::round(v)) < 1e-9) {
     char buf[32];

@@ -12,6 +12,7 @@
 
 #include "lorekeeper/core/json_util.hpp"
 #include "lorekeeper/core/text.hpp"
+#include "lorekeeper/model/challenge.hpp"
 #include "lorekeeper/model/derived.hpp"
 #include "mapper_parts.hpp"
 
@@ -760,7 +761,7 @@ void map_creature(const json& rec, const json* v1, Entity& e) {
   if (auto cr = num(rec, "challenge_rating")) {
     f.cr = *cr;
     d["challenge_rating"] = *cr;
-    d["challenge_rating_text"] = text::format_cr(*cr);
+    d["challenge_rating_text"] = model::cr_text(*cr);
   }
   if (auto xp = num(rec, "experience_points")) d["experience_points"] = *xp;
   if (auto pb = num(rec, "proficiency_bonus")) d["proficiency_bonus"] = *pb;

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "lorekeeper/core/text.hpp"
+#include "lorekeeper/model/challenge.hpp"
 #include "lorekeeper/model/derived.hpp"
 
 namespace lorekeeper::orcbrew {
@@ -87,21 +88,6 @@ const std::set<std::string, std::less<>> kSrdRaces = {"dragonborn", "dwarf",    
 const std::set<std::string, std::less<>> kKnownCastingTimes = {
     "action", "bonus-action", "reaction", "turn",   "round",  "1minute", "5minutes", "10minutes",
     "1hour",  "4hours",       "7hours",   "8hours", "9hours", "12hours", "24hours",  "1week"};
-
-// Experience points per challenge rating (the 5e 2014 table).
-double xp_for_cr(double cr) {
-  static const std::array<std::pair<double, double>, 34> kXp = {{
-      {0, 10},     {0.125, 25}, {0.25, 50},   {0.5, 100},   {1, 200},     {2, 450},     {3, 700},
-      {4, 1100},   {5, 1800},   {6, 2300},    {7, 2900},    {8, 3900},    {9, 5000},    {10, 5900},
-      {11, 7200},  {12, 8400},  {13, 10000},  {14, 11500},  {15, 13000},  {16, 15000},  {17, 18000},
-      {18, 20000}, {19, 22000}, {20, 25000},  {21, 33000},  {22, 41000},  {23, 50000},  {24, 62000},
-      {25, 75000}, {26, 90000}, {27, 105000}, {28, 120000}, {29, 135000}, {30, 155000},
-  }};
-  for (const auto& [c, xp] : kXp) {
-    if (std::fabs(c - cr) < 1e-9) return xp;
-  }
-  return -1;
-}
 
 std::string ability_name(std::string_view key) {
   const std::string k = text::lower(key);
@@ -859,7 +845,7 @@ void map_creature(Fields& f, Entity& e) {
       cr = parse_cr(challenge->text());
       if (cr)
         f.warn(":challenge is " + describe(*challenge) + "; read as " +
-               (*cr < 1 ? text::format_cr(*cr) : number_text(*cr)));
+               (*cr < 1 ? model::cr_text(*cr) : number_text(*cr)));
       else
         f.warn(":challenge is " + describe(*challenge) + ", not a challenge rating; left unset");
     } else {
@@ -872,8 +858,8 @@ void map_creature(Fields& f, Entity& e) {
     if (cr) {
       fc.cr = *cr;
       d["challenge_rating"] = *cr;
-      d["challenge_rating_text"] = text::format_cr(*cr);
-      if (const double xp = xp_for_cr(*cr); xp >= 0) d["experience_points"] = number_json(xp);
+      d["challenge_rating_text"] = model::cr_text(*cr);
+      if (const auto xp = model::xp_for_cr(*cr)) d["experience_points"] = number_json(static_cast<double>(*xp));
       if (*cr <= 30) d["proficiency_bonus"] = 2 + static_cast<int>(std::floor((std::max(*cr, 1.0) - 1) / 4));
     }
   }

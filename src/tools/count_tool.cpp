@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "lorekeeper/core/text.hpp"
+#include "lorekeeper/model/challenge.hpp"
 #include "lorekeeper/tools/routes.hpp"
 #include "queries.hpp"
 #include "specs.hpp"
@@ -36,7 +37,7 @@ std::string shown(const std::string& facet, const std::string& value) {
   if (facet == "cr") {
     char* end = nullptr;
     const double v = std::strtod(value.c_str(), &end);
-    return end != value.c_str() ? text::format_cr(v) : value;
+    return end != value.c_str() ? model::cr_text(v) : value;
   }
   return value;
 }

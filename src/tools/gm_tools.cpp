@@ -10,6 +10,7 @@
 #include "lorekeeper/core/text.hpp"
 #include "lorekeeper/gm/dice.hpp"
 #include "lorekeeper/gm/encounter_math.hpp"
+#include "lorekeeper/model/challenge.hpp"
 #include "lorekeeper/model/derived.hpp"
 #include "lorekeeper/model/entity.hpp"
 #include "queries.hpp"
@@ -154,15 +155,19 @@ struct Candidate {
 };
 
 json creature_json(const Candidate& c, int count) {
-  return {
-      {"key", c.key}, {"name", c.name}, {"document", c.document}, {"challenge_rating", c.cr}, {"cr", gm::cr_text(c.cr)},
-      {"xp", c.xp},   {"count", count}};
+  return {{"key", c.key},
+          {"name", c.name},
+          {"document", c.document},
+          {"challenge_rating", c.cr},
+          {"cr", model::cr_text(c.cr)},
+          {"xp", c.xp},
+          {"count", count}};
 }
 
 std::optional<Candidate> candidate_of(const json& r, int rank) {
   if (!r.contains("challenge_rating") || !r["challenge_rating"].is_number()) return std::nullopt;
   const double cr = r["challenge_rating"].get<double>();
-  auto xp = gm::xp_for_cr(cr);
+  auto xp = model::xp_for_cr(cr);
   if (!xp) return std::nullopt;
   Candidate c;
   c.key = r.value("key", "");
@@ -186,7 +191,7 @@ json assessment_json(const gm::EncounterAssessment& a) {
 }
 
 std::string creature_line(const Candidate& c, int count) {
-  return std::to_string(count) + " \u00D7 **" + c.name + "** (CR " + gm::cr_text(c.cr) + ", " +
+  return std::to_string(count) + " \u00D7 **" + c.name + "** (CR " + model::cr_text(c.cr) + ", " +
          text::group_thousands(c.xp) + " XP, `" + c.key + "`)";
 }
 
@@ -469,14 +474,14 @@ ToolResult evaluate_encounter(const json& args, const CreatureSearch& search, st
     if (ways != 1) return error_result(where + ": give exactly one of key, name or cr.");
     if (c.contains("cr")) {
       const double cr = c["cr"].get<double>();
-      auto xp = gm::xp_for_cr(cr);
+      auto xp = model::xp_for_cr(cr);
       if (!xp) {
         return error_result(where + ": challenge rating " + text::format_number(cr) +
                             " is not in the XP table (0, 1/8, 1/4, 1/2, 1-30).");
       }
       groups.push_back({cr, count});
-      creatures.push_back({{"challenge_rating", cr}, {"cr", gm::cr_text(cr)}, {"xp", *xp}, {"count", count}});
-      lines.push_back(std::to_string(count) + " \u00D7 a CR " + gm::cr_text(cr) + " creature (" +
+      creatures.push_back({{"challenge_rating", cr}, {"cr", model::cr_text(cr)}, {"xp", *xp}, {"count", count}});
+      lines.push_back(std::to_string(count) + " \u00D7 a CR " + model::cr_text(cr) + " creature (" +
                       text::group_thousands(*xp) + " XP)");
       continue;
     }
@@ -772,14 +777,14 @@ ToolResult build_encounter(const json& args, const CreatureSearch& search, std::
           static_cast<long long>(static_cast<double>(strongest->xp) * max_creatures *
                                  (rules == RuleSet::k2014 ? gm::multiplier_2014(max_creatures, party_size) : 1.0));
       if (weakest_alone > hi) {
-        message = "Even the weakest matching creature, " + weakest->name + " (CR " + gm::cr_text(weakest->cr) + ", " +
-                  text::group_thousands(weakest_alone) + " " + measure + " alone), is past " +
+        message = "Even the weakest matching creature, " + weakest->name + " (CR " + model::cr_text(weakest->cr) +
+                  ", " + text::group_thousands(weakest_alone) + " " + measure + " alone), is past " +
                   text::group_thousands(hi) + ": lower cr_min" + (hardest ? " or" : ", choose a harder difficulty or") +
                   " bring a stronger party.";
       } else if (strongest_most < lo) {
         message = "Even " + std::to_string(max_creatures) + " of the strongest matching creature, " + strongest->name +
-                  " (CR " + gm::cr_text(strongest->cr) + "), come to " + text::group_thousands(strongest_most) + " " +
-                  measure + ", short of " + text::group_thousands(lo) + ": raise cr_max or max_creatures" +
+                  " (CR " + model::cr_text(strongest->cr) + "), come to " + text::group_thousands(strongest_most) +
+                  " " + measure + ", short of " + text::group_thousands(lo) + ": raise cr_max or max_creatures" +
                   (easiest ? "." : ", or choose an easier difficulty.");
       } else {
         message = "No group of up to " + std::to_string(max_creatures) + " of the " + std::to_string(pool.size()) +

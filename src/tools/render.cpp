@@ -7,6 +7,7 @@
 
 #include "lorekeeper/core/json_util.hpp"
 #include "lorekeeper/core/text.hpp"
+#include "lorekeeper/model/challenge.hpp"
 #include "lorekeeper/model/derived.hpp"
 
 namespace lorekeeper::tools {
@@ -221,7 +222,7 @@ void render_creature(std::string& out, const json& r) {
   }
   field(out, "Languages", r, "languages");
   if (auto cr = num(r, "challenge_rating")) {
-    std::string c = text::format_cr(*cr);
+    std::string c = model::cr_text(*cr);
     if (auto xp = num(r, "experience_points")) c += " (" + text::format_number(*xp) + " XP)";
     out += "**Challenge:** " + c + "  \n";
   }
@@ -425,7 +426,7 @@ std::string key_facts(const json& r) {
     if (const std::string level = spell_level_line(r); !level.empty()) facts.push_back(level);
   } else if (kind == "creature") {
     std::string c;
-    if (auto cr = num(r, "challenge_rating")) c = "CR " + text::format_cr(*cr);
+    if (auto cr = num(r, "challenge_rating")) c = "CR " + model::cr_text(*cr);
     const std::string what = text::trim(str(r, "size") + " " + text::lower(str(r, "type")));
     if (!what.empty()) c += (c.empty() ? "" : " ") + what;
     if (!c.empty()) facts.push_back(c);

@@ -10,7 +10,7 @@
 #include "answer.hpp"
 #include "coverage_note.hpp"
 #include "lorekeeper/core/text.hpp"
-#include "lorekeeper/gm/encounter_math.hpp"
+#include "lorekeeper/model/challenge.hpp"
 #include "lorekeeper/model/derived.hpp"
 #include "lorekeeper/model/open_content.hpp"
 #include "lorekeeper/search/editions.hpp"
@@ -223,7 +223,7 @@ std::string nearby_counts(store::Store& st, const json& args, const QueryBuilder
   // A range of the caller's own is theirs to widen.
   if (args.contains(field + "_min") || args.contains(field + "_max")) return "";
   const double v = args[field].get<double>();
-  const auto [lo, hi] = by_cr ? gm::neighbouring_crs(v) : std::pair{std::max(0.0, v - 1), std::min(9.0, v + 1)};
+  const auto [lo, hi] = by_cr ? model::neighbouring_crs(v) : std::pair{std::max(0.0, v - 1), std::min(9.0, v + 1)};
   json wider = args;
   wider.erase(field);
   wider[field + "_min"] = lo;
@@ -232,7 +232,7 @@ std::string nearby_counts(store::Store& st, const json& args, const QueryBuilder
   if (!built) return "";
   Query q = *built;
   q.document_keys = documents;
-  const auto shown = [&](double x) { return by_cr ? text::format_cr(x) : text::format_number(x); };
+  const auto shown = [&](double x) { return by_cr ? model::cr_text(x) : text::format_number(x); };
   const std::string range = (by_cr ? "CR " : "level ") + shown(lo) + "-" + shown(hi);
   const std::string widen = " (" + field + "_min and " + field + "_max widen the search)";
   if (!text::trim(search).empty()) {

@@ -168,11 +168,7 @@ TEST(Text, GroupsThousandsAndCutsOnlyBetweenCharactersOrWords) {
   EXPECT_EQ(text::cut_at_word("ab\xC3\xA9\xC3\xA9\xC3\xA9", 5), "ab\xC3\xA9");  // never inside a character
 }
 
-TEST(Text, FormatsChallengeRatings) {
-  EXPECT_EQ(text::format_cr(0.125), "1/8");
-  EXPECT_EQ(text::format_cr(0.25), "1/4");
-  EXPECT_EQ(text::format_cr(0.5), "1/2");
-  EXPECT_EQ(text::format_cr(17), "17");
+TEST(Text, FormatsNumbers) {
   EXPECT_EQ(text::format_number(150.0), "150");
   EXPECT_EQ(text::format_number(2.5), "2.5");
 }

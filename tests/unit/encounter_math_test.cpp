@@ -7,11 +7,20 @@
 
 #include "lorekeeper/core/status.hpp"
 #include "lorekeeper/gm/encounter_math.hpp"
+#include "lorekeeper/model/challenge.hpp"
 
 namespace lorekeeper::gm {
 namespace {
 
-// The published tables, typed here from the books independently of src/gm/encounter_math.cpp.
+// The challenge-rating table the arithmetic reads (model/challenge.hpp) is tested here beside it.
+using model::cr_text;
+using model::neighbouring_crs;
+using model::parse_cr;
+using model::proficiency_for_cr;
+using model::xp_for_cr;
+
+// The published tables, typed here from the books independently of src/gm/encounter_math.cpp and
+// src/model/challenge.cpp.
 
 struct PublishedCr {
   const char* text;

@@ -49,9 +49,6 @@ std::string sanitize_utf8(std::string_view s);
 // An English ordinal: 1 -> "1st", 2 -> "2nd", 11 -> "11th", 23 -> "23rd".
 std::string ordinal(int n);
 
-// Formats a challenge rating the way stat blocks print it: 0.125 -> "1/8", 0.5 -> "1/2", 3 -> "3".
-std::string format_cr(double cr);
-
 // Formats a number without a trailing ".0" (150.0 -> "150", 2.5 -> "2.5").
 std::string format_number(double v);
 

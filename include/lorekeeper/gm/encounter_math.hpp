@@ -1,11 +1,7 @@
-// Encounter arithmetic for game masters: experience points and proficiency bonus by challenge rating, party XP
-// thresholds (2014) or budgets (2024), the 2014 encounter multiplier, and an assessment of a planned fight.
+// Encounter arithmetic for game masters: party XP thresholds (2014) or budgets (2024), the 2014 encounter multiplier,
+// and an assessment of a planned fight, over the challenge-rating table of model/challenge.hpp.
 //
 // Tables and their sources:
-// - XP by challenge rating: SRD 5.1, Monsters, "Experience Points by Challenge Rating" (Open5e v2 rule
-//   srd_monsters_experience-points-by-cr). The 2024 Monster Manual uses the same values.
-// - Proficiency bonus by challenge rating: SRD 5.1, Monsters, "Proficiency Bonus by Challenge Rating" (Open5e v2
-//   rule srd_monsters_prof-bonus-by-cr).
 // - 2014 thresholds and multipliers: Dungeon Master's Guide (2014), chapter 3, "Combat Encounter Difficulty"
 //   (p. 82): "XP Thresholds by Character Level" and "Encounter Multipliers". Not part of SRD 5.1.
 // - 2024 budgets: Dungeon Master's Guide (2024), "Combat Encounters": "XP Budget per Character" (SRD 5.2 carries it
@@ -21,6 +17,7 @@
 #include <vector>
 
 #include "lorekeeper/core/status.hpp"
+#include "lorekeeper/model/challenge.hpp"
 
 namespace lorekeeper::gm {
 
@@ -28,31 +25,6 @@ enum class RuleSet { k2014, k2024 };
 
 // "2014" or "2024".
 std::string_view rule_set_name(RuleSet rules);
-
-// The challenge ratings in the tables: 0, 1/8, 1/4, 1/2 and the whole numbers 1 to 30.
-inline constexpr double kMinCr = 0.0;
-inline constexpr double kMaxCr = 30.0;
-
-// XP for one creature of challenge rating `cr`, or nullopt if `cr` is not exactly a tabled rating. CR 0 gives 10:
-// the SRD gives 0 XP to a CR 0 creature without effective attacks and 10 to the others; this library always
-// counts 10. Under both rule sets.
-std::optional<long long> xp_for_cr(double cr);
-
-// The tabled challenge ratings one step either side of `cr` (of the first tabled rating at or above it), kept
-// within 0 and 30: 5 -> (4, 6), 1/8 -> (0, 1/4), 0 -> (0, 1/8), 30 -> (29, 30).
-std::pair<double, double> neighbouring_crs(double cr);
-
-// Proficiency bonus (+2 to +9) of a creature of challenge rating `cr`, or nullopt if `cr` is not tabled.
-std::optional<int> proficiency_for_cr(double cr);
-
-// Reads a challenge rating as users and stat blocks write it: "1/4", "0.25", "5", "½", with surrounding spaces.
-// The value must be a tabled rating; "1/3", "0.3", "-1", "31", "1/0", "abc" and "" are invalid_argument errors
-// whose message says what is accepted.
-Result<double> parse_cr(std::string_view text);
-
-// A challenge rating as stat blocks print it: 0.125 -> "1/8", 0.25 -> "1/4", 0.5 -> "1/2", 5 -> "5". A value
-// that is not tabled is printed as a plain number (0.3 -> "0.3").
-std::string cr_text(double cr);
 
 // Difficulties. Under 2014: trivial (below easy), easy, medium, hard, deadly. Under 2024: low, moderate, high and
 // above high (beyond the high budget).
