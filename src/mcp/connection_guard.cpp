@@ -16,6 +16,7 @@
 
 #include "lorekeeper/core/log.hpp"
 #include "lorekeeper/core/text.hpp"
+#include "request_framing.hpp"
 
 namespace {
 
@@ -205,7 +206,9 @@ std::pair<uint64_t, int> ConnectionGuard::adopt(int fd) {
     return {0, -1};
   }
   const uint64_t id = next_id_++;
+  frame_requests(fd, id);
   Connection c;
+  c.fd = fd;
   c.dup = dup;
   c.client = client;
   c.deadline = std::chrono::steady_clock::now() + (stopping_ ? std::min(deadline_, kStopGrace) : deadline_);
@@ -225,6 +228,7 @@ void ConnectionGuard::release(uint64_t id) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = connections_.find(id);
   if (it == connections_.end()) return;
+  stop_framing(it->second.fd, id);
   ::close(it->second.dup);
   if (auto n = per_client_.find(it->second.client); n != per_client_.end() && --n->second == 0) per_client_.erase(n);
   connections_.erase(it);

@@ -107,6 +107,7 @@ class ConnectionGuard {
 
  private:
   struct Connection {
+    int fd = -1;   // the library's socket (framed: request_framing.hpp)
     int dup = -1;  // ours: shutdown goes through it; closed on release
     std::string client;
     bool in_handler = false;

@@ -740,6 +740,41 @@ TEST(HttpTransportTest, ABodyDeclaredTooLargeIsRefusedBeforeItIsRead) {
   EXPECT_EQ(s.post(req(1, "ping"))->status, 200);
 }
 
+// Requests sent before the one before is answered (HTTP pipelining) are each answered, in order: three POSTs and a
+// GET in one write, and a body split over two writes with the next request in the second.
+TEST(HttpTransportTest, PipelinedRequestsAreEachAnswered) {
+  Served s;
+  const auto post = [&](int id) {
+    const std::string body = json_util::dump(req(id, "ping"));
+    return "POST /mcp HTTP/1.1\r\nHost: " + s.host_header() +
+           "\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: " +
+           std::to_string(body.size()) + "\r\n\r\n" + body;
+  };
+  const auto answers = [](const std::string& received) {
+    std::vector<std::string> ids;
+    for (size_t at = received.find("HTTP/1.1 200"); at != std::string::npos;
+         at = received.find("HTTP/1.1 200", at + 1)) {
+      const size_t id = received.find("\"id\":", at);
+      const size_t next = received.find("HTTP/1.1", at + 1);
+      ids.push_back(id != std::string::npos && id < next ? received.substr(id + 5, 1) : "-");
+    }
+    return ids;
+  };
+  RawClient c(s.port());
+  ASSERT_TRUE(c.connected());
+  ASSERT_TRUE(c.send(post(1) + post(2) + "GET /health HTTP/1.1\r\nHost: " + s.host_header() + "\r\n\r\n" + post(3)));
+  EXPECT_FALSE(c.closed_by_server(1500));
+  EXPECT_EQ(answers(c.received()), (std::vector<std::string>{"1", "2", "-", "3"})) << c.received();
+
+  RawClient d(s.port());
+  const std::string first = post(4);
+  ASSERT_TRUE(d.send(first.substr(0, first.size() - 5)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_TRUE(d.send(first.substr(first.size() - 5) + post(5)));
+  EXPECT_FALSE(d.closed_by_server(1500));
+  EXPECT_EQ(answers(d.received()), (std::vector<std::string>{"4", "5"})) << d.received();
+}
+
 TEST(HttpTransportTest, ModernRequestsWithMatchingHeaders) {
   Served s;
   auto r = s.post_modern(modern_req(1, "server/discover"));
