@@ -13,6 +13,7 @@
 #include "lorekeeper/core/text.hpp"
 #include "lorekeeper/model/challenge.hpp"
 #include "lorekeeper/model/derived.hpp"
+#include "lorekeeper/model/vocabulary.hpp"
 
 namespace lorekeeper::orcbrew {
 
@@ -82,12 +83,6 @@ const std::set<std::string, std::less<>> kSrdClasses = {"barbarian", "bard",    
                                                         "rogue",     "sorcerer", "warlock", "wizard"};
 const std::set<std::string, std::less<>> kSrdRaces = {"dragonborn", "dwarf",    "elf",   "gnome",   "half-elf",
                                                       "half-orc",   "halfling", "human", "tiefling"};
-
-// Casting times the tools filter on, in their stored form (tools' kCastingTimes): data keeps this form, as Open5e
-// records do; anything else is kept as written.
-const std::set<std::string, std::less<>> kKnownCastingTimes = {
-    "action", "bonus-action", "reaction", "turn",   "round",  "1minute", "5minutes", "10minutes",
-    "1hour",  "4hours",       "7hours",   "8hours", "9hours", "12hours", "24hours",  "1week"};
 
 std::string ability_name(std::string_view key) {
   const std::string k = text::lower(key);
@@ -571,7 +566,9 @@ void map_spell(Fields& f, Entity& e, PendingLink& link) {
       tail = text::trim(std::string_view(ct).substr(comma + 1));
     }
     const std::string norm = model::normalize_casting_time(head);
-    if (kKnownCastingTimes.count(norm) > 0) {
+    // The casting times the tools filter on (model/vocabulary.hpp): data keeps this form, as Open5e records do;
+    // anything else is kept as written.
+    if (const auto& known = model::casting_times(); std::find(known.begin(), known.end(), norm) != known.end()) {
       fc.casting_time = norm;
       d["casting_time"] = model::casting_time_text(norm);
       put_str(d, "reaction_condition", tail);

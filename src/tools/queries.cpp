@@ -7,6 +7,7 @@
 #include "answer.hpp"
 #include "lorekeeper/core/text.hpp"
 #include "lorekeeper/model/derived.hpp"
+#include "lorekeeper/model/vocabulary.hpp"
 #include "lorekeeper/tools/routes.hpp"
 #include "specs.hpp"
 
@@ -158,7 +159,8 @@ Result<Query> spell_query(const json& args) {
   const std::string ct = str_arg(args, "casting_time");
   if (!ct.empty()) {
     q.casting_time = model::normalize_casting_time(ct);
-    if (std::find(kCastingTimes.begin(), kCastingTimes.end(), q.casting_time) == kCastingTimes.end()) {
+    if (const auto& known = model::casting_times();
+        std::find(known.begin(), known.end(), q.casting_time) == known.end()) {
       return Status::invalid_argument("Parameter 'casting_time': unknown value '" + ct +
                                       "'. Valid values: 1 Action, 1 Bonus Action, Reaction, 1 Turn, 1 Round, "
                                       "1 Minute, 5 Minutes, 10 Minutes, 1 Hour, 4/7/8/9/12/24 Hours, 1 Week.");

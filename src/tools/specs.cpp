@@ -4,6 +4,7 @@
 
 #include "lookup_tools.hpp"
 #include "lorekeeper/model/derived.hpp"
+#include "lorekeeper/model/vocabulary.hpp"
 #include "lorekeeper/tools/routes.hpp"
 #include "queries.hpp"
 #include "search_tools.hpp"
@@ -13,25 +14,18 @@ namespace lorekeeper::tools {
 
 using model::Kind;
 
-const std::vector<std::string> kCastingTimes = {"action",   "bonus-action", "reaction", "turn",   "round",  "1minute",
-                                                "5minutes", "10minutes",    "1hour",    "4hours", "7hours", "8hours",
-                                                "9hours",   "12hours",      "24hours",  "1week"};
-
 namespace {
 
-const std::vector<std::string> kSchools = {"abjuration", "conjuration", "divination", "enchantment",
-                                           "evocation",  "illusion",    "necromancy", "transmutation"};
-const std::vector<std::string> kCreatureTypes = {"aberration",  "beast", "celestial", "construct", "dragon",
-                                                 "elemental",   "fey",   "fiend",     "giant",     "humanoid",
-                                                 "monstrosity", "ooze",  "plant",     "undead"};
-// Titanic is Level Up's size above Gargantuan (the Titanic Dragon Turtle and Kraken).
-const std::vector<std::string> kSizes = {"Tiny", "Small", "Medium", "Large", "Huge", "Gargantuan", "Titanic"};
+// The game's closed sets are the model's (model/vocabulary.hpp, model/derived.hpp).
+const std::vector<std::string>& kSchools = model::spell_schools();
+const std::vector<std::string>& kCreatureTypes = model::creature_types();
+const std::vector<std::string>& kSizes = model::sizes();
 // The damage types, attack ranges and movement modes are the derived facets' own (model/derived.hpp).
 const std::vector<std::string>& kDamageTypes = model::damage_type_names();
 const std::vector<std::string> kAttackRanges(std::begin(model::kAttackRanges), std::end(model::kAttackRanges));
 const std::vector<std::string> kMovementModes(std::begin(model::kMovementModes), std::end(model::kMovementModes));
 const std::vector<std::string> kSpellEffects = {"heals", "summons", "teleports"};
-const std::vector<std::string> kRarities = {"common", "uncommon", "rare", "very rare", "legendary", "artifact"};
+const std::vector<std::string>& kRarities = model::rarities();
 const std::vector<std::string> kGameSystems = {"5e-2014", "5e-2024", "a5e"};
 
 ParamSpec search_param() {

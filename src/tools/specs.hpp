@@ -9,9 +9,6 @@
 
 namespace lorekeeper::tools {
 
-// The casting times search_spell's `casting_time` accepts.
-extern const std::vector<std::string> kCastingTimes;
-
 // The `documents` and `game_system` parameters as every search tool takes them.
 ParamSpec documents_param();
 ParamSpec game_system_param();

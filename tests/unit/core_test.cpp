@@ -19,6 +19,7 @@
 #include "lorekeeper/core/status.hpp"
 #include "lorekeeper/core/text.hpp"
 #include "lorekeeper/model/entity.hpp"
+#include "lorekeeper/model/vocabulary.hpp"
 #include "test_support.hpp"
 
 namespace lorekeeper {
@@ -182,6 +183,11 @@ TEST(Model, CastingTimesNormalise) {
   EXPECT_EQ(model::normalize_casting_time("10 Minutes"), "10minutes");
   EXPECT_EQ(model::normalize_casting_time("1minute"), "1minute");
   EXPECT_EQ(model::normalize_casting_time("1 Hour"), "1hour");
+  // Every stored form is its own normal form, and reads back from the words people write for it.
+  for (const std::string& stored : model::casting_times()) {
+    EXPECT_EQ(model::normalize_casting_time(stored), stored);
+    EXPECT_EQ(model::normalize_casting_time(model::casting_time_text(stored)), stored) << stored;
+  }
 }
 
 TEST(Model, KindsRoundTrip) {
