@@ -78,6 +78,8 @@ void refuse(int fd, const char* why) {
 
 int accepted_socket() { return std::exchange(t_accepted, -1); }
 
+uint64_t current_connection() { return t_connection; }
+
 ConnectionGuard::ConnectionGuard(std::chrono::milliseconds deadline, Limits limits)
     : deadline_(deadline), limits_(limits), watcher_([this] { watch(); }) {}
 
@@ -194,6 +196,7 @@ std::pair<uint64_t, int> ConnectionGuard::adopt(int fd) {
                          : nullptr;
   const int dup = past == nullptr ? ::fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1;
   if (past != nullptr || dup < 0) {
+    frame_requests(fd, 0);  // read unframed, whatever a connection that had this number left
     // Past a bound, or out of descriptors: refused rather than served without a deadline.
     refuse(fd, past != nullptr ? past : "no descriptor is left to serve this connection");
     if (per_client_[client] == 0) per_client_.erase(client);
@@ -264,7 +267,9 @@ void ConnectionGuard::answered() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = connections_.find(t_connection);
-    if (it == connections_.end() || !it->second.close_after_answer || it->second.shut_down) return;
+    if (it == connections_.end()) return;
+    request_answered(it->second.fd, t_connection);
+    if (!it->second.close_after_answer || it->second.shut_down) return;
     fd = it->second.dup;
     drain = *it->second.close_after_answer;
   }

@@ -4,8 +4,8 @@
 #include <sys/types.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
-#include <cstring>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -20,19 +20,26 @@ struct Frame {
   uint64_t id = 0;
   bool framed = true;    // false: the rest of the connection is read as it comes
   size_t body_left = 0;  // body bytes of the current request still to read (after its head)
-  bool in_body = false;
-  std::string head;  // the current request's head as read so far
+  size_t discard = 0;    // bytes the library left of an answered request, dropped before the next is read
+  std::string head;      // the current request's head as read so far
 };
 
-std::mutex g_mu;
-std::unordered_map<int, Frame> g_frames;  // by socket; an element is used only by the worker serving its socket
+// Never destroyed: a thread may read a socket while the process exits.
+std::mutex& frames_mutex() {
+  static auto* mu = new std::mutex;
+  return *mu;
+}
+std::unordered_map<int, Frame>& frames() {  // by socket; an element is used only by the worker serving it
+  static auto* f = new std::unordered_map<int, Frame>;
+  return *f;
+}
 
 ssize_t libc_recv(int fd, void* buf, size_t len, int flags) {
   return ::recvfrom(fd, buf, len, flags, nullptr, nullptr);
 }
 
-// The body length a complete head declares: its one Content-Length, 0 without one; -1 when the length is not that
-// simple (chunked, two lengths, not a number), and the connection is then read unframed.
+// The body a complete head declares: its one Content-Length (0 without one); -1 when that is not simple
+// (Transfer-Encoding, two lengths, not a number), and the connection is then read unframed.
 long long body_length(std::string_view head) {
   long long length = 0;
   int lengths = 0;
@@ -61,16 +68,45 @@ long long body_length(std::string_view head) {
   return length;
 }
 
-// Reads for a framed connection: at most to the end of the current request's head or body.
-ssize_t framed_recv(Frame& f, int fd, void* buf, size_t len, int flags) {
-  if (f.in_body) {
-    const ssize_t n = libc_recv(fd, buf, std::min(len, f.body_left), flags);
-    if (n > 0) {
-      f.body_left -= static_cast<size_t>(n);
-      if (f.body_left == 0) f.in_body = false;
+// Drops `f.discard` bytes, then the empty lines before a request; false (with `result` the read's) when a read
+// failed or the peer closed.
+bool skip_to_request(Frame& f, int fd, int flags, ssize_t& result) {
+  char scratch[16384];
+  while (f.discard > 0) {
+    const ssize_t n = libc_recv(fd, scratch, std::min(f.discard, sizeof scratch), flags);
+    if (n <= 0) {
+      result = n;
+      return false;
     }
+    f.discard -= static_cast<size_t>(n);
+  }
+  if (!f.head.empty()) return true;
+  while (true) {
+    const ssize_t seen = libc_recv(fd, scratch, sizeof scratch, flags | MSG_PEEK);
+    if (seen <= 0) {
+      result = seen;
+      return false;
+    }
+    size_t blank = 0;
+    while (blank < static_cast<size_t>(seen) && (scratch[blank] == '\r' || scratch[blank] == '\n')) ++blank;
+    if (blank == 0) return true;
+    const ssize_t n = libc_recv(fd, scratch, blank, flags);
+    if (n <= 0) {
+      result = n;
+      return false;
+    }
+  }
+}
+
+// A read of a framed connection: at most to the end of the current request's head or body.
+ssize_t framed_recv(Frame& f, int fd, void* buf, size_t len, int flags) {
+  if (f.body_left > 0) {
+    const ssize_t n = libc_recv(fd, buf, std::min(len, f.body_left), flags);
+    if (n > 0) f.body_left -= static_cast<size_t>(n);
     return n;
   }
+  ssize_t failed = 0;
+  if (!skip_to_request(f, fd, flags, failed)) return failed;
   // The head: look at what has come, and take it up to the blank line that ends the head, if it is there.
   const ssize_t seen = libc_recv(fd, buf, len, flags | MSG_PEEK);
   if (seen <= 0) return seen;
@@ -90,8 +126,7 @@ ssize_t framed_recv(Frame& f, int fd, void* buf, size_t len, int flags) {
     f.head.clear();
     if (length < 0) {
       f.framed = false;
-    } else if (length > 0) {
-      f.in_body = true;
+    } else {
       f.body_left = static_cast<size_t>(length);
     }
   } else if (f.head.size() > kMaxFramedHead) {
@@ -104,28 +139,43 @@ ssize_t framed_recv(Frame& f, int fd, void* buf, size_t len, int flags) {
 }  // namespace
 
 void frame_requests(int fd, uint64_t id) {
-  std::lock_guard<std::mutex> lock(g_mu);
+  std::lock_guard<std::mutex> lock(frames_mutex());
+  if (id == 0) {
+    frames().erase(fd);
+    return;
+  }
   Frame fresh;
   fresh.id = id;
-  g_frames[fd] = std::move(fresh);
+  frames()[fd] = std::move(fresh);
 }
 
 void stop_framing(int fd, uint64_t id) {
-  std::lock_guard<std::mutex> lock(g_mu);
-  if (auto it = g_frames.find(fd); it != g_frames.end() && it->second.id == id) g_frames.erase(it);
+  std::lock_guard<std::mutex> lock(frames_mutex());
+  if (auto it = frames().find(fd); it != frames().end() && it->second.id == id) frames().erase(it);
+}
+
+void request_answered(int fd, uint64_t id) {
+  std::lock_guard<std::mutex> lock(frames_mutex());
+  auto it = frames().find(fd);
+  if (it == frames().end() || it->second.id != id) return;
+  Frame& f = it->second;
+  f.discard += f.body_left;
+  f.body_left = 0;
+  if (!f.head.empty()) f.framed = false;  // answered before its head was whole (a head too long): unframed
 }
 
 }  // namespace lorekeeper::mcp
 
-// recv() for the whole process (see the header): libc's for every socket but the HTTP server's tracked connections.
+// recv() for the whole process (see the header): framed for the worker serving a tracked connection, libc's for
+// every other read.
 extern "C" ssize_t recv(int fd, void* buf, size_t len, int flags) {
-  using lorekeeper::mcp::Frame;
+  using namespace lorekeeper::mcp;
   Frame* frame = nullptr;
-  if ((flags & MSG_PEEK) == 0 && len > 0) {
-    std::lock_guard<std::mutex> lock(lorekeeper::mcp::g_mu);
-    auto it = lorekeeper::mcp::g_frames.find(fd);
-    if (it != lorekeeper::mcp::g_frames.end() && it->second.framed) frame = &it->second;
+  if (const uint64_t serving = current_connection(); serving != 0 && flags == 0 && len > 0) {
+    std::lock_guard<std::mutex> lock(frames_mutex());
+    auto it = frames().find(fd);
+    if (it != frames().end() && it->second.id == serving && it->second.framed) frame = &it->second;
   }
-  if (frame == nullptr) return lorekeeper::mcp::libc_recv(fd, buf, len, flags);
-  return lorekeeper::mcp::framed_recv(*frame, fd, buf, len, flags);
+  if (frame == nullptr) return libc_recv(fd, buf, len, flags);
+  return framed_recv(*frame, fd, buf, len, flags);
 }
