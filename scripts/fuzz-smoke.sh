@@ -13,7 +13,9 @@ if [[ ! -f "$store" ]]; then
   echo "fuzz-smoke: $store is missing; run scripts/test.sh first" >&2
   exit 2
 fi
-CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOREKEEPER_FUZZ=ON \
+# Line tables only: findings' stacks name functions, files and lines.
+CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only -DNDEBUG" -DLOREKEEPER_FUZZ=ON \
   -DLOREKEEPER_SANITIZE=ON -DLOREKEEPER_DEVELOPER_MODE=OFF >/dev/null
 targets=(mcp_message wordpiece safetensors edn markup)
 cmake --build build-fuzz -j2 --target "${targets[@]/%/_fuzzer}"
