@@ -114,21 +114,24 @@ ssize_t framed_recv(Frame& f, int fd, void* buf, size_t len, int flags) {
   const size_t carried = std::min<size_t>(f.head.size(), 3);  // a "\r\n\r\n" may begin in the part read before
   const std::string joined = f.head.substr(f.head.size() - carried) + std::string(peeked);
   const size_t blank = joined.find("\r\n\r\n");
-  const size_t take = blank == std::string::npos ? peeked.size() : blank + 4 - carried;
+  const size_t head_end = blank == std::string::npos ? std::string::npos : blank + 4 - carried;
+  // A body whose length is not one Content-Length (chunked) is read as the library reads it: with the rest of what
+  // has come, the connection unframed from then on.
+  const long long length =
+      head_end == std::string::npos ? 0 : body_length(f.head + std::string(peeked.substr(0, head_end)));
+  const size_t take = head_end == std::string::npos || length < 0 ? peeked.size() : head_end;
   ssize_t n;
   do {
     n = libc_recv(fd, buf, take, flags);
   } while (n < 0 && errno == EINTR);
   if (n <= 0) return n;
   f.head.append(static_cast<const char*>(buf), static_cast<size_t>(n));
-  if (blank != std::string::npos && static_cast<size_t>(n) == take) {
-    const long long length = body_length(f.head);
+  if (head_end != std::string::npos && length < 0) {
+    f.framed = false;
     f.head.clear();
-    if (length < 0) {
-      f.framed = false;
-    } else {
-      f.body_left = static_cast<size_t>(length);
-    }
+  } else if (head_end != std::string::npos && static_cast<size_t>(n) == take) {
+    f.head.clear();
+    f.body_left = static_cast<size_t>(length);
   } else if (f.head.size() > kMaxFramedHead) {
     f.framed = false;
     f.head.clear();
