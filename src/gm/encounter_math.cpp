@@ -75,14 +75,6 @@ constexpr std::array<Difficulty, 3> kTargets2024 = {Difficulty::kLow, Difficulty
 // table proper is steps 1 to 6; steps 0 and 7 are reached only through the party-size shift.
 constexpr std::array<int, 8> kMultiplierHalves = {1, 2, 3, 4, 5, 6, 8, 10};
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
-
 // The text quoted in an error message, shortened if long.
 std::string quoted(std::string_view s) {
   constexpr std::size_t kMaxQuoted = 40;
@@ -149,7 +141,7 @@ std::string_view difficulty_names(RuleSet rules) {
 }
 
 Result<Difficulty> parse_difficulty(RuleSet rules, std::string_view text) {
-  std::string name(trim(text));
+  std::string name = text::trim(text);
   for (char& c : name) {
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
   }

@@ -37,14 +37,6 @@ const CrRow* find_cr(double cr) {
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
-
 // The text quoted in an error message, shortened if long.
 std::string quoted(std::string_view s) {
   constexpr std::size_t kMaxQuoted = 40;
@@ -95,7 +87,8 @@ std::optional<int> proficiency_for_cr(double cr) {
 }
 
 Result<double> parse_cr(std::string_view text) {
-  const std::string_view t = trim(text);
+  const std::string trimmed = text::trim(text);
+  const std::string_view t = trimmed;
   if (t.empty()) return Status::invalid_argument("empty challenge rating; " + std::string(kCrExpectation));
   if (t == "\u215B") return 0.125;  // ⅛
   if (t == "\u00BC") return 0.25;   // ¼
