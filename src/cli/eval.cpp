@@ -17,9 +17,9 @@ namespace {
 using json = nlohmann::json;
 
 struct Row {
-  std::string id, category, tool;
+  std::string id, category, kind, tool;
   json args;
-  std::set<std::string> expect;
+  std::set<std::string> expect;  // folded (text::fold): "Scale mail" is "Scale Mail"
   std::set<std::string> expect_documents;
 };
 
@@ -44,6 +44,27 @@ std::vector<json> ranked_results(const json& structured) {
                      [](const json& a, const json& b) { return a.value("_score", 0.0) > b.value("_score", 0.0); });
   }
   return out;
+}
+
+// One table of tallies, headed by what they are grouped by, also written into `out` as JSON.
+std::string tally_table(const std::string& heading, const std::map<std::string, Tally>& tallies, json& out) {
+  std::string text;
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%-14s    n   hit@1  hit@3  hit@5  hit@10  MRR@10\n", heading.c_str());
+  text += buf;
+  for (const auto& [group, t] : tallies) {
+    const double n = std::max(1, t.n);
+    out[group] = {{"n", t.n},
+                  {"hit@1", t.hit1 / n},
+                  {"hit@3", t.hit3 / n},
+                  {"hit@5", t.hit5 / n},
+                  {"hit@10", t.hit10 / n},
+                  {"mrr@10", t.rr / n}};
+    std::snprintf(buf, sizeof buf, "%-14s %4d   %.3f  %.3f  %.3f  %.3f   %.3f\n", group.c_str(), t.n, t.hit1 / n,
+                  t.hit3 / n, t.hit5 / n, t.hit10 / n, t.rr / n);
+    text += buf;
+  }
+  return text;
 }
 
 }  // namespace
@@ -71,10 +92,11 @@ int run_eval(const std::string& file, const std::vector<std::pair<std::string, t
     Row r;
     r.id = j.value("id", std::to_string(line_no));
     r.category = j.value("category", "other");
+    r.kind = j.value("kind", "other");
     r.tool = j["tool"].get<std::string>();
     r.args = j["args"];
     if (!r.args.contains("limit")) r.args["limit"] = 10;
-    for (const auto& e : j["expect"]) r.expect.insert(e.get<std::string>());
+    for (const auto& e : j["expect"]) r.expect.insert(text::fold(e.get<std::string>()));
     if (j.contains("expect_documents")) {
       for (const auto& d : j["expect_documents"]) r.expect_documents.insert(d.get<std::string>());
     }
@@ -83,7 +105,8 @@ int run_eval(const std::string& file, const std::vector<std::pair<std::string, t
   json report = json::object();
   std::string text_out;
   for (const auto& [label, engine] : engines) {
-    std::map<std::string, Tally> tallies;
+    std::map<std::string, Tally> tallies;  // by category, and "all"
+    std::map<std::string, Tally> kinds;    // by the expected entities' kind
     std::vector<double> millis;
     json per_row = json::array();
     for (const auto& r : rows) {
@@ -100,7 +123,7 @@ int run_eval(const std::string& file, const std::vector<std::pair<std::string, t
       const auto results = ranked_results(res.structured);
       int rank = 0;
       for (size_t i = 0; i < results.size() && i < 10; ++i) {
-        const std::string name = results[i].value("name", "");
+        const std::string name = text::fold(results[i].value("name", ""));
         const std::string doc =
             results[i].contains("document") ? results[i]["document"].value("key", "") : std::string();
         if (r.expect.count(name) && (r.expect_documents.empty() || r.expect_documents.count(doc))) {
@@ -108,9 +131,7 @@ int run_eval(const std::string& file, const std::vector<std::pair<std::string, t
           break;
         }
       }
-      Tally& t = tallies[r.category];
-      Tally& all = tallies["all"];
-      for (Tally* x : {&t, &all}) {
+      for (Tally* x : {&tallies[r.category], &tallies["all"], &kinds[r.kind]}) {
         ++x->n;
         if (r.expect.empty()) {
           x->empty += results.empty() ? 1 : 0;
@@ -134,26 +155,18 @@ int run_eval(const std::string& file, const std::vector<std::pair<std::string, t
     }
     std::sort(millis.begin(), millis.end());
     auto pct = [&](double p) { return millis.empty() ? 0 : millis[static_cast<size_t>(p * (millis.size() - 1))]; };
-    json metrics = json::object();
-    char buf[256];
     text_out += "== " + label + " (" + std::to_string(rows.size()) + " queries; call p50 " +
                 text::format_number(std::round(pct(0.5) * 100) / 100) + " ms, p95 " +
                 text::format_number(std::round(pct(0.95) * 100) / 100) + " ms)\n";
-    text_out += "category      n   hit@1  hit@3  hit@5  hit@10  MRR@10\n";
-    for (const auto& [cat, t] : tallies) {
-      const double n = std::max(1, t.n);
-      metrics[cat] = {{"n", t.n},
-                      {"hit@1", t.hit1 / n},
-                      {"hit@3", t.hit3 / n},
-                      {"hit@5", t.hit5 / n},
-                      {"hit@10", t.hit10 / n},
-                      {"mrr@10", t.rr / n}};
-      std::snprintf(buf, sizeof buf, "%-11s %4d   %.3f  %.3f  %.3f  %.3f   %.3f\n", cat.c_str(), t.n, t.hit1 / n,
-                    t.hit3 / n, t.hit5 / n, t.hit10 / n, t.rr / n);
-      text_out += buf;
-    }
+    json metrics = json::object();
+    json by_kind = json::object();
+    text_out += tally_table("category", tallies, metrics);
+    text_out += tally_table("kind", kinds, by_kind);
     text_out += "(\"none\" rows count as hits when the answer is empty.)\n\n";
-    report[label] = {{"metrics", metrics}, {"latency_ms", {{"p50", pct(0.5)}, {"p95", pct(0.95)}}}, {"rows", per_row}};
+    report[label] = {{"metrics", metrics},
+                     {"by_kind", by_kind},
+                     {"latency_ms", {{"p50", pct(0.5)}, {"p95", pct(0.95)}}},
+                     {"rows", per_row}};
   }
   if (as_json) {
     std::printf("%s\n", report.dump(2).c_str());

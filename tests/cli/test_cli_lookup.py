@@ -223,5 +223,30 @@ class FiltersAsTyped(unittest.TestCase):
         self.assertTrue(all(x["document"]["game_system"] == "5e-2024" for x in json.loads(r.stdout)["result"]))
 
 
+class Eval(unittest.TestCase):
+    """`lorekeeper eval`: a row is a hit when a result's name is an expected name, in any case ("Scale mail" is
+    "Scale Mail"); the tallies are grouped by category and by kind."""
+
+    def test_names_compare_regardless_of_case_and_tallies_are_per_kind(self):
+        rows = [
+            {"id": "e1", "category": "exact", "kind": "spell", "tool": "search_spell",
+             "args": {"search": "Fireball", "documents": ["srd-2014"]}, "expect": ["FIREBALL"]},
+            {"id": "e2", "category": "exact", "kind": "creature", "tool": "search_creature",
+             "args": {"search": "Goblin", "documents": ["srd-2014"]}, "expect": ["Hobgoblin"]},
+        ]
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "rows.jsonl")
+            with open(path, "w") as f:
+                f.write("\n".join(json.dumps(r) for r in rows) + "\n")
+            r = run("eval", path, "--ranking", "lexical", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        report = json.loads(r.stdout)["lexical"]
+        ranks = {row["id"]: row["rank"] for row in report["rows"]}
+        self.assertEqual(ranks, {"e1": 1, "e2": 0})
+        self.assertEqual(report["by_kind"]["spell"]["mrr@10"], 1.0)
+        self.assertEqual(report["by_kind"]["creature"]["mrr@10"], 0.0)
+        self.assertEqual(report["metrics"]["all"]["n"], 2)
+
+
 if __name__ == "__main__":
     unittest.main(argv=[sys.argv[0], "-v"])
