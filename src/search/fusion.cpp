@@ -40,8 +40,9 @@ std::map<EntityId, double> fuse(const FusionInput& in) {
   std::map<EntityId, double> fused;
   for (size_t i = 0; i < in.lexical.size(); ++i) {
     const LexicalCandidate& c = in.lexical[i];
-    const double weight = c.evidence == Evidence::kName   ? kNameMatchWeight
-                          : c.evidence == Evidence::kHint ? kTextMatchWeight + (kHintMatchWeight - kTextMatchWeight) *
+    const double weight = c.evidence == Evidence::kPartial ? kPartialMatchWeight
+                          : c.evidence == Evidence::kName  ? kNameMatchWeight
+                          : c.evidence == Evidence::kHint  ? kTextMatchWeight + (kHintMatchWeight - kTextMatchWeight) *
                                                                                    std::clamp(c.hint_share, 0.0, 1.0)
                                                           : kTextMatchWeight;
     double& s = fused[c.id];

@@ -13,6 +13,7 @@
 
 #include "lorekeeper/core/text.hpp"
 #include "lorekeeper/model/hints.hpp"
+#include "lorekeeper/model/vocabulary.hpp"
 #include "lorekeeper/search/editions.hpp"
 #include "lorekeeper/search/fusion.hpp"
 
@@ -126,6 +127,14 @@ constexpr float kNearMissFloor = 0.2f;
 // Entries holding every word of the query, when there are at most this many, are what those words point at (a
 // name of a place or person, a coined term) and are kept whatever the model makes of the words.
 constexpr size_t kSpecificTextHits = 3;
+// Partial word matches (Recall for descriptions, in rank): for queries of at least this many meaningful words that
+// no text hit matches, the best this many hits that hold at least this many of the words; chosen on the description
+// tuning set (docs/SEARCH.md).
+constexpr int kPartialMinTerms = 4;
+constexpr size_t kPartialDepth = 40;
+constexpr int kPartialMinWords = 2;
+// What an entry's score is multiplied by when its size is two sizes or more from the one the query names.
+constexpr double kSizeContradiction = 0.5;
 // How deep a facet's ranking goes, and what a facet adds to a lexical score when there is no meaning index.
 constexpr size_t kFacetDepth = 100;
 constexpr double kLexicalFacetBoost = 0.1;
@@ -228,6 +237,32 @@ Result<std::shared_ptr<const std::vector<uint8_t>>> facet_mask(store::Store& st,
   return mask;
 }
 
+// For a size facet: the entries that have a size (first) and those within one size of a size it names (second), as
+// masks over `ix`.
+Result<std::pair<std::vector<uint8_t>, std::vector<uint8_t>>> size_masks(store::Store& st, const VectorIndex& ix,
+                                                                         const QueryFacet& f) {
+  const auto& all = model::sizes();
+  std::vector<size_t> named;
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (std::find(f.values.begin(), f.values.end(), text::lower(all[i])) != f.values.end()) named.push_back(i);
+  }
+  QueryFacet each = f;
+  each.values.clear();
+  for (const auto& z : all) each.values.push_back(text::lower(z));
+  std::pair<std::vector<uint8_t>, std::vector<uint8_t>> out{std::vector<uint8_t>(ix.size(), 0),
+                                                            std::vector<uint8_t>(ix.size(), 0)};
+  for (size_t v = 0; v < each.values.size(); ++v) {
+    const bool near = std::any_of(named.begin(), named.end(), [&](size_t n) { return v + 1 >= n && v <= n + 1; });
+    auto m = facet_mask(st, ix, each, v);
+    if (!m) return m.status();
+    for (size_t i = 0; i < ix.size(); ++i) {
+      out.first[i] |= (**m)[i];
+      if (near) out.second[i] |= (**m)[i];
+    }
+  }
+  return out;
+}
+
 // A short excerpt of `text` around the first of `terms` it contains (case-insensitive), else its beginning.
 std::string snippet(const std::string& text, const std::vector<std::string>& terms) {
   constexpr size_t kBefore = 60, kLength = 180;
@@ -318,6 +353,7 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
     std::set<std::string> how;  // "name", "close name", "text", "hint"
     int words = 0;              // how many of the query's meaningful words its text and hint hold
     double hint_share = 0;      // the share of the words a text hit needs that its search hint holds, 0..1
+    bool partial = false;       // a text or hint hit holding fewer of the words than a hit needs
     // Matched on words of the text or the search hint alone, not the name: weaker evidence, and only kept when
     // near in meaning.
     bool description_only() const { return how.count("name") == 0 && how.count("close name") == 0; }
@@ -414,6 +450,31 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
       at->second.words = std::max(at->second.words, h.matched_terms);
       at->second.hint_share =
           std::max(at->second.hint_share, std::min(1.0, static_cast<double>(h.hint_terms) / std::max(1, needed)));
+    }
+  }
+  // Recall for descriptions: a 15-25 word description of a thing shares only some of its words with the record,
+  // often fewer than half, and then no entry holds the half a text hit needs. The best of those partial matches
+  // (two words or more, by BM25) are then weak candidates, each still to be near the query in meaning (below).
+  // (Offered beside text hits too, they displaced answers the meaning ranking had right.)
+  const bool no_text_hit = std::none_of(text_hits->begin(), text_hits->end(),
+                                        [&](const store::Store::TextHit& h) { return h.matched_terms >= needed; });
+  if (static_cast<int>(terms.size()) >= kPartialMinTerms && !excluded_name && no_text_hit) {
+    double best_partial = 0;
+    size_t taken = 0;
+    for (const auto& h : *text_hits) {
+      if (taken >= kPartialDepth) break;
+      if (h.matched_terms >= needed || h.matched_terms < kPartialMinWords) continue;
+      if (best_partial == 0) best_partial = h.rank;
+      ++taken;
+      const EntityId id{static_cast<int>(h.kind), h.key};
+      const bool offered = merged.count(id) > 0;
+      const double score = 0.02 + 0.06 * h.rank / best_partial;  // under a half-word hit's 0.1 and up
+      if (h.in_body) offer(h.kind, h.key, score, "text");
+      if (h.in_hint()) offer(h.kind, h.key, score, "hint");
+      if (const auto at = merged.find(id); at != merged.end()) {
+        if (!offered) at->second.partial = true;
+        at->second.words = std::max(at->second.words, h.matched_terms);
+      }
     }
   }
   bool typo = false;
@@ -681,6 +742,7 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
       const Lexical& m = merged[id];
       in.lexical.push_back({id,
                             !m.description_only() ? Evidence::kName
+                            : m.partial           ? Evidence::kPartial
                             : m.by_hint()         ? Evidence::kHint
                                                   : Evidence::kText,
                             m.hint_share});
@@ -737,6 +799,17 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
     }
     for (const auto& id : semantic_order) fused[id].how.push_back("meaning");
     for (const auto& id : with_facet) fused[id].how.push_back("facet");
+    // A size the query names counts against the entries two sizes or more from it, whatever else they share with
+    // it ("a tiny dragon that steals coins" is not the Gargantuan Ancient Gold Dragon its words and meaning favour).
+    for (const QueryFacet& f : facets) {
+      if (f.field != "size") continue;
+      auto fits = size_masks(st, *ix, f);
+      if (!fits) return fits.status();
+      for (auto& [id, c] : fused) {
+        const auto at = ix->find(static_cast<Kind>(id.first), id.second);
+        if (at && fits->first[*at] && !fits->second[*at]) c.score *= kSizeContradiction;
+      }
+    }
     for (auto& [id, c] : fused) {
       // The misspelt name outranks what merely resembles the query in meaning.
       if (corrected.count(id)) c.score = 0.999;

@@ -329,6 +329,16 @@ TEST_F(Hybrid, AWordOnlyAFewEntriesHoldFindsThemWhateverTheModelMakesOfIt) {
   }
 }
 
+TEST_F(Hybrid, ASizeTheQueryNamesCountsAgainstEntriesFarFromIt) {
+  // Both red dragons share the query's words and meaning; the size it names picks one.
+  auto first = [&](const std::string& q) {
+    const json r = call("search_creature", {{"search", q}});
+    return r["result"].empty() ? std::string() : r["result"][0]["name"].get<std::string>();
+  };
+  EXPECT_EQ(first("a small red dragon that breathes fire"), "Red Dragon Wyrmling");
+  EXPECT_EQ(first("a huge red dragon that breathes fire"), "Adult Red Dragon");
+}
+
 TEST_F(Hybrid, FindSimilarUsesMeaningAndLeavesOutTheReferenceAndItsTwins) {
   const json r = call("find_similar", {{"name", "Fireball"}, {"kind", "spell"}});
   ASSERT_FALSE(r["result"].empty());

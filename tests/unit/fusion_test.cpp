@@ -96,6 +96,18 @@ TEST(Fusion, HintEvidenceCountsAsMuchAsMeaningAndMoreThanText) {
   EXPECT_GT(s.at(id("hinted")), s.at(id("texted")));
 }
 
+// Some words of a long description, fewer than a text hit needs, are weaker evidence than a text hit, but evidence.
+TEST(Fusion, APartialMatchCountsLessThanATextMatch) {
+  FusionInput in;
+  in.lexical = {{id("partial"), Evidence::kPartial}};
+  FusionInput text = in;
+  text.lexical = {{id("texted"), Evidence::kText}};
+  const double partial = fuse(in).at(id("partial"));
+  EXPECT_GT(partial, 0.0);
+  EXPECT_LT(partial, fuse(text).at(id("texted")));
+  EXPECT_DOUBLE_EQ(partial / fuse(text).at(id("texted")), kPartialMatchWeight / kTextMatchWeight);
+}
+
 // A hint holding one word of a long description is a text match; one holding the words a hit needs, a hint match.
 TEST(Fusion, AHintCountsByTheShareOfTheQueryItHolds) {
   auto score_at_first = [](Evidence evidence, double share) {

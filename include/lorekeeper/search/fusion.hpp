@@ -13,9 +13,10 @@ namespace lorekeeper::search {
 using EntityId = std::pair<int, std::string>;  // (kind, key)
 
 // What a lexical candidate matched on: its name (or a close spelling of it), words of its search hint, or words
-// of its text alone. A name is the strongest evidence; text alone the weakest ("reaction ... hit" is in a hundred
-// spells); a hint, written to say what the entity is, counts as much as meaning.
-enum class Evidence { kName, kHint, kText };
+// of its text alone, or fewer of the query's words than a text hit needs (a partial match: some words of a long
+// description). A name is the strongest evidence; text alone weak ("reaction ... hit" is in a hundred spells), a
+// partial match weaker still; a hint, written to say what the entity is, counts as much as meaning.
+enum class Evidence { kName, kHint, kText, kPartial };
 
 struct LexicalCandidate {
   EntityId id;
@@ -44,6 +45,8 @@ struct FusionInput {
 inline constexpr double kRrfK = 10.0;
 inline constexpr double kNameMatchWeight = 1.0;
 inline constexpr double kTextMatchWeight = 0.5;
+// Chosen on the description tuning set over 0.25 and 0.5 (docs/SEARCH.md).
+inline constexpr double kPartialMatchWeight = 0.25;
 inline constexpr double kHintMatchWeight = 1.5;
 inline constexpr double kSemanticWeight = 1.5;
 // A confident text winner gains up to one first place's worth of weight: rank fusion alone ignores how far ahead
