@@ -10,6 +10,15 @@ double text_lead_confidence(double best, double next_other) {
   return std::clamp(lead / kConfidentTextMargin, 0.0, 1.0);
 }
 
+bool rankings_disagree(const std::vector<EntityId>& a, const std::vector<EntityId>& b, size_t depth) {
+  if (a.empty() || b.empty()) return false;
+  const auto in_first = [depth](const std::vector<EntityId>& order, const EntityId& id) {
+    const auto end = order.begin() + static_cast<std::ptrdiff_t>(std::min(order.size(), depth));
+    return std::find(order.begin(), end, id) != end;
+  };
+  return !in_first(b, a.front()) && !in_first(a, b.front());
+}
+
 std::vector<EntityId> facet_ranking(const std::vector<std::vector<EntityId>>& facets) {
   struct Standing {
     size_t lists = 0;   // how many of the facets the entry has

@@ -718,6 +718,7 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
     std::vector<std::string> how;
   };
   std::vector<Candidate> scored;
+  std::vector<EntityId> lexical_order;  // the lexical candidates, best first (hybrid ranking)
   if (!ix) {
     LOREKEEPER_RETURN_IF_ERROR(rank_facets());
     // Lexical scores are 0.1-0.99: an entry with every facet named gains a tenth.
@@ -736,6 +737,7 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
     std::vector<std::pair<double, EntityId>> lex;
     for (const auto& [id, c] : merged) lex.push_back({c.score, id});
     std::stable_sort(lex.begin(), lex.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (const auto& [score, id] : lex) lexical_order.push_back(id);
     FusionInput in;
     in.hybrid = options.ranking == Ranking::kHybrid;
     for (const auto& [score, id] : lex) {
@@ -897,6 +899,30 @@ Result<Ranked> rank(store::Store& st, Query q, const std::string& search, int li
       hit.snippet = snippet(entity.text, meaningful);
     }
     out.hits.push_back(std::move(hit));
+  }
+  // Words and meaning that disagree outright (each ranking's first is outside the other's first ten, and the words
+  // matched no name) are said, with which of the two the first result follows: the reader can weigh the other.
+  if (options.ranking == Ranking::kHybrid && !out.hits.empty() && !lexical_order.empty() && !semantic_order.empty() &&
+      corrected.empty() && merged[lexical_order.front()].description_only()) {
+    const EntityId& by_words = lexical_order.front();
+    const EntityId& by_meaning = semantic_order.front();
+    if (rankings_disagree(lexical_order, semantic_order)) {
+      auto words_first = load(by_words);
+      if (!words_first) return words_first.status();
+      auto meaning_first = load(by_meaning);
+      if (!meaning_first) return meaning_first.status();
+      const std::string shown = text::fold(out.hits.front().entity.name);
+      const auto named = [](const Entity* e) { return e->name + " (`" + e->key + "`)"; };
+      std::string said;
+      if (*words_first && *meaning_first && shown == text::fold((*words_first)->name)) {
+        said = "The query's words and its meaning disagree: the first result is the best match by words; by meaning, " +
+               named(*meaning_first) + " comes first.";
+      } else if (*words_first && *meaning_first && shown == text::fold((*meaning_first)->name)) {
+        said = "The query's words and its meaning disagree: the first result is the nearest in meaning; by words, " +
+               named(*words_first) + " comes first.";
+      }
+      if (!said.empty()) out.note = out.note.empty() ? said : out.note + " " + said;
+    }
   }
   out.total = static_cast<int>(exact_ids.size() + scored.size());
   out.how = !exact_ids.empty()        ? "exact name"

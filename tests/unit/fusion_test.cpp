@@ -108,6 +108,26 @@ TEST(Fusion, APartialMatchCountsLessThanATextMatch) {
   EXPECT_DOUBLE_EQ(partial / fuse(text).at(id("texted")), kPartialMatchWeight / kTextMatchWeight);
 }
 
+TEST(Fusion, RankingsDisagreeWhenEachOnesFirstIsOutsideTheOthersFirstTen) {
+  std::vector<EntityId> words = {id("a")}, meaning = {id("b")};
+  for (int i = 0; i < 9; ++i) {
+    words.push_back(id("w" + std::to_string(i)));
+    meaning.push_back(id("m" + std::to_string(i)));
+  }
+  EXPECT_TRUE(rankings_disagree(words, meaning));
+  EXPECT_FALSE(rankings_disagree(words, {}));
+  std::vector<EntityId> b_tenth = words;
+  b_tenth.back() = id("b");  // the meaning's first is tenth by words
+  EXPECT_FALSE(rankings_disagree(b_tenth, meaning));
+  std::vector<EntityId> b_eleventh = words;
+  b_eleventh.push_back(id("b"));  // eleventh: outside the first ten
+  EXPECT_TRUE(rankings_disagree(b_eleventh, meaning));
+  std::vector<EntityId> a_in_meaning = meaning;
+  a_in_meaning[5] = id("a");
+  EXPECT_FALSE(rankings_disagree(words, a_in_meaning));
+  EXPECT_FALSE(rankings_disagree(words, words));
+}
+
 // A hint holding one word of a long description is a text match; one holding the words a hit needs, a hint match.
 TEST(Fusion, AHintCountsByTheShareOfTheQueryItHolds) {
   auto score_at_first = [](Evidence evidence, double share) {

@@ -41,6 +41,10 @@ struct FusionInput {
   std::vector<std::vector<EntityId>> facets;
 };
 
+// Whether two rankings disagree outright: each one's first entry is outside the other's first `depth` (an empty
+// ranking disagrees with nothing). Then an answer says which of them its first result follows.
+bool rankings_disagree(const std::vector<EntityId>& a, const std::vector<EntityId>& b, size_t depth = 10);
+
 // A result at rank r (from 1) of a ranking contributes weight / (kRrfK + r).
 inline constexpr double kRrfK = 10.0;
 inline constexpr double kNameMatchWeight = 1.0;
