@@ -249,9 +249,23 @@ void ConnectionGuard::work_finished() {
   if (it == connections_.end()) return;
   it->second.in_handler = false;
   // The answer is written after the handler returns, within the deadline, during a stop too: the library writes
-  // only to a socket it can still read from (shutting reading down here lost every answer in flight at a stop),
-  // and once the listener is closed it reads no further request on the connection.
+  // only to a socket it can still read from (shutting reading down here lost every answer in flight at a stop);
+  // during a stop the connection then ends (end_after_answer_when_stopping).
   it->second.deadline = std::chrono::steady_clock::now() + deadline_;
+}
+
+bool ConnectionGuard::end_after_answer_when_stopping(size_t drain) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!stopping_) return false;
+  auto it = connections_.find(t_connection);
+  if (it == connections_.end()) return false;
+  if (std::chrono::steady_clock::now() < stopped_at_ + kStopGrace) {
+    // The next request, already sent, waits in the socket: request framing reads no further than this request.
+    pollfd p{it->second.dup, POLLIN, 0};
+    if (::poll(&p, 1, 0) > 0 && (p.revents & POLLIN) != 0) return false;
+  }
+  if (!it->second.close_after_answer) it->second.close_after_answer = drain;
+  return true;
 }
 
 void ConnectionGuard::close_after_answer(size_t drain) {
@@ -297,7 +311,8 @@ void ConnectionGuard::stop() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stopping_ = true;
-    const auto grace = std::chrono::steady_clock::now() + std::min(deadline_, kStopGrace);
+    stopped_at_ = std::chrono::steady_clock::now();
+    const auto grace = stopped_at_ + std::min(deadline_, kStopGrace);
     for (auto& [id, c] : connections_) {
       if (c.in_handler || c.shut_down) continue;  // being answered (it ends by itself), or closed
       c.deadline = std::min(c.deadline, grace);

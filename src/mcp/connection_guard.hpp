@@ -16,11 +16,12 @@
 // Connections are bounded in all and per client address; one past either bound is answered 503 at once and
 // closed, so the descriptors and the waiting set cannot be exhausted by one client.
 //
-// stop() (called after the listener is closed, so the library reads no further request on a connection once its
-// current one is answered): a connection inside a handler keeps no deadline until its handler returns, then has
-// the usual deadline to write its answer; every other connection has 2 s more to finish sending the request it is
-// sending (one that arrives is answered), then is closed. So a graceful stop answers every request it accepted
-// and ends within the longest answer, or 2 s, whatever idle or trickling clients do.
+// stop() (called after the listener is closed): a connection inside a handler keeps no deadline until its handler
+// returns, then has the usual deadline to write its answer; every other connection has 2 s more to finish sending
+// the request it is sending (one that arrives is answered), then is closed. Each answer written after the stop
+// ends its connection ("Connection: close"), unless the client already sent its next request within the 2 s
+// (end_after_answer_when_stopping). So a graceful stop answers every request it accepted and ends within the
+// longest answer, or 2 s, whatever idle, trickling or busy keep-alive clients do.
 #pragma once
 
 #include <httplib.h>
@@ -92,6 +93,13 @@ class ConnectionGuard {
   // (answered()), after reading and dropping at most `drain` bytes more, so that the client, which may still be
   // sending, reads the answer rather than a reset. For a body declared too large, answered before it is read.
   void close_after_answer(size_t drain);
+  // Called on a worker thread as an answer is about to be written (the library's post-routing handler): during a
+  // stop, whether the connection ends once the answer is written (then it is marked so, as close_after_answer
+  // does, and the answer should say "Connection: close"). It does, unless the client already sent its next request
+  // and the stop's grace has not passed: such a request was sent before the stop ended and is answered too. Without
+  // this, a client that kept sending requests on a connection kept the stop waiting: the library reads a
+  // connection for as long as its listening socket's number is set, until the workers are done.
+  bool end_after_answer_when_stopping(size_t drain);
   // Called on a worker thread when the library has written an answer (its logger).
   void answered();
 
@@ -134,6 +142,7 @@ class ConnectionGuard {
   uint64_t expired_ = 0;
   uint64_t refused_ = 0;
   bool stopping_ = false;
+  std::chrono::steady_clock::time_point stopped_at_;
   bool quit_ = false;
   std::thread watcher_;
 };

@@ -745,6 +745,11 @@ Result<std::unique_ptr<HttpTransport>> HttpTransport::create(HttpOptions options
     }
     Impl::send_json(res, 500, make_error(nullptr, kInternalError, "Internal error."));
   });
+  // During a stop, each answer ends its connection (unless the client already sent its next request): a client
+  // that kept asking on one connection would otherwise keep the stop waiting.
+  s.set_post_routing_handler([p](const httplib::Request&, httplib::Response& res) {
+    if (p->guard && p->guard->end_after_answer_when_stopping(kDrainBytes)) res.set_header("Connection", "close");
+  });
   s.set_logger([p](const httplib::Request& req, const httplib::Response& res) {
     // The answer is written: a connection to end after it ends now.
     if (p->guard) p->guard->answered();

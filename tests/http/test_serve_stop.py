@@ -95,6 +95,54 @@ class ServeStop(unittest.TestCase):
         with self.assertRaises(OSError):
             post(self.port, {"jsonrpc": "2.0", "id": 99, "method": "ping"}, timeout=2)
 
+    def test_a_busy_keep_alive_client_is_told_to_close_and_does_not_hold_the_stop(self):
+        """One connection kept busy with request after request: after the signal it gets an answer that says
+        "Connection: close" and is then closed, so the server ends within seconds instead of serving it for as long
+        as it keeps asking. Every request sent on it is answered."""
+        status, _ = post(self.port, {"jsonrpc": "2.0", "id": 0, "method": "ping"})  # the store is built
+        self.assertEqual(status, 200)
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+        answered, closing, lost = [], [], []
+        stop_client = time.monotonic() + 30
+        signalled = []
+
+        def busy():
+            i = 0
+            while time.monotonic() < stop_client:
+                i += 1
+                try:
+                    conn.request("POST", "/mcp", json.dumps({"jsonrpc": "2.0", "id": i, "method": "ping"}), {
+                        "Content-Type": "application/json",
+                        "Accept": "application/json, text/event-stream",
+                        "MCP-Protocol-Version": "2025-11-25",
+                    })
+                    resp = conn.getresponse()
+                    resp.read()
+                except (ConnectionError, http.client.HTTPException, OSError) as e:
+                    if signalled and not closing:
+                        lost.append(repr(e))  # the connection ended without saying so first
+                    return
+                answered.append(resp.status)
+                if resp.getheader("Connection", "").lower() == "close":
+                    closing.append((i, bool(signalled)))
+                    return
+                time.sleep(0.02)  # about fifty requests a second, far from the 1,000 a connection may carry
+
+        client = threading.Thread(target=busy)
+        client.start()
+        time.sleep(1.0)
+        signalled.append(time.monotonic())
+        self.proc.send_signal(signal.SIGTERM)
+        rc = self.proc.wait(timeout=20)
+        ended = time.monotonic() - signalled[0]
+        client.join(30)
+        self.assertEqual(rc, 0, "".join(self.log)[-2000:])
+        self.assertLess(ended, 10, "the stop waited for the busy client")
+        self.assertEqual(lost, [])
+        self.assertTrue(closing and closing[0][1], "no answer after the signal said Connection: close")
+        self.assertGreater(len(answered), 1)
+        self.assertTrue(all(s == 200 for s in answered), answered)
+
     def test_idle_connections_neither_stall_others_nor_outlive_a_stop_and_one_client_is_bounded(self):
         """Against the real binary with its defaults (64 connections per client address)."""
         # 320 connections that send nothing, 64 from each of five addresses (the bound per client). Each held
