@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "command.hpp"
 #include "lorekeeper/core/sha256.hpp"
 #include "lorekeeper/embed/encoder.hpp"
 #include "lorekeeper/http/client.hpp"
@@ -127,5 +128,38 @@ int run_model_fetch(const ModelFetchOptions& options) {
               options.dir.c_str());
   return 0;
 }
+
+namespace {
+
+// `model fetch` (the only subcommand of `model`).
+class ModelCommand : public Command {
+ public:
+  CLI::App* add(CLI::App& app) override {
+    auto* model = app.add_subcommand("model", "Manage the sentence embedding model (all-MiniLM-L6-v2)");
+    model->require_subcommand(1);
+    fetch_ = model->add_subcommand(
+        "fetch", "Download the model from Hugging Face into the model directory (sha256 checked; atomic)");
+    options_.base_url = kModelBaseUrl;
+    fetch_->add_option("--url", options_.base_url, "Base URL of the model's files")
+        ->envname("LOREKEEPER_MODEL_URL")
+        ->capture_default_str();
+    fetch_->add_flag("--force", options_.force, "Download even when a valid model is installed");
+    fetch_->add_flag("--quiet", options_.quiet, "No progress output");
+    return model;
+  }
+  bool chosen(const CLI::App&) const override { return fetch_->parsed(); }
+  int run(Config&) override {
+    options_.dir = embed::default_model_dir();
+    return run_model_fetch(options_);
+  }
+
+ private:
+  ModelFetchOptions options_;
+  CLI::App* fetch_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> model_command() { return std::make_unique<ModelCommand>(); }
 
 }  // namespace lorekeeper::cli
