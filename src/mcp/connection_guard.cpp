@@ -5,6 +5,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -128,6 +129,7 @@ void ConnectionGuard::Queue::enqueue(std::function<void()> fn) {
 }
 
 void ConnectionGuard::Queue::run(uint64_t id, std::function<void()> fn) {
+  guard_.queue(id);
   pool_.enqueue([this, id, fn = std::move(fn)] {
     t_connection = id;
     guard_.begin(id);
@@ -220,11 +222,20 @@ std::pair<uint64_t, int> ConnectionGuard::adopt(int fd) {
   return {id, dup};
 }
 
+void ConnectionGuard::queue(uint64_t id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = connections_.find(id);
+  if (it != connections_.end()) it->second.queued = true;
+}
+
 void ConnectionGuard::begin(uint64_t id) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = connections_.find(id);
-  if (it == connections_.end() || !stopping_) return;
-  it->second.deadline = std::min(it->second.deadline, std::chrono::steady_clock::now() + kStopGrace);
+  if (it == connections_.end()) return;
+  it->second.queued = false;
+  // During a stop, a connection a worker takes has the grace from now to send its request whole (it waited for a
+  // worker, not to send).
+  if (stopping_) it->second.deadline = std::chrono::steady_clock::now() + std::min(deadline_, kStopGrace);
 }
 
 void ConnectionGuard::release(uint64_t id) {
@@ -259,12 +270,16 @@ bool ConnectionGuard::end_after_answer_when_stopping(size_t drain) {
   if (!stopping_) return false;
   auto it = connections_.find(t_connection);
   if (it == connections_.end()) return false;
+  Connection& c = it->second;
+  // Requests sent before the stop and not yet read wait in the socket (request framing reads no further than the
+  // request being answered): they are answered.
+  if (bytes_taken(c.fd, t_connection) < c.taken_at_stop + c.unread_at_stop) return false;
   if (std::chrono::steady_clock::now() < stopped_at_ + kStopGrace) {
-    // The next request, already sent, waits in the socket: request framing reads no further than this request.
-    pollfd p{it->second.dup, POLLIN, 0};
+    // The next request, sent since, already waits: answered too, within the grace.
+    pollfd p{c.dup, POLLIN, 0};
     if (::poll(&p, 1, 0) > 0 && (p.revents & POLLIN) != 0) return false;
   }
-  if (!it->second.close_after_answer) it->second.close_after_answer = drain;
+  if (!c.close_after_answer) c.close_after_answer = drain;
   return true;
 }
 
@@ -283,6 +298,12 @@ void ConnectionGuard::answered() {
     auto it = connections_.find(t_connection);
     if (it == connections_.end()) return;
     request_answered(it->second.fd, t_connection);
+    if (stopping_ && !it->second.close_after_answer) {
+      // Kept open during a stop for a request sent before it or just after: that request has the grace to come
+      // whole, not the usual deadline.
+      it->second.deadline =
+          std::min(it->second.deadline, std::chrono::steady_clock::now() + std::min(deadline_, kStopGrace));
+    }
     if (!it->second.close_after_answer || it->second.shut_down) return;
     fd = it->second.dup;
     drain = *it->second.close_after_answer;
@@ -314,7 +335,13 @@ void ConnectionGuard::stop() {
     stopped_at_ = std::chrono::steady_clock::now();
     const auto grace = stopped_at_ + std::min(deadline_, kStopGrace);
     for (auto& [id, c] : connections_) {
-      if (c.in_handler || c.shut_down) continue;  // being answered (it ends by itself), or closed
+      if (c.shut_down) continue;
+      // What the client has sent so far: the requests accepted before the stop.
+      int unread = 0;
+      c.taken_at_stop = bytes_taken(c.fd, id);
+      c.unread_at_stop = ::ioctl(c.dup, FIONREAD, &unread) == 0 && unread > 0 ? static_cast<uint64_t>(unread) : 0;
+      // Being answered (it ends by itself), or waiting for a worker (it has the grace once one takes it).
+      if (c.in_handler || c.queued) continue;
       c.deadline = std::min(c.deadline, grace);
     }
   }

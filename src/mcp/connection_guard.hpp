@@ -17,11 +17,12 @@
 // closed, so the descriptors and the waiting set cannot be exhausted by one client.
 //
 // stop() (called after the listener is closed): a connection inside a handler keeps no deadline until its handler
-// returns, then has the usual deadline to write its answer; every other connection has 2 s more to finish sending
-// the request it is sending (one that arrives is answered), then is closed. Each answer written after the stop
-// ends its connection ("Connection: close"), unless the client already sent its next request within the 2 s
-// (end_after_answer_when_stopping). So a graceful stop answers every request it accepted and ends within the
-// longest answer, or 2 s, whatever idle, trickling or busy keep-alive clients do.
+// returns, then has the usual deadline to write its answer; a connection waiting for a worker keeps its deadline,
+// and has 2 s from when a worker takes it; every other connection has 2 s more to finish sending the request it is
+// sending (one that arrives is answered), then is closed. Each answer written after the stop ends its connection
+// ("Connection: close"), unless requests the client sent before the stop wait behind it, or its next request came
+// within the 2 s (end_after_answer_when_stopping). So a graceful stop answers every request it accepted and ends
+// within the longest answers, or 2 s, whatever idle, trickling or busy keep-alive clients do.
 #pragma once
 
 #include <httplib.h>
@@ -95,10 +96,11 @@ class ConnectionGuard {
   void close_after_answer(size_t drain);
   // Called on a worker thread as an answer is about to be written (the library's post-routing handler): during a
   // stop, whether the connection ends once the answer is written (then it is marked so, as close_after_answer
-  // does, and the answer should say "Connection: close"). It does, unless the client already sent its next request
-  // and the stop's grace has not passed: such a request was sent before the stop ended and is answered too. Without
-  // this, a client that kept sending requests on a connection kept the stop waiting: the library reads a
-  // connection for as long as its listening socket's number is set, until the workers are done.
+  // does, and the answer should say "Connection: close"). It does, unless the client sent more before the stop
+  // than has been read since (pipelined requests accepted before the signal are answered, however late), or the
+  // client has already sent its next request within the stop's grace; a connection kept open then has at most the
+  // grace to send it. Without this, a client that kept sending requests on a connection kept the stop waiting: the
+  // library reads a connection for as long as its listening socket's number is set, until the workers are done.
   bool end_after_answer_when_stopping(size_t drain);
   // Called on a worker thread when the library has written an answer (its logger).
   void answered();
@@ -120,6 +122,11 @@ class ConnectionGuard {
     std::string client;
     bool in_handler = false;
     bool shut_down = false;
+    bool queued = false;  // given to the workers and waiting for one
+    // At the stop: the bytes of it read by then and those sent but not yet read. A request among the latter was
+    // sent before the stop and is answered, however late its turn comes.
+    uint64_t taken_at_stop = 0;
+    uint64_t unread_at_stop = 0;
     std::optional<size_t> close_after_answer;  // ends once answered, after draining this many bytes at most
     std::chrono::steady_clock::time_point deadline;
   };
@@ -128,6 +135,7 @@ class ConnectionGuard {
   // it. 0 when it is refused (past a bound, or no descriptor left to guard it: it has been answered 503 or shut
   // down, and its worker will find it closed) and when `fd` is unknown (-1: it then runs without a deadline).
   std::pair<uint64_t, int> adopt(int fd);
+  void queue(uint64_t id);
   void begin(uint64_t id);
   void release(uint64_t id);
   void watch();

@@ -748,7 +748,12 @@ Result<std::unique_ptr<HttpTransport>> HttpTransport::create(HttpOptions options
   // During a stop, each answer ends its connection (unless the client already sent its next request): a client
   // that kept asking on one connection would otherwise keep the stop waiting.
   s.set_post_routing_handler([p](const httplib::Request&, httplib::Response& res) {
-    if (p->guard && p->guard->end_after_answer_when_stopping(kDrainBytes)) res.set_header("Connection", "close");
+    if (!p->guard || !p->guard->end_after_answer_when_stopping(kDrainBytes)) return;
+    res.headers.erase("Keep-Alive");
+    if (res.get_header_value("Connection") != "close") {
+      res.headers.erase("Connection");
+      res.set_header("Connection", "close");
+    }
   });
   s.set_logger([p](const httplib::Request& req, const httplib::Response& res) {
     // The answer is written: a connection to end after it ends now.

@@ -4,8 +4,10 @@
 #include <sys/types.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cerrno>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -22,6 +24,12 @@ struct Frame {
   size_t body_left = 0;  // body bytes of the current request still to read (after its head)
   size_t discard = 0;    // bytes the library left of an answered request, dropped before the next is read
   std::string head;      // the current request's head as read so far
+  // Bytes taken from the socket so far (read, dropped or skipped; not peeked), counted by the serving worker and
+  // read by the connection guard's stop.
+  std::shared_ptr<std::atomic<uint64_t>> taken = std::make_shared<std::atomic<uint64_t>>(0);
+  void count(ssize_t n) const {
+    if (n > 0) taken->fetch_add(static_cast<uint64_t>(n), std::memory_order_relaxed);
+  }
 };
 
 // Never destroyed: a thread may read a socket while the process exits.
@@ -78,6 +86,7 @@ bool skip_to_request(Frame& f, int fd, int flags, ssize_t& result) {
       result = n;
       return false;
     }
+    f.count(n);
     f.discard -= static_cast<size_t>(n);
   }
   if (!f.head.empty()) return true;
@@ -95,6 +104,7 @@ bool skip_to_request(Frame& f, int fd, int flags, ssize_t& result) {
       result = n;
       return false;
     }
+    f.count(n);
   }
 }
 
@@ -103,6 +113,7 @@ ssize_t framed_recv(Frame& f, int fd, void* buf, size_t len, int flags) {
   if (f.body_left > 0) {
     const ssize_t n = libc_recv(fd, buf, std::min(len, f.body_left), flags);
     if (n > 0) f.body_left -= static_cast<size_t>(n);
+    f.count(n);
     return n;
   }
   ssize_t failed = 0;
@@ -125,6 +136,7 @@ ssize_t framed_recv(Frame& f, int fd, void* buf, size_t len, int flags) {
     n = libc_recv(fd, buf, take, flags);
   } while (n < 0 && errno == EINTR);
   if (n <= 0) return n;
+  f.count(n);
   f.head.append(static_cast<const char*>(buf), static_cast<size_t>(n));
   if (head_end != std::string::npos && length < 0) {
     f.framed = false;
@@ -167,6 +179,13 @@ void request_answered(int fd, uint64_t id) {
   if (!f.head.empty()) f.framed = false;  // answered before its head was whole (a head too long): unframed
 }
 
+uint64_t bytes_taken(int fd, uint64_t id) {
+  std::lock_guard<std::mutex> lock(frames_mutex());
+  auto it = frames().find(fd);
+  if (it == frames().end() || it->second.id != id) return 0;
+  return it->second.taken->load(std::memory_order_relaxed);
+}
+
 }  // namespace lorekeeper::mcp
 
 // recv() for the whole process (see the header): framed for the worker serving a tracked connection, libc's for
@@ -177,8 +196,11 @@ extern "C" ssize_t recv(int fd, void* buf, size_t len, int flags) {
   if (const uint64_t serving = current_connection(); serving != 0 && flags == 0 && len > 0) {
     std::lock_guard<std::mutex> lock(frames_mutex());
     auto it = frames().find(fd);
-    if (it != frames().end() && it->second.id == serving && it->second.framed) frame = &it->second;
+    if (it != frames().end() && it->second.id == serving) frame = &it->second;
   }
   if (frame == nullptr) return libc_recv(fd, buf, len, flags);
-  return framed_recv(*frame, fd, buf, len, flags);
+  if (frame->framed) return framed_recv(*frame, fd, buf, len, flags);
+  const ssize_t n = libc_recv(fd, buf, len, flags);
+  frame->count(n);
+  return n;
 }

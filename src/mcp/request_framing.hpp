@@ -30,6 +30,10 @@ void stop_framing(int fd, uint64_t id);
 // is dropped before the next request is read.
 void request_answered(int fd, uint64_t id);
 
+// The bytes taken from `fd` so far while it is connection `id`'s (read, or dropped between requests; 0 when it is
+// not tracked): what the client sent that the server has read.
+uint64_t bytes_taken(int fd, uint64_t id);
+
 // The connection the calling worker thread serves (0: none): connection_guard.cpp.
 uint64_t current_connection();
 

@@ -34,12 +34,52 @@ def post(port, body, timeout=60):
     return resp.status, data
 
 
-class ServeStop(unittest.TestCase):
+def raw_post(port, body):
+    """The bytes of one POST /mcp, to write on a socket (several in one write are pipelined)."""
+    data = json.dumps(body).encode()
+    return (("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\n"
+             "Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\n"
+             "Content-Length: %d\r\n\r\n") % (port, len(data))).encode() + data
+
+
+def read_answers(sock, timeout=60):
+    """The answers read from `sock` until it ends: a list of (status, {header: value}, body)."""
+    sock.settimeout(timeout)
+    buf = b""
+    answers = []
+    while True:
+        try:
+            chunk = sock.recv(65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        buf += chunk
+        while b"\r\n\r\n" in buf:
+            head, rest = buf.split(b"\r\n\r\n", 1)
+            lines = head.decode("latin1").split("\r\n")
+            headers = {}
+            for line in lines[1:]:
+                name, _, value = line.partition(":")
+                headers.setdefault(name.strip().lower(), []).append(value.strip())
+            length = int(headers.get("content-length", ["0"])[0])
+            if len(rest) < length:
+                break
+            answers.append((int(lines[0].split()[1]), headers, rest[:length]))
+            buf = rest[length:]
+    return answers
+
+
+class ServerCase(unittest.TestCase):
+    """A `serve --http` on a new store (built from the bundled snapshot by the first request), `threads` workers."""
+    threads = 8
+
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
         env = dict(os.environ, LOREKEEPER_DB_PATH=os.path.join(self.tmp.name, "store.db"), LOREKEEPER_EMBED="off",
                    LOREKEEPER_AUTO_SYNC="off", LOREKEEPER_ENV_FILE=os.path.join(self.tmp.name, "none.env"))
-        self.proc = subprocess.Popen([BIN, "serve", "--http", "--port", "0", "--http-threads", "8"], env=env,
+        self.proc = subprocess.Popen([BIN, "serve", "--http", "--port", "0", "--http-threads", str(self.threads)],
+                                     env=env,
                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                      text=True, cwd=self.tmp.name)
         deadline = time.monotonic() + 15
@@ -61,6 +101,9 @@ class ServeStop(unittest.TestCase):
             self.proc.wait()
         self.tmp.cleanup()
 
+
+
+class ServeStop(ServerCase):
     def test_every_request_in_flight_at_sigterm_is_answered(self):
         n = 8
         answers = [None] * n
@@ -143,6 +186,44 @@ class ServeStop(unittest.TestCase):
         self.assertGreater(len(answered), 1)
         self.assertTrue(all(s == 200 for s in answered), answered)
 
+    def test_pipelined_requests_sent_before_sigterm_are_answered_however_late(self):
+        """Three requests in one write before the signal, behind a first that waits for the store being built
+        (longer than the stop's 2 s grace): all three are answered, the last saying Connection: close."""
+        s = socket.create_connection(("127.0.0.1", self.port))
+        s.sendall(raw_post(self.port, {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                                       "params": {"name": "search_spell", "arguments": {"search": "fireball"}}})
+                  + raw_post(self.port, {"jsonrpc": "2.0", "id": 2, "method": "ping"})
+                  + raw_post(self.port, {"jsonrpc": "2.0", "id": 3, "method": "ping"}))
+        time.sleep(1.0)
+        self.proc.send_signal(signal.SIGTERM)
+        answers = read_answers(s)
+        s.close()
+        self.assertEqual(self.proc.wait(timeout=60), 0, "".join(self.log)[-2000:])
+        self.assertEqual([json.loads(body)["id"] for _, _, body in answers], [1, 2, 3], answers)
+        self.assertTrue(all(status == 200 for status, _, _ in answers))
+        self.assertEqual(answers[-1][1].get("connection"), ["close"])
+        self.assertNotIn("keep-alive", answers[-1][1])
+
+    def test_leftover_bytes_after_an_answer_do_not_hold_the_stop(self):
+        """A GET whose body the library leaves unread, and a POST followed by an empty line, sent after the signal:
+        answered, and the connections end within the stop's grace, not the 15 s deadline."""
+        post(self.port, {"jsonrpc": "2.0", "id": 0, "method": "ping"})  # the store is built
+        # Connected before the signal (the listener is closed by it), sending after it, within its grace.
+        sockets = [socket.create_connection(("127.0.0.1", self.port)) for _ in range(2)]
+        time.sleep(0.3)
+        self.proc.send_signal(signal.SIGTERM)
+        signalled = time.monotonic()
+        time.sleep(0.3)
+        for s, data in zip(sockets, (b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\n\r\nhello",
+                                     raw_post(self.port, {"jsonrpc": "2.0", "id": 5, "method": "ping"}) + b"\r\n")):
+            s.sendall(data)
+        for s in sockets:
+            answers = read_answers(s, timeout=30)
+            s.close()
+            self.assertEqual([status for status, _, _ in answers], [200])
+        self.assertEqual(self.proc.wait(timeout=30), 0, "".join(self.log)[-2000:])
+        self.assertLess(time.monotonic() - signalled, 8)
+
     def test_idle_connections_neither_stall_others_nor_outlive_a_stop_and_one_client_is_bounded(self):
         """Against the real binary with its defaults (64 connections per client address)."""
         # 320 connections that send nothing, 64 from each of five addresses (the bound per client). Each held
@@ -179,6 +260,31 @@ class ServeStop(unittest.TestCase):
             s.settimeout(5)
             self.assertEqual(s.recv(16), b"")
             s.close()
+
+
+class ServeStopOneWorker(ServerCase):
+    """With one worker: a connection waiting for it when the signal comes is answered."""
+    threads = 1
+
+    def test_a_request_waiting_for_a_worker_at_sigterm_is_answered(self):
+        a = socket.create_connection(("127.0.0.1", self.port))
+        a.sendall(raw_post(self.port, {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                                       "params": {"name": "search_spell", "arguments": {"search": "fireball"}}}))
+        time.sleep(0.5)  # the one worker waits for the store being built
+        b = socket.create_connection(("127.0.0.1", self.port))
+        b.sendall(raw_post(self.port, {"jsonrpc": "2.0", "id": 2, "method": "ping"}))
+        time.sleep(0.5)
+        self.proc.send_signal(signal.SIGTERM)
+        got = {}
+        readers = [threading.Thread(target=lambda n=n, s=s: got.__setitem__(n, read_answers(s)))
+                   for n, s in (("a", a), ("b", b))]
+        for r in readers:
+            r.start()
+        for r in readers:
+            r.join(90)
+        self.assertEqual(self.proc.wait(timeout=60), 0, "".join(self.log)[-2000:])
+        self.assertEqual([json.loads(body)["id"] for _, _, body in got["a"]], [1])
+        self.assertEqual([json.loads(body)["id"] for _, _, body in got["b"]], [2])
 
 
 if __name__ == "__main__":
