@@ -7,9 +7,11 @@ answer's text (a word found in at most --rare-share of the store's entities). Th
 row's `note` names by key ("tob_kobold-trapsmith ...") and every entity of the row's kind whose name is in
 `expect`: each of them is an answer the query must not name.
 
-Words are compared by stem, and generously: two stems match when they are equal or one, of four letters or
-more, begins the other ("fire" matches "Fireball", "regenerate" matches "Regeneration"), or, for the words of
-names, ends it ("ball" matches "Fireball", "dragon" matches "Pseudodragon"). The check is meant to
+Words are compared generously, by their forms (the word, and the word without a plural's or a verb's ending:
+"wolves" is "wolf", "bones" "bone"): two words match when they share a form, or when a form of four letters or more
+of one begins a form of the other ("fire" matches "Fireball", "regenerate" matches "Regeneration"), or, for the words
+of names, ends it ("ball" matches "Fireball", "dragon" matches "Pseudodragon"). A word is rare by the count of its
+shortest form of four letters or more ("heads" is counted as "head", "rating" as itself, not as "rat"). The check is meant to
 be stricter than any reader; a query that fails it should be reworded, not the check loosened.
 
     scripts/describe_check.py --db STORE tests/eval/describe.jsonl [--verbose]
@@ -35,41 +37,56 @@ STOPWORDS = set(
 )
 
 
-def stem(word):
+def forms(word):
+    """The forms a word may take in another text: itself, and itself without a plural's or a verb's ending ("wolves"
+    wolf, "bones" bone, "rated" rate and rat, "bleeding" bleed); only forms of three letters or more."""
     w = word.lower().replace("\u2019", "'")
     if w.endswith("'s"):
         w = w[:-2]
     w = w.strip("'")
-    for suffix, repl in (
-        ("ies", "y"), ("ied", "y"), ("ying", "y"), ("ing", ""), ("edly", ""), ("ed", ""), ("es", ""), ("ly", ""),
-        ("s", ""),
-    ):
-        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
-            return w[: len(w) - len(suffix)] + repl
-    return w
+    out = {w}
+    for suffix, repls in (("ies", ("y",)), ("ves", ("f", "fe")), ("es", ("",)), ("s", ("",)), ("ing", ("", "e")),
+                          ("ied", ("y",)), ("ed", ("", "e")), ("ly", ("",))):
+        if w.endswith(suffix):
+            for r in repls:
+                out.add(w[: len(w) - len(suffix)] + r)
+    return {f for f in out if len(f) >= 3}
 
 
 def words(text):
     return re.findall(r"[A-Za-z][A-Za-z'\u2019]*", text or "")
 
 
-def content_stems(text):
+def lemma(word):
+    """The form a word is counted under: its shortest form of four letters or more ("heads" head, "rating" rating,
+    not rat), else its shortest."""
+    fs = sorted(forms(word) or {word.lower()}, key=lambda f: (len(f), f))
+    long_ = [f for f in fs if len(f) >= 4]
+    return long_[0] if long_ else fs[0]
+
+
+def content_words(text):
+    """The content words of `text`, lowercase: three letters or more, not function words."""
     out = set()
     for w in words(text):
-        lw = w.lower()
-        if len(lw) < 3 or lw in STOPWORDS:
-            continue
-        out.add(stem(lw))
+        lw = w.lower().replace("\u2019", "'")
+        if len(lw) >= 3 and lw not in STOPWORDS:
+            out.add(lw)
     return out
 
 
-def stems_match(a, b, compound=False):
-    if a == b:
+def words_match(a, b, compound=False):
+    """Whether two words share a form, or a form of four letters or more of one begins a form of the other (or, for
+    the words of names, ends it: "ball" and "Fireball")."""
+    fa, fb = forms(a), forms(b)
+    if fa & fb:
         return True
-    short, long_ = (a, b) if len(a) <= len(b) else (b, a)
-    if len(short) < 4:
-        return False
-    return long_.startswith(short) or (compound and long_.endswith(short))
+    for x in fa:
+        for y in fb:
+            short, long_ = (x, y) if len(x) <= len(y) else (y, x)
+            if len(short) >= 4 and (long_.startswith(short) or (compound and long_.endswith(short))):
+                return True
+    return False
 
 
 def names_in(value, out):
@@ -102,9 +119,9 @@ def main():
     df = {}
     for ent in rows:
         by_key[(ent[1], ent[2])] = ent
-        by_kind_name.setdefault((ent[1], ent[3]), []).append(ent)
-        for s in content_stems(ent[4]):
-            df[s] = df.get(s, 0) + 1
+        by_kind_name.setdefault((ent[1], ent[3].lower()), []).append(ent)
+        for w in {lemma(w) for w in content_words(ent[4])}:
+            df[w] = df.get(w, 0) + 1
     rare_limit = max(1, int(args.rare_share * len(rows)))
 
     def forbidden(ent):
@@ -115,11 +132,11 @@ def main():
             pass
         out = {}
         for n in names:
-            for s in content_stems(n):
-                out.setdefault(s, (True, "name: " + n))
-        for s in content_stems(ent[4]):
-            if df.get(s, 0) <= rare_limit and s not in out:
-                out[s] = (False, "rare word of the text")
+            for w in content_words(n):
+                out.setdefault(w, (True, "name: " + n))
+        for w in content_words(ent[4]):
+            if df.get(lemma(w), 0) <= rare_limit and w not in out:
+                out[w] = (False, "rare word of the text")
         return out
 
     failures = 0
@@ -138,19 +155,23 @@ def main():
                 if (row["kind"], note_key) in by_key:
                     answers.append(by_key[(row["kind"], note_key)])
                 for name in row["expect"]:
-                    answers += [e for e in by_kind_name.get((row["kind"], name), []) if e[2] != note_key]
+                    answers += [e for e in by_kind_name.get((row["kind"], name.lower()), []) if e[2] != note_key]
                 if not answers:
                     print(f"{row['id']}: no record found for {row['expect']} (kind {row['kind']})")
                     failures += 1
                     continue
-                query = row["args"].get("search", "")
+                query = row["args"].get("search") or row["args"].get("query") or ""
+                if not query.strip():
+                    print(f"{row['id']}: no query (args.search or args.query)")
+                    failures += 1
+                    continue
                 shared = []
                 for ent in answers:
                     bad = forbidden(ent)
-                    for q in sorted(content_stems(query)):
-                        for s, (in_name, why) in bad.items():
-                            if stems_match(q, s, compound=in_name):
-                                shared.append(f"{q} ~ {s} ({why}, {ent[2]})")
+                    for q in sorted(content_words(query)):
+                        for w, (in_name, why) in bad.items():
+                            if words_match(q, w, compound=in_name):
+                                shared.append(f"{q} ~ {w} ({why}, {ent[2]})")
                                 break
                 if shared:
                     failures += 1

@@ -62,25 +62,25 @@ Result<std::shared_ptr<const std::vector<uint8_t>>> facet_mask(store::Store& st,
   return mask;
 }
 
-Result<std::pair<std::vector<uint8_t>, std::vector<uint8_t>>> size_masks(store::Store& st, const VectorIndex& ix,
-                                                                         const QueryFacet& f) {
+Result<SizeMasks> size_masks(store::Store& st, const VectorIndex& ix, const QueryFacet& f) {
   const auto& all = model::sizes();
   std::vector<size_t> named;
   for (size_t i = 0; i < all.size(); ++i) {
     if (std::find(f.values.begin(), f.values.end(), text::lower(all[i])) != f.values.end()) named.push_back(i);
   }
+  SizeMasks out{std::vector<uint8_t>(ix.size(), 0), std::vector<uint8_t>(ix.size(), 0), false};
+  if (named.empty()) return out;
+  out.named_together = named.back() - named.front() <= 1;
   QueryFacet each = f;
   each.values.clear();
   for (const auto& z : all) each.values.push_back(text::lower(z));
-  std::pair<std::vector<uint8_t>, std::vector<uint8_t>> out{std::vector<uint8_t>(ix.size(), 0),
-                                                            std::vector<uint8_t>(ix.size(), 0)};
   for (size_t v = 0; v < each.values.size(); ++v) {
     const bool near = std::any_of(named.begin(), named.end(), [&](size_t n) { return v + 1 >= n && v <= n + 1; });
     auto m = facet_mask(st, ix, each, v);
     if (!m) return m.status();
     for (size_t i = 0; i < ix.size(); ++i) {
-      out.first[i] |= (**m)[i];
-      if (near) out.second[i] |= (**m)[i];
+      out.sized[i] |= (**m)[i];
+      if (near) out.near[i] |= (**m)[i];
     }
   }
   return out;

@@ -35,9 +35,14 @@ std::optional<std::vector<float>> facet_direction(const std::vector<float>& quer
 Result<std::shared_ptr<const std::vector<uint8_t>>> facet_mask(store::Store& st, const VectorIndex& ix,
                                                                const QueryFacet& f, size_t v);
 
-// For a size facet: the entries that have a size (first) and those within one size of a size it names (second), as
-// masks over `ix`.
-Result<std::pair<std::vector<uint8_t>, std::vector<uint8_t>>> size_masks(store::Store& st, const VectorIndex& ix,
-                                                                         const QueryFacet& f);
+// The sizes a size facet names, as masks over `ix`: the entries that have a size, and those within one size of a
+// size it names; and whether the sizes it names are within one of each other ("small or Medium"; not "small ...
+// large").
+struct SizeMasks {
+  std::vector<uint8_t> sized;
+  std::vector<uint8_t> near;
+  bool named_together = false;
+};
+Result<SizeMasks> size_masks(store::Store& st, const VectorIndex& ix, const QueryFacet& f);
 
 }  // namespace lorekeeper::search

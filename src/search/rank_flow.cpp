@@ -58,7 +58,7 @@ constexpr size_t kSpecificTextHits = 3;
 // Partial word matches (Recall for descriptions, in rank): for queries of at least this many meaningful words that
 // no text hit matches, the best this many hits that hold at least this many of the words; chosen on the description
 // tuning set (docs/SEARCH.md).
-constexpr int kPartialMinTerms = 4;
+constexpr int kPartialMinTerms = 5;  // with four, half is two: no hit holds fewer and two
 constexpr size_t kPartialDepth = 40;
 constexpr int kPartialMinWords = 2;
 // What an entry's score is multiplied by when its size is two sizes or more from the one the query names.
@@ -131,7 +131,7 @@ Result<Ranked> RankFlow::run() {
   LOREKEEPER_RETURN_IF_ERROR(check_excluded_name());
   LOREKEEPER_RETURN_IF_ERROR(match_names());
   LOREKEEPER_RETURN_IF_ERROR(match_text());
-  offer_partial_matches();
+  if (ix_) offer_partial_matches();  // each is checked against the query's meaning (rank_by_meaning)
   LOREKEEPER_RETURN_IF_ERROR(match_close_names());
   LOREKEEPER_RETURN_IF_ERROR(check_gibberish());
   LOREKEEPER_RETURN_IF_ERROR(rank_by_meaning());
@@ -554,8 +554,10 @@ Status RankFlow::rank_facets() {
 
 Status RankFlow::score_lexically() {
   LOREKEEPER_RETURN_IF_ERROR(rank_facets());
-  // Lexical scores are 0.1-0.99: an entry with every facet named gains a tenth.
+  // Lexical scores are 0.1-0.99: an entry with every facet named gains a tenth. (Partial matches, offered when the
+  // meaning could then not be had, are not answers by words alone.)
   for (auto& [id, c] : merged_) {
+    if (c.partial) continue;
     double boost = 0;
     for (const auto& r : facet_rankings_) {
       if (std::find(r.begin(), r.end(), id) != r.end()) boost += kLexicalFacetBoost / facet_rankings_.size();
@@ -648,15 +650,24 @@ Status RankFlow::fuse() {
 
 Status RankFlow::weigh_sizes(std::map<EntityId, Candidate>& fused) {
   // A size the query names counts against the entries two sizes or more from it, whatever else they share with it
-  // ("a tiny dragon that steals coins" is not the Gargantuan Ancient Gold Dragon its words and meaning favour).
+  // ("a tiny dragon that steals coins" is not the Gargantuan Ancient Gold Dragon its words and meaning favour). The
+  // sizes named are taken together ("small or Medium"); sizes named two or more apart ("small goblins riding large
+  // wolves") describe several creatures, and none is held against anyone.
+  QueryFacet named;
   for (const QueryFacet& f : facets_) {
     if (f.field != "size") continue;
-    auto fits = size_masks(st_, *ix_, f);
-    if (!fits) return fits.status();
-    for (auto& [id, c] : fused) {
-      const auto at = ix_->find(static_cast<Kind>(id.first), id.second);
-      if (at && fits->first[*at] && !fits->second[*at]) c.score *= kSizeContradiction;
+    if (named.values.empty()) named = f;
+    for (const auto& v : f.values) {
+      if (std::find(named.values.begin(), named.values.end(), v) == named.values.end()) named.values.push_back(v);
     }
+  }
+  if (named.values.empty()) return Status::ok();
+  auto fits = size_masks(st_, *ix_, named);
+  if (!fits) return fits.status();
+  if (!fits->named_together) return Status::ok();
+  for (auto& [id, c] : fused) {
+    const auto at = ix_->find(static_cast<Kind>(id.first), id.second);
+    if (at && fits->sized[*at] && !fits->near[*at]) c.score *= kSizeContradiction;
   }
   return Status::ok();
 }
@@ -758,6 +769,23 @@ Status RankFlow::say_disagreement() {
       !rankings_disagree(lexical_order_, semantic_order_)) {
     return Status::ok();
   }
+  // The editions of one name are one entry (as the answer places them): compared by kind and folded name.
+  auto by_name = [&](const std::vector<EntityId>& order) -> Result<std::vector<EntityId>> {
+    const std::vector<EntityId> first(order.begin(),
+                                      order.begin() + static_cast<std::ptrdiff_t>(std::min<size_t>(order.size(), 10)));
+    auto listed = st_.name_entries(first);
+    if (!listed) return listed.status();
+    std::vector<EntityId> names;
+    for (size_t i = 0; i < first.size(); ++i) {
+      names.push_back({first[i].first, (*listed)[i] ? (*listed)[i]->name_fold : "\x1f" + first[i].second});
+    }
+    return names;
+  };
+  auto words_names = by_name(lexical_order_);
+  if (!words_names) return words_names.status();
+  auto meaning_names = by_name(semantic_order_);
+  if (!meaning_names) return meaning_names.status();
+  if (!rankings_disagree(*words_names, *meaning_names)) return Status::ok();
   auto words_first = load(lexical_order_.front());
   if (!words_first) return words_first.status();
   auto meaning_first = load(semantic_order_.front());

@@ -236,6 +236,14 @@ bool negated_before(const std::vector<std::string>& words, size_t at) {
   return cue_before(words, at, 3, kNegation);
 }
 
+// "a swarm of tiny bats", "a pack of small dogs": the size is the members', not the swarm's (a swarm's stat block has
+// the size of the whole).
+bool collective_before(const std::vector<std::string>& words, size_t at) {
+  static const std::vector<std::string> kCollective = {"swarm*",  "flock*", "pack",     "packs", "horde*", "school",
+                                                       "schools", "colony", "colonies", "cloud", "clouds", "mass"};
+  return cue_before(words, at, 3, kCollective);
+}
+
 // Whether the caller's filters already say this: the same value of a single-valued filter (another value is
 // still read: "flies" with movement "swim" ranks the swimmers that also fly higher), or any value of a filter
 // that excludes the others (a level, a type, ...).
@@ -329,8 +337,9 @@ std::vector<QueryFacet> understand(std::string_view query, const store::Query& f
         // A negated yes/no facet is its opposite ("doesn't require concentration"); any other negated facet is
         // not read ("a dragon that cannot fly").
         const bool yes_no = rule.values.size() == 1 && (rule.values[0] == "true" || rule.values[0] == "false");
+        const bool size = std::string_view(rule.field) == "size";
         while (at && (!free(*at) || (rule.protective_sense_negates && protective_before(words, *at)) ||
-                      (!yes_no && negated_before(words, *at)))) {
+                      (!yes_no && negated_before(words, *at)) || (size && collective_before(words, *at)))) {
           at = find_term(term, words, *at + 1);
         }
         if (!at) continue;

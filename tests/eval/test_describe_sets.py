@@ -6,6 +6,7 @@ Usage: test_describe_sets.py LOREKEEPER_BIN SOURCE_DIR
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -23,6 +24,10 @@ def setUpModule():
     r = subprocess.run([BIN, "--db", DB, "sync", "--source", "bundled", "--quiet"], capture_output=True, text=True,
                        timeout=300, env=dict(os.environ, LOREKEEPER_EMBED="off"))
     assert r.returncode == 0, r.stderr
+
+
+def tearDownModule():
+    shutil.rmtree(TMP, ignore_errors=True)
 
 
 def check(*paths):
@@ -47,6 +52,11 @@ class DescribeSets(unittest.TestCase):
             # a word of the name of another expected answer
             {"id": "x3", "kind": "spell", "args": {"search": "close wounds with a touch"}, "expect": ["Cure Wounds"],
              "note": "srd_healing-word"},
+            # a plural of a word of the name
+            {"id": "x4", "kind": "creature", "args": {"search": "a fiend made of bones"}, "expect": ["Bone Devil"],
+             "note": "srd_bone-devil"},
+            # search_all's query, and an expected name in another case
+            {"id": "x5", "kind": "spell", "args": {"query": "the fireball spell"}, "expect": ["FIREBALL"]},
         ]
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "rows.jsonl")
@@ -54,9 +64,10 @@ class DescribeSets(unittest.TestCase):
                 f.write("\n".join(json.dumps(r) for r in rows) + "\n")
             r = check(path)
         self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
-        for row_id, shared in (("x1", "fireball"), ("x2", "breath"), ("x3", "wound")):
+        for row_id, shared in (("x1", "fireball"), ("x2", "breath"), ("x3", "wound"), ("x4", "bone"),
+                               ("x5", "fireball")):
             self.assertRegex(r.stdout, rf"(?s){row_id}: .*shares \S+ ~ {shared}", r.stdout)
-        self.assertIn("0 of 3 rows", r.stderr)
+        self.assertIn("0 of 5 rows", r.stderr)
 
 
 if __name__ == "__main__":

@@ -339,6 +339,16 @@ TEST_F(Hybrid, ASizeTheQueryNamesCountsAgainstEntriesFarFromIt) {
   EXPECT_EQ(first("a huge red dragon that breathes fire"), "Adult Red Dragon");
 }
 
+TEST_F(Hybrid, WordsAloneNeverAnswerWithAPartialMatch) {
+  // Two of the six meaningful words are in the Owlbear's text, under the half a text hit needs: with meaning such a
+  // partial match is a candidate the meaning checks; by words alone nothing tells it from noise.
+  const json args = {{"search", "beak claws spreadsheet mortgage invoice payroll"}};
+  tools::Engine lexical(embedded_store());
+  auto r = lexical.call("search_creature", args);
+  ASSERT_FALSE(r.is_error) << r.text;
+  EXPECT_TRUE(r.structured["result"].empty()) << r.structured.dump();
+}
+
 TEST_F(Hybrid, FindSimilarUsesMeaningAndLeavesOutTheReferenceAndItsTwins) {
   const json r = call("find_similar", {{"name", "Fireball"}, {"kind", "spell"}});
   ASSERT_FALSE(r["result"].empty());

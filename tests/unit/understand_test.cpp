@@ -40,6 +40,14 @@ TEST(Understand, FacetsOfCreatures) {
   EXPECT_EQ(said("ritual cantrip with concentration", creatures), V{});
 }
 
+TEST(Understand, ASizeAfterSwarmOfIsTheMembersAndIsNotRead) {
+  const auto creatures = of({Kind::kCreature});
+  EXPECT_EQ(said("a tiny bat", creatures), (V{"size=tiny"}));
+  EXPECT_EQ(said("a swarm of tiny bats", creatures), V{});
+  EXPECT_EQ(said("a pack of small dogs that hunt together", creatures), V{});
+  EXPECT_EQ(said("a huge beetle among a flock of tiny birds", creatures), (V{"size=huge"}));
+}
+
 TEST(Understand, FacetsOfSpells) {
   const auto spells = of({Kind::kSpell});
   EXPECT_EQ(said("Dexterity save spell that deals fire damage", spells),
