@@ -641,6 +641,8 @@ ToolResult search_all(store::Store& st, const json& args, const SearchContext& c
     if (!f) return error_result("Search failed: " + f.status().to_string());
     understood = understood_labels(f->understood);
     how = f->how;
+    // What the ranking says of its answer (words and meaning that disagree, which the first result follows).
+    if (!f->note.empty()) message = message.empty() ? f->note : message + " " + f->note;
     {
       std::map<std::string, int> taken;
       std::vector<json> kept;

@@ -349,6 +349,31 @@ TEST_F(Hybrid, WordsAloneNeverAnswerWithAPartialMatch) {
   EXPECT_TRUE(r.structured["result"].empty()) << r.structured.dump();
 }
 
+TEST_F(Hybrid, WordsAndMeaningThatDisagreeAreSaidWithWhichTheFirstResultFollows) {
+  // On this small store the query's words lead to one entry and its meaning to another, neither within the other's
+  // first ten: the answer says so and names the other's first by key, which is not the first result.
+  const json r = call("search_all", {{"query", "monster that drinks blood from sleeping travellers at night"}});
+  const std::string message = r.value("message", "");
+  const std::string said = "The query's words and its meaning disagree: the first result is the ";
+  const size_t at = message.find(said);
+  ASSERT_NE(at, std::string::npos) << r.dump();
+  const size_t open = message.find('`', at), close = message.find('`', open + 1);
+  ASSERT_NE(close, std::string::npos) << message;
+  const std::string other = message.substr(open + 1, close - open - 1);
+  std::string first_key;
+  double best = -1;
+  for (const auto& [kind, group] : r["result"].items()) {
+    for (const auto& x : group) {
+      if (x.value("_score", 0.0) > best) {
+        best = x.value("_score", 0.0);
+        first_key = x.value("key", "");
+      }
+    }
+  }
+  EXPECT_FALSE(first_key.empty());
+  EXPECT_NE(other, first_key) << message;
+}
+
 TEST_F(Hybrid, FindSimilarUsesMeaningAndLeavesOutTheReferenceAndItsTwins) {
   const json r = call("find_similar", {{"name", "Fireball"}, {"kind", "spell"}});
   ASSERT_FALSE(r["result"].empty());
