@@ -10,37 +10,41 @@ namespace lorekeeper::model {
 
 namespace {
 
-struct KindName {
+// One row per kind: its name as stored, its plural, and the other words people use for it (folded as parse_kind
+// folds: lower case, '-' for '_' and spaces). The one place kinds are named.
+struct KindRow {
   Kind kind;
   std::string_view name;
+  std::string_view plural;
+  std::array<std::string_view, 5> synonyms;
 };
 
-constexpr std::array<KindName, 25> kKindNames = {{
-    {Kind::kSpell, "spell"},
-    {Kind::kCreature, "creature"},
-    {Kind::kClass, "class"},
-    {Kind::kSpecies, "species"},
-    {Kind::kBackground, "background"},
-    {Kind::kFeat, "feat"},
-    {Kind::kWeapon, "weapon"},
-    {Kind::kArmor, "armor"},
-    {Kind::kItem, "item"},
-    {Kind::kMagicItem, "magic-item"},
-    {Kind::kRule, "rule"},
-    {Kind::kRuleSection, "rule-section"},
-    {Kind::kCondition, "condition"},
-    {Kind::kDamageType, "damage-type"},
-    {Kind::kWeaponProperty, "weapon-property"},
-    {Kind::kSkill, "skill"},
-    {Kind::kAbilityScore, "ability-score"},
-    {Kind::kSpellSchool, "spell-school"},
-    {Kind::kLanguage, "language"},
-    {Kind::kAlignment, "alignment"},
-    {Kind::kSize, "size"},
-    {Kind::kCreatureType, "creature-type"},
-    {Kind::kItemRarity, "item-rarity"},
-    {Kind::kItemCategory, "item-category"},
-    {Kind::kEnvironment, "environment"},
+constexpr std::array<KindRow, 25> kKinds = {{
+    {Kind::kSpell, "spell", "spells", {}},
+    {Kind::kCreature, "creature", "creatures", {"monster", "monsters"}},
+    {Kind::kClass, "class", "classes", {"subclass", "subclasses"}},
+    {Kind::kSpecies, "species", "species", {"race", "races", "subrace", "subraces", "subspecies"}},
+    {Kind::kBackground, "background", "backgrounds", {}},
+    {Kind::kFeat, "feat", "feats", {}},
+    {Kind::kWeapon, "weapon", "weapons", {}},
+    {Kind::kArmor, "armor", "armor", {}},
+    {Kind::kItem, "item", "items", {"equipment"}},
+    {Kind::kMagicItem, "magic-item", "magic-items", {"magicitem", "magicitems"}},
+    {Kind::kRule, "rule", "rules", {}},
+    {Kind::kRuleSection, "rule-section", "rule-sections", {"ruleset", "rulesets"}},
+    {Kind::kCondition, "condition", "conditions", {}},
+    {Kind::kDamageType, "damage-type", "damage-types", {}},
+    {Kind::kWeaponProperty, "weapon-property", "weapon-properties", {}},
+    {Kind::kSkill, "skill", "skills", {}},
+    {Kind::kAbilityScore, "ability-score", "ability-scores", {"ability", "abilities"}},
+    {Kind::kSpellSchool, "spell-school", "spell-schools", {"magic-school", "magic-schools"}},
+    {Kind::kLanguage, "language", "languages", {}},
+    {Kind::kAlignment, "alignment", "alignments", {}},
+    {Kind::kSize, "size", "sizes", {}},
+    {Kind::kCreatureType, "creature-type", "creature-types", {}},
+    {Kind::kItemRarity, "item-rarity", "item-rarities", {}},
+    {Kind::kItemCategory, "item-category", "item-categories", {}},
+    {Kind::kEnvironment, "environment", "environments", {}},
 }};
 
 }  // namespace
@@ -48,15 +52,22 @@ constexpr std::array<KindName, 25> kKindNames = {{
 const std::vector<Kind>& all_kinds() {
   static const std::vector<Kind> kinds = [] {
     std::vector<Kind> v;
-    for (const auto& kn : kKindNames) v.push_back(kn.kind);
+    for (const auto& row : kKinds) v.push_back(row.kind);
     return v;
   }();
   return kinds;
 }
 
 std::string_view kind_name(Kind k) {
-  for (const auto& kn : kKindNames) {
-    if (kn.kind == k) return kn.name;
+  for (const auto& row : kKinds) {
+    if (row.kind == k) return row.name;
+  }
+  return "unknown";
+}
+
+std::string_view kind_plural(Kind k) {
+  for (const auto& row : kKinds) {
+    if (row.kind == k) return row.plural;
   }
   return "unknown";
 }
@@ -67,24 +78,14 @@ std::optional<Kind> parse_kind(std::string_view name) {
     char l = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
     n.push_back(l == '_' || l == ' ' ? '-' : l);
   }
-  for (const auto& kn : kKindNames) {
-    if (n == kn.name) return kn.kind;
+  for (const auto& row : kKinds) {
+    if (n == row.name || n == row.plural) return row.kind;
   }
-  // Plurals and common synonyms.
-  if (n == "spells") return Kind::kSpell;
-  if (n == "creatures" || n == "monster" || n == "monsters") return Kind::kCreature;
-  if (n == "classes" || n == "subclass" || n == "subclasses") return Kind::kClass;
-  if (n == "race" || n == "races" || n == "subrace" || n == "subraces" || n == "subspecies") return Kind::kSpecies;
-  if (n == "backgrounds") return Kind::kBackground;
-  if (n == "feats") return Kind::kFeat;
-  if (n == "weapons") return Kind::kWeapon;
-  if (n == "items" || n == "equipment") return Kind::kItem;
-  if (n == "magic-items" || n == "magicitem" || n == "magicitems") return Kind::kMagicItem;
-  if (n == "rules") return Kind::kRule;
-  if (n == "rule-sections" || n == "ruleset" || n == "rulesets") return Kind::kRuleSection;
-  if (n == "conditions") return Kind::kCondition;
-  if (n == "magic-school" || n == "spell-schools" || n == "magic-schools") return Kind::kSpellSchool;
-  if (n == "ability" || n == "abilities" || n == "ability-scores") return Kind::kAbilityScore;
+  for (const auto& row : kKinds) {
+    for (std::string_view synonym : row.synonyms) {
+      if (!synonym.empty() && n == synonym) return row.kind;
+    }
+  }
   return std::nullopt;
 }
 

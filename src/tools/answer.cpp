@@ -6,6 +6,7 @@
 
 #include "lorekeeper/core/text.hpp"
 #include "lorekeeper/model/derived.hpp"
+#include "lorekeeper/model/entity.hpp"
 #include "lorekeeper/model/rules_text.hpp"
 #include "lorekeeper/tools/render.hpp"
 #include "queries.hpp"
@@ -441,6 +442,10 @@ ToolResult list_answer(std::vector<json> results, const std::string& header, std
 
 // "class" -> "classes", "species" and "armor" unchanged, "spell" -> "spells", "weapon property" -> "weapon properties".
 std::string plural_of(const std::string& noun) {
+  // A kind's name has its plural in the kinds' table.
+  for (model::Kind k : model::all_kinds()) {
+    if (model::kind_name(k) == noun) return std::string(model::kind_plural(k));
+  }
   auto ends_with = [&](std::string_view tail) {
     return noun.size() >= tail.size() && noun.compare(noun.size() - tail.size(), tail.size(), tail) == 0;
   };

@@ -199,6 +199,15 @@ TEST(Model, KindsRoundTrip) {
   EXPECT_EQ(model::parse_kind("Spells"), model::Kind::kSpell);
   EXPECT_EQ(model::parse_kind("magic_items"), model::Kind::kMagicItem);
   EXPECT_EQ(model::parse_kind("race"), model::Kind::kSpecies);
+  EXPECT_EQ(model::parse_kind("Subclasses"), model::Kind::kClass);
+  EXPECT_EQ(model::parse_kind("monster"), model::Kind::kCreature);
+  EXPECT_EQ(model::parse_kind("weapon properties"), model::Kind::kWeaponProperty);
+  // Every kind is parsed back from its name and from its plural.
+  for (model::Kind k : model::all_kinds()) {
+    EXPECT_EQ(model::parse_kind(model::kind_plural(k)), k) << model::kind_plural(k);
+  }
+  EXPECT_EQ(model::kind_plural(model::Kind::kSpecies), "species");
+  EXPECT_EQ(model::kind_plural(model::Kind::kWeaponProperty), "weapon-properties");
   EXPECT_FALSE(model::parse_kind("spaceship").has_value());
   EXPECT_EQ(model::slug("Very Rare"), "very-rare");
   EXPECT_EQ(model::slug("Two-Handed"), "two-handed");

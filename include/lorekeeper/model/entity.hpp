@@ -44,7 +44,10 @@ enum class Kind {
 const std::vector<Kind>& all_kinds();
 // Stable identifier used in the store, URIs and tool output: "spell", "magic-item", "damage-type", ...
 std::string_view kind_name(Kind k);
-// Parses a kind identifier; also accepts plurals and '_' for '-' ("magic_items", "spells").
+// Its plural, as answers say it: "spells", "magic-items", "species", "armor".
+std::string_view kind_plural(Kind k);
+// Parses a kind identifier; also accepts plurals, other words people use ("monster", "race", "subclass",
+// "equipment") and '_' or a space for '-' ("magic_items", "Spells").
 std::optional<Kind> parse_kind(std::string_view name);
 
 struct Document {
