@@ -29,19 +29,23 @@ using serve::make_long_lived_engine;
 using serve::make_semantic;
 using serve::seed_bundled_vectors;
 
-int cmd_embed(const std::vector<std::string>& texts, bool as_json) {
+// The embedding model, or null after saying on stderr, for `command`, why it cannot be loaded and how to install it.
+std::unique_ptr<embed::Encoder> load_encoder(const char* command) {
   auto encoder = embed::Encoder::load(embed::default_model_dir());
-  if (!encoder) {
-    std::fprintf(stderr,
-                 "lorekeeper embed: %s\nInstall the model with scripts/setup.sh (or set LOREKEEPER_MODEL_DIR).\n",
-                 encoder.status().to_string().c_str());
-    return 1;
-  }
+  if (encoder) return std::move(*encoder);
+  std::fprintf(stderr, "lorekeeper %s: %s\nInstall the model with scripts/setup.sh (or set LOREKEEPER_MODEL_DIR).\n",
+               command, encoder.status().to_string().c_str());
+  return nullptr;
+}
+
+int cmd_embed(const std::vector<std::string>& texts, bool as_json) {
+  const auto encoder = load_encoder("embed");
+  if (!encoder) return 1;
   json all = json::array();
   std::string readable;
   for (const auto& t : texts) {
-    const auto ids = (*encoder)->tokenizer().encode(t);
-    const auto vec = (*encoder)->encode_ids(ids);
+    const auto ids = encoder->tokenizer().encode(t);
+    const auto vec = encoder->encode_ids(ids);
     all.push_back({{"text", t}, {"ids", ids}, {"vector", vec}});
     readable += "\"" + t + "\": " + std::to_string(ids.size()) + " tokens " + json(ids).dump() + "\n  [";
     for (size_t i = 0; i < 6; ++i) readable += (i ? ", " : "") + text::format_number(std::round(vec[i] * 1e6) / 1e6);
@@ -74,13 +78,8 @@ Status export_vectors(store::Store& st, const std::string& path) {
 }
 
 int cmd_index(const Config& cfg, int threads, bool quiet, bool as_json, bool recompute, const std::string& export_to) {
-  auto encoder = embed::Encoder::load(embed::default_model_dir());
-  if (!encoder) {
-    std::fprintf(stderr,
-                 "lorekeeper index: %s\nInstall the model with scripts/setup.sh (or set LOREKEEPER_MODEL_DIR).\n",
-                 encoder.status().to_string().c_str());
-    return 1;
-  }
+  const auto encoder = load_encoder("index");
+  if (!encoder) return 1;
   auto opened = store::Store::open(cfg.db_path, store::Store::Mode::kExistingOnly);
   if (!opened) {
     std::fprintf(stderr, "lorekeeper index: %s\nFill the store first: lorekeeper sync --source bundled\n",
@@ -104,7 +103,7 @@ int cmd_index(const Config& cfg, int threads, bool quiet, bool as_json, bool rec
     std::fprintf(stderr, "%sembedded %zu/%zu entities, %.0f tokens/s, ETA %.0f s%s", tty ? "\r\033[K" : "",
                  p.entities_done, p.entities_todo, rate, eta, tty ? "" : "\n");
   };
-  auto report = search::update_vectors(**opened, **encoder, options, progress, &stop);
+  auto report = search::update_vectors(**opened, *encoder, options, progress, &stop);
   if (tty && !quiet) std::fprintf(stderr, "\r\033[K");
   if (!report) {
     std::fprintf(stderr, "lorekeeper index: %s (vectors written so far are kept)\n",

@@ -216,7 +216,7 @@ std::pair<uint64_t, int> ConnectionGuard::adopt(int fd) {
   c.fd = fd;
   c.dup = dup;
   c.client = client;
-  c.deadline = std::chrono::steady_clock::now() + (stopping_ ? std::min(deadline_, kStopGrace) : deadline_);
+  c.deadline = std::chrono::steady_clock::now() + (stopping_ ? stop_grace() : deadline_);
   connections_[id] = std::move(c);
   ++per_client_[client];
   return {id, dup};
@@ -235,8 +235,10 @@ void ConnectionGuard::begin(uint64_t id) {
   it->second.queued = false;
   // During a stop, a connection a worker takes has the grace from now to send its request whole (it waited for a
   // worker, not to send).
-  if (stopping_) it->second.deadline = std::chrono::steady_clock::now() + std::min(deadline_, kStopGrace);
+  if (stopping_) it->second.deadline = std::chrono::steady_clock::now() + stop_grace();
 }
+
+std::chrono::milliseconds ConnectionGuard::stop_grace() const { return std::min(deadline_, kStopGrace); }
 
 void ConnectionGuard::release(uint64_t id) {
   std::lock_guard<std::mutex> lock(mu_);
@@ -274,7 +276,7 @@ bool ConnectionGuard::end_after_answer_when_stopping(size_t drain) {
   // Requests sent before the stop and not yet read wait in the socket (request framing reads no further than the
   // request being answered): they are answered.
   if (bytes_taken(c.fd, t_connection) < c.taken_at_stop + c.unread_at_stop) return false;
-  if (std::chrono::steady_clock::now() < stopped_at_ + kStopGrace) {
+  if (std::chrono::steady_clock::now() < stopped_at_ + stop_grace()) {
     // The next request, sent since, already waits: answered too, within the grace.
     pollfd p{c.dup, POLLIN, 0};
     if (::poll(&p, 1, 0) > 0 && (p.revents & POLLIN) != 0) return false;
@@ -301,8 +303,7 @@ void ConnectionGuard::answered() {
     if (stopping_ && !it->second.close_after_answer) {
       // Kept open during a stop for a request sent before it or just after: that request has the grace to come
       // whole, not the usual deadline.
-      it->second.deadline =
-          std::min(it->second.deadline, std::chrono::steady_clock::now() + std::min(deadline_, kStopGrace));
+      it->second.deadline = std::min(it->second.deadline, std::chrono::steady_clock::now() + stop_grace());
     }
     if (!it->second.close_after_answer || it->second.shut_down) return;
     fd = it->second.dup;
@@ -333,7 +334,7 @@ void ConnectionGuard::stop() {
     std::lock_guard<std::mutex> lock(mu_);
     stopping_ = true;
     stopped_at_ = std::chrono::steady_clock::now();
-    const auto grace = stopped_at_ + std::min(deadline_, kStopGrace);
+    const auto grace = stopped_at_ + stop_grace();
     for (auto& [id, c] : connections_) {
       if (c.shut_down) continue;
       // What the client has sent so far: the requests accepted before the stop.

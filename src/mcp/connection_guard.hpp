@@ -137,6 +137,8 @@ class ConnectionGuard {
   std::pair<uint64_t, int> adopt(int fd);
   void queue(uint64_t id);
   void begin(uint64_t id);
+  // How long a connection has during a stop to send what it is sending: 2 s, or the deadline when that is shorter.
+  std::chrono::milliseconds stop_grace() const;
   void release(uint64_t id);
   void watch();
 

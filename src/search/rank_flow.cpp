@@ -229,6 +229,16 @@ void RankFlow::offer(Kind kind, const std::string& key, double score, const char
   c.how.insert(how);
 }
 
+RankFlow::Lexical* RankFlow::offer_text_hit(const store::Store::TextHit& h, double score) {
+  if (h.in_body) offer(h.kind, h.key, score, "text");
+  if (h.in_hint()) offer(h.kind, h.key, score, "hint");
+  // (An exact name is never a candidate: only the entries offered count their words.)
+  const auto at = merged_.find({static_cast<int>(h.kind), h.key});
+  if (at == merged_.end()) return nullptr;
+  at->second.words = std::max(at->second.words, h.matched_terms);
+  return &at->second;
+}
+
 Status RankFlow::match_names() {
   Query contains = q_;
   contains.name_contains = words_;
@@ -280,14 +290,8 @@ Status RankFlow::match_text() {
     if (best == 0) best = h.rank;
     const double rel = best > 0 ? h.rank / best : 0;
     if (rel < 0.25) break;  // below the relevance floor: left out rather than padding the answer
-    const double score = 0.1 + 0.5 * rel;
-    if (h.in_body) offer(h.kind, h.key, score, "text");
-    if (h.in_hint()) offer(h.kind, h.key, score, "hint");
-    // (An exact name is never a candidate: only the entries offered count their words.)
-    if (const auto at = merged_.find({static_cast<int>(h.kind), h.key}); at != merged_.end()) {
-      at->second.words = std::max(at->second.words, h.matched_terms);
-      at->second.hint_share =
-          std::max(at->second.hint_share, std::min(1.0, static_cast<double>(h.hint_terms) / std::max(1, needed_)));
+    if (Lexical* c = offer_text_hit(h, 0.1 + 0.5 * rel)) {
+      c->hint_share = std::max(c->hint_share, std::min(1.0, static_cast<double>(h.hint_terms) / std::max(1, needed_)));
     }
   }
   return Status::ok();
@@ -303,19 +307,15 @@ void RankFlow::offer_partial_matches() {
   if (static_cast<int>(terms_.size()) < kPartialMinTerms || excluded_name_ || !no_text_hit) return;
   double best_partial = 0;
   size_t taken = 0;
-  for (const auto& h : text_hits_) {
+  for (const auto& h : text_hits_) {  // (none holds the words a text hit needs)
     if (taken >= kPartialDepth) break;
-    if (h.matched_terms >= needed_ || h.matched_terms < kPartialMinWords) continue;
+    if (h.matched_terms < kPartialMinWords) continue;
     if (best_partial == 0) best_partial = h.rank;
     ++taken;
-    const EntityId id{static_cast<int>(h.kind), h.key};
-    const bool offered = merged_.count(id) > 0;
-    const double score = 0.02 + 0.06 * h.rank / best_partial;  // under a half-word hit's 0.1 and up
-    if (h.in_body) offer(h.kind, h.key, score, "text");
-    if (h.in_hint()) offer(h.kind, h.key, score, "hint");
-    if (const auto at = merged_.find(id); at != merged_.end()) {
-      if (!offered) at->second.partial = true;
-      at->second.words = std::max(at->second.words, h.matched_terms);
+    const bool offered = merged_.count({static_cast<int>(h.kind), h.key}) > 0;
+    // Scored under a half-word hit's 0.1 and up.
+    if (Lexical* c = offer_text_hit(h, 0.02 + 0.06 * h.rank / best_partial); c != nullptr && !offered) {
+      c->partial = true;
     }
   }
 }

@@ -70,6 +70,9 @@ class RankFlow {
   Status say_disagreement();  // words and meaning that disagree outright are said
 
   void offer(model::Kind kind, const std::string& key, double score, const char* how);
+  // Offers a text hit as a "text" and/or "hint" candidate and counts its words; the candidate, or null for an exact
+  // name (never a candidate).
+  Lexical* offer_text_hit(const store::Store::TextHit& h, double score);
   Result<const model::Entity*> load(const EntityId& id);
 
   store::Store& st_;
